@@ -1,0 +1,24 @@
+"""batchkeccak: SHA-3, SHAKE, Keccak-256 and TurboSHAKE over many messages at once.
+
+Layers, bottom up: ``batchkeccak.permutation`` (Keccak-p[1600] over SIMD tiles),
+``batchkeccak.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.algorithms`` (the
+parameter table), ``batchkeccak.api`` (``hash_many``), then the integrations
+(``batchkeccak.arrow``, ``batchkeccak.parquet``, ``batchkeccak.merkle``, ``batchkeccak.dask``).
+
+Importing batchkeccak compiles nothing: kernels compile (or load from numba's cache) on first use.
+"""
+
+from batchkeccak.algorithms import Algorithm, algorithms
+from batchkeccak.api import hash_many, hash_one, hexdigest_many, warmup
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Algorithm",
+    "__version__",
+    "algorithms",
+    "hash_many",
+    "hash_one",
+    "hexdigest_many",
+    "warmup",
+]

@@ -1,0 +1,3 @@
+from batchkeccak.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""The parameter table: every algorithm is one row over the same sponge.
+
+Rates are in bytes (the ``block_size`` hashlib reports); ``suffix`` is the domain-separation
+byte that starts the padding: 0x06 for SHA-3 (bits 01), 0x1F for SHAKE (1111), 0x01 for the
+original Keccak submission that Ethereum uses; TurboSHAKE (RFC 9861) uses its default
+domain byte 0x1F with 12 rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One Keccak-based hash: its sponge parameters and output size."""
+
+    name: str
+    rate: int
+    """Bytes absorbed per permutation (hashlib's ``block_size``)."""
+    suffix: int
+    """Domain-separation byte that begins the pad10*1 padding."""
+    digest_size: int | None
+    """Output bytes, or None for an extendable-output function (XOF)."""
+    rounds: int = 24
+    """Rounds of Keccak-p[1600]: 24 for Keccak-f, 12 for TurboSHAKE."""
+
+    @property
+    def xof(self) -> bool:
+        """True when the caller chooses the output length."""
+        return self.digest_size is None
+
+    @property
+    def block_size(self) -> int:
+        """Alias of ``rate``, named as hashlib names it."""
+        return self.rate
+
+    @property
+    def capacity(self) -> int:
+        """Bytes of the state never touched by input: 200 - rate."""
+        return 200 - self.rate
+
+
+_TABLE = [
+    Algorithm("sha3_224", 144, 0x06, 28),
+    Algorithm("sha3_256", 136, 0x06, 32),
+    Algorithm("sha3_384", 104, 0x06, 48),
+    Algorithm("sha3_512", 72, 0x06, 64),
+    Algorithm("shake_128", 168, 0x1F, None),
+    Algorithm("shake_256", 136, 0x1F, None),
+    Algorithm("keccak_224", 144, 0x01, 28),
+    Algorithm("keccak_256", 136, 0x01, 32),
+    Algorithm("keccak_384", 104, 0x01, 48),
+    Algorithm("keccak_512", 72, 0x01, 64),
+    Algorithm("turboshake128", 168, 0x1F, None, rounds=12),
+    Algorithm("turboshake256", 136, 0x1F, None, rounds=12),
+]
+
+algorithms: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _TABLE})
+"""Every supported algorithm by name (hashlib's names where hashlib has one)."""
+
+
+def get_algorithm(name: object) -> Algorithm:
+    """The table row for ``name``; TypeError or ValueError naming the valid choices."""
+    if isinstance(name, Algorithm):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"algorithm must be a str, got {type(name).__name__}")
+    key = name.lower().replace("-", "_")
+    try:
+        return algorithms[key]
+    except KeyError:
+        raise ValueError(
+            f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithms)}"
+        ) from None

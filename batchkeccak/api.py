@@ -1,0 +1,151 @@
+"""The public API: validate once, lay the input out flat, schedule, run the kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak._messages import to_flat
+from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.sponge import hash_queue
+
+
+def output_length(spec: Algorithm, length: object) -> int:
+    """The output size for ``spec``: its digest size, or ``length`` for an XOF."""
+    if spec.xof:
+        if length is None:
+            raise TypeError(f"length is required for {spec.name} (an extendable-output function)")
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+            raise TypeError(f"length must be an int, got {type(length).__name__}")
+        if length < 1:
+            raise ValueError(f"length must be >= 1 for {spec.name}, got {length}")
+        return int(length)
+    if length is not None:
+        raise TypeError(
+            f"length applies only to extendable-output functions; {spec.name} always "
+            f"returns {spec.digest_size} bytes"
+        )
+    return spec.digest_size  # type: ignore[return-value]
+
+
+def _kernel(order, data, offsets, rate, suffix, first_round, out):
+    hash_queue(data, offsets, order, rate, suffix, first_round, out)
+
+
+def hash_flat(
+    data: np.ndarray,
+    offsets: np.ndarray,
+    spec: Algorithm,
+    out_len: int,
+    threads: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Hash validated, read-only flat messages; the layer every input form ends in.
+
+    ``out``, when given, is a C-contiguous ``(N, out_len)`` uint8 array to fill.
+    """
+    count = offsets.shape[0] - 1
+    if out is None:
+        out = np.empty((count, out_len), dtype=np.uint8)
+    if count == 0:
+        return out
+    absorb_blocks = np.diff(offsets) // spec.rate + 1
+    fewest, most = int(absorb_blocks.min()), int(absorb_blocks.max())
+    varied = fewest != most
+    if varied:
+        # Longest first: the queue then hands out messages of similar size to the lanes of a
+        # tile, and the short ones at the end fill in around the long ones still running.
+        size_class = most - absorb_blocks
+        if most < 1 << 16:
+            size_class = size_class.astype(np.uint16)  # numpy radix-sorts 16-bit keys
+        order = np.argsort(size_class, kind="stable")
+    else:
+        order = np.arange(count, dtype=np.int64)
+    permutations = int(absorb_blocks.sum()) + count * ((out_len - 1) // spec.rate)
+    threads = max(1, min(threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+    queues = _parallel.split_queue(order.astype(np.int64, copy=False), threads, varied)
+    _parallel.run_parallel(
+        _kernel, queues, data, offsets, spec.rate, spec.suffix, 24 - spec.rounds, out
+    )
+    return out
+
+
+def hash_many(
+    messages: object,
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    threads: int | None = None,
+) -> np.ndarray:
+    """Hash many independent messages at once.
+
+    Parameters
+    ----------
+    messages
+        One of
+
+        1. a sequence (or iterable) of bytes-like objects: ``bytes``, ``bytearray``,
+           ``memoryview``, contiguous numpy arrays (their raw bytes are hashed, as hashlib
+           does);
+        2. a 2-D uint8 array, one message per row;
+        3. a pair ``(data, offsets)``: a flat uint8 buffer and N + 1 int32/int64 offsets,
+           message ``i`` being ``data[offsets[i]:offsets[i+1]]`` (Arrow's layout);
+        4. a pyarrow binary or string array without nulls.
+    algorithm
+        A name from ``batchkeccak.algorithms``: ``sha3_224`` ... ``sha3_512``, ``shake_128``,
+        ``shake_256``, ``keccak_224`` ... ``keccak_512`` (Ethereum's Keccak-256 is
+        ``keccak_256``), ``turboshake128``, ``turboshake256``.
+    length
+        Output bytes for the extendable-output functions (SHAKE, TurboSHAKE); required for
+        them and rejected for the others.
+    threads
+        Threads to use; None (the default) uses every available core, 1 runs on the calling
+        thread. The GIL is released while hashing.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, digest_size)`` uint8, row ``i`` the digest of message ``i``.
+
+    Examples
+    --------
+    >>> import batchkeccak as bk
+    >>> bk.hash_many([b"abc"], "sha3_256")[0].tobytes().hex()[:16]
+    '3a985da74fe225b2'
+    """
+    spec = get_algorithm(algorithm)
+    out_len = output_length(spec, length)
+    thread_count = _parallel.resolve_threads(threads)
+    data, offsets = to_flat(messages)
+    return hash_flat(data, offsets, spec, out_len, thread_count)
+
+
+def hexdigest_many(
+    messages: object,
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    threads: int | None = None,
+) -> list[str]:
+    """Like :func:`hash_many`, as a list of lowercase hex strings."""
+    digests = hash_many(messages, algorithm, length=length, threads=threads)
+    if digests.shape[0] == 0:
+        return []
+    width = digests.shape[1]
+    joined = digests.tobytes().hex()
+    step = 2 * width
+    return [joined[i : i + step] for i in range(0, len(joined), step)]
+
+
+def hash_one(message: object, algorithm: str = "sha3_256", *, length: int | None = None) -> bytes:
+    """One digest as ``bytes``: ``hash_one(m, a) == hash_many([m], a)[0].tobytes()``."""
+    return hash_many([message], algorithm, length=length, threads=1)[0].tobytes()
+
+
+def warmup(algorithms: object = None) -> None:
+    """Compile (or load from the on-disk cache) every kernel now rather than on first use.
+
+    For services that would rather pay start-up before taking traffic. One call covers every
+    algorithm: they all share the same compiled kernels.
+    """
+    hash_many([b"", b"x" * 200], "sha3_256", threads=1)

@@ -1,0 +1,30 @@
+"""Keccak-p[1600, nr] permutations: the lowest layer of batchkeccak.
+
+Contract (everything above this layer is written against it alone):
+
+``TILE_WIDTH``
+    W, the number of independent states in a tile: a compile-time multiple of the SIMD width
+    in 64-bit words (4 with AVX2, 2 with NEON, 8 with AVX-512).
+``tile_permute(tile, spare, first_round)``
+    ``tile`` is a flat, C-contiguous ``uint64`` array of ``25 * W`` words in
+    structure-of-arrays layout: lane ``k`` (``k = x + 5*y``) of state ``j`` is
+    ``tile[k * W + j]``. Runs rounds ``first_round .. 23`` (Keccak-f[1600] for 0,
+    Keccak-p[1600, 12] for 12) on all W states in place. ``spare`` is a scratch array of the
+    same shape; ``24 - first_round`` must be even. Nothing is validated.
+``state_permute(lanes, first_round)``
+    The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place.
+
+Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte order.
+"""
+
+from batchkeccak.permutation._unrolled import TILE_WIDTH, state_permute, tile_permute
+from batchkeccak.permutation.constants import LANE_COUNT, MAX_ROUNDS, ROUND_CONSTANTS
+
+__all__ = [
+    "LANE_COUNT",
+    "MAX_ROUNDS",
+    "ROUND_CONSTANTS",
+    "TILE_WIDTH",
+    "state_permute",
+    "tile_permute",
+]

@@ -1,0 +1,63 @@
+"""Keccak-f[1600] step constants, as FIPS 202 section 3.2 defines them.
+
+The lane at column ``x``, row ``y`` of the 5x5 state lives at index ``x + 5*y``; the same
+indexing is used by every kernel, by the tile layout and by the byte order of the sponge
+(lane ``i`` holds state bytes ``8*i .. 8*i+7``, little-endian).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LANE_COUNT = 25
+"""Number of 64-bit lanes in a Keccak-f[1600] state."""
+
+MAX_ROUNDS = 24
+"""Rounds of Keccak-f[1600]; Keccak-p[1600, nr] runs the *last* nr of them."""
+
+
+def _round_constants() -> tuple[int, ...]:
+    # FIPS 202 algorithm 5 (rc) and 6 (iota): bit 2**j - 1 of RC[ir] is rc(j + 7*ir).
+    def rc_bit(t: int) -> int:
+        if t % 255 == 0:
+            return 1
+        r = 0x01
+        for _ in range(t % 255):
+            r <<= 1
+            if r & 0x100:
+                r ^= 0x171  # x^8 + x^6 + x^5 + x^4 + 1
+        return r & 1
+
+    constants = []
+    for ir in range(MAX_ROUNDS):
+        rc = 0
+        for j in range(7):
+            rc |= rc_bit(j + 7 * ir) << ((1 << j) - 1)
+        constants.append(rc)
+    return tuple(constants)
+
+
+def _rho_offsets() -> tuple[int, ...]:
+    # FIPS 202 algorithm 2: walk (x, y) -> (y, 2x + 3y) from (1, 0), offsets (t+1)(t+2)/2.
+    offsets = [0] * LANE_COUNT
+    x, y = 1, 0
+    for t in range(24):
+        offsets[x + 5 * y] = ((t + 1) * (t + 2) // 2) % 64
+        x, y = y, (2 * x + 3 * y) % 5
+    return tuple(offsets)
+
+
+ROUND_CONSTANTS: tuple[int, ...] = _round_constants()
+"""RC[ir] for ir = 0..23, the iota step constants."""
+
+RHO_OFFSETS: tuple[int, ...] = _rho_offsets()
+"""Rotation of lane x + 5y by the rho step."""
+
+PI_TARGET: tuple[int, ...] = tuple(
+    y + 5 * ((2 * x + 3 * y) % 5) for y in range(5) for x in range(5)
+)
+"""The pi step moves lane x + 5y to lane y + 5*((2x + 3y) mod 5)."""
+
+ROUND_CONSTANTS_ARRAY = np.array(ROUND_CONSTANTS, dtype=np.uint64)
+"""ROUND_CONSTANTS as a read-only uint64 array, the form the kernels index."""
+ROUND_CONSTANTS_ARRAY.flags.writeable = False
