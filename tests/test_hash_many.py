@@ -1,0 +1,229 @@
+"""hash_many against hashlib / pycryptodome: every algorithm, boundary lengths, batch shapes."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import batchkeccak as bk
+from batchkeccak.permutation import TILE_WIDTH
+from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
+
+W = TILE_WIDTH
+
+
+def expected_rows(algorithm, messages, length=None):
+    return [oracle(algorithm, bytes(m), length) for m in messages]
+
+
+def assert_digests(got, algorithm, messages, length=None):
+    want = expected_rows(algorithm, messages, length)
+    assert got.dtype == np.uint8 and got.shape == (len(messages), len(want[0]) if want else got.shape[1])
+    bad = [i for i, d in enumerate(want) if got[i].tobytes() != d]
+    assert bad == [], f"{algorithm}: wrong digests at {bad[:5]} of {len(messages)}"
+
+
+def boundary_lengths(rate):
+    return [0, 1, 7, 8, 9, rate - 1, rate, rate + 1, 2 * rate - 1, 2 * rate, 2 * rate + 1]
+
+
+@pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
+def test_boundary_lengths_every_algorithm(algorithm, pattern_bytes):
+    rate = RATES[algorithm]
+    rng = np.random.default_rng(len(algorithm))
+    lengths = boundary_lengths(rate) + [int(x) for x in rng.integers(0, 5 * rate, size=20)]
+    messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths)]
+    length = 64 if algorithm in XOFS else None
+    assert_digests(bk.hash_many(messages, algorithm, length=length), algorithm, messages, length)
+    # The same lengths, each alone (single-state path) and in a full tile of equal lengths.
+    for n in lengths[:11]:
+        solo = [pattern_bytes(n, seed=n)]
+        assert_digests(bk.hash_many(solo, algorithm, length=length), algorithm, solo, length)
+        tile = [pattern_bytes(n, seed=s) for s in range(W)]
+        assert_digests(bk.hash_many(tile, algorithm, length=length), algorithm, tile, length)
+
+
+@pytest.mark.parametrize("algorithm", XOFS)
+def test_xof_output_lengths(algorithm, pattern_bytes):
+    rate = RATES[algorithm]
+    messages = [pattern_bytes(n, seed=n) for n in (0, 1, rate - 1, rate, 3 * rate + 2)] * 7
+    for length in (1, rate - 1, rate, rate + 1, 3 * rate + 5):
+        got = bk.hash_many(messages, algorithm, length=length)
+        assert_digests(got, algorithm, messages, length)
+
+
+@pytest.mark.parametrize("count", [0, 1, W - 1, W, W + 1, 31, 1000])
+def test_batch_sizes(count, pattern_bytes):
+    rng = np.random.default_rng(count)
+    messages = [pattern_bytes(int(n), seed=i) for i, n in enumerate(rng.integers(0, 700, count))]
+    for algorithm in ("sha3_256", "keccak_256", "shake_256"):
+        length = 40 if algorithm in XOFS else None
+        got = bk.hash_many(messages, algorithm, length=length)
+        if count == 0:
+            assert got.shape == (0, 40 if length else 32)
+        else:
+            assert_digests(got, algorithm, messages, length)
+
+
+def test_widely_mixed_lengths_share_tiles(pattern_bytes):
+    # Long and short messages in one batch: lanes refill and long states finish alone.
+    lengths = [0, 50_000, 3, 136, 20_000, 1, 999, 135, 137] * 9 + [70_000]
+    messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths)]
+    for threads in (1, 2, 3):
+        assert_digests(bk.hash_many(messages, "sha3_512", threads=threads), "sha3_512", messages)
+
+
+def test_one_long_message_runs_alone():
+    message = np.random.default_rng(7).integers(0, 256, size=3_000_001, dtype=np.uint8)
+    assert_digests(bk.hash_many([message], "sha3_256"), "sha3_256", [message.tobytes()])
+
+
+def test_input_forms_agree(pattern_bytes):
+    rows = np.random.default_rng(3).integers(0, 256, size=(100, 45), dtype=np.uint8)
+    as_bytes = [r.tobytes() for r in rows]
+    want = bk.hash_many(as_bytes, "keccak_256")
+    assert_digests(want, "keccak_256", as_bytes)
+    offsets32 = np.arange(0, 100 * 45 + 1, 45, dtype=np.int32)
+    forms = {
+        "2-D array": rows,
+        "bytearray list": [bytearray(b) for b in as_bytes],
+        "memoryview list": [memoryview(b) for b in as_bytes],
+        "uint8 array list": list(rows),
+        "tuple": tuple(as_bytes),
+        "generator": (b for b in as_bytes),
+        "data+offsets int32": (rows.reshape(-1), offsets32),
+        "data+offsets int64": (rows.reshape(-1), offsets32.astype(np.int64)),
+        "bytes data+offsets": (rows.tobytes(), offsets32),
+        "non-contiguous 2-D": np.asfortranarray(rows),
+    }
+    for name, form in forms.items():
+        assert np.array_equal(bk.hash_many(form, "keccak_256"), want), name
+
+
+def test_offsets_may_skip_and_share_bytes():
+    data = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    offsets = np.array([2, 5, 5, 16], dtype=np.int64)  # starts past 0; one empty message
+    got = bk.hash_many((data, offsets), "sha3_224")
+    assert_digests(got, "sha3_224", [b"234", b"", b"56789abcdef"])
+
+
+def test_non_byte_buffers_hash_their_raw_bytes():
+    words = np.arange(10, dtype=np.uint32)
+    assert bk.hash_one(words, "sha3_256") == oracle("sha3_256", words.tobytes())
+
+
+def test_hexdigest_many_is_lowercase_hex():
+    messages = [b"abc", b"", b"x" * 300]
+    assert bk.hexdigest_many(messages, "keccak_256") == [
+        oracle("keccak_256", m).hex() for m in messages
+    ]
+    assert bk.hexdigest_many([], "sha3_256") == []
+    assert bk.hexdigest_many([b"a"], "shake_128", length=3) == [oracle("shake_128", b"a", 3).hex()]
+
+
+def test_algorithm_table():
+    assert set(bk.algorithms) == set(ALL_ALGORITHMS)
+    for name, spec in bk.algorithms.items():
+        assert spec.rate == spec.block_size == RATES[name]
+        assert spec.capacity == 200 - spec.rate
+        assert spec.xof == (name in XOFS)
+    assert bk.algorithms["sha3_256"].digest_size == 32
+    assert bk.hash_many([b"abc"], "SHA3-256")[0].tobytes() == oracle("sha3_256", b"abc")
+
+
+def test_callers_threads_scale_without_interference(pattern_bytes):
+    messages = [pattern_bytes(n, seed=n) for n in range(0, 3000, 7)]
+    want = bk.hash_many(messages, "sha3_384", threads=1)
+    results = [None] * 4
+
+    def work(slot):
+        results[slot] = bk.hash_many(messages, "sha3_384")
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert all(np.array_equal(r, want) for r in results)
+    assert_digests(want, "sha3_384", messages)
+
+
+@given(
+    messages=st.lists(st.binary(max_size=600), max_size=80),
+    algorithm=st.sampled_from(ALL_ALGORITHMS),
+    length=st.integers(1, 400),
+)
+def test_property_random_batches_equal_the_oracle_loop(messages, algorithm, length):
+    length = length if algorithm in XOFS else None
+    got = bk.hash_many(messages, algorithm, length=length)
+    assert [row.tobytes() for row in got] == expected_rows(algorithm, messages, length)
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "messages, error, words",
+    [
+        ("abc", TypeError, "single str"),
+        (b"abc", TypeError, "wrap one message"),
+        (["ok".encode(), "text"], TypeError, "messages[1] is a str"),
+        ([b"a", 5], TypeError, "messages[1] is int"),
+        (np.zeros(5, dtype=np.uint8), TypeError, "must be 2-D"),
+        (np.zeros((2, 3), dtype=np.int16), TypeError, "dtype uint8"),
+        (42, TypeError, "got int"),
+        ((np.zeros(4, np.uint8), np.array([0, 5])), ValueError, "out of range"),
+        ((np.zeros(4, np.uint8), np.array([0, 3, 2])), ValueError, "non-decreasing"),
+        ((np.zeros(4, np.uint8), np.array([-1, 2])), ValueError, "out of range"),
+        ((np.zeros(4, np.uint8), np.array([], dtype=np.int64)), ValueError, "N + 1"),
+        ((np.zeros(4, np.float32), np.array([0, 2])), TypeError, "uint8"),
+        ((np.zeros(4, np.uint8), np.array([[0, 2]])), TypeError, "1-D"),
+        ([np.zeros((4, 4), np.uint8)[:, 1]], ValueError, "not C-contiguous"),
+    ],
+)
+def test_bad_messages_raise_clear_errors(messages, error, words):
+    with pytest.raises(error, match=None) as info:
+        bk.hash_many(messages, "sha3_256")
+    assert words in str(info.value)
+
+
+def test_bad_algorithm_and_length():
+    with pytest.raises(ValueError, match="valid algorithms: sha3_224"):
+        bk.hash_many([b""], "sha256")
+    with pytest.raises(TypeError, match="algorithm must be a str"):
+        bk.hash_many([b""], 256)
+    with pytest.raises(TypeError, match="length is required for shake_128"):
+        bk.hash_many([b""], "shake_128")
+    with pytest.raises(TypeError, match="always returns 32 bytes"):
+        bk.hash_many([b""], "sha3_256", length=16)
+    with pytest.raises(ValueError, match="length must be >= 1"):
+        bk.hash_many([b""], "shake_256", length=0)
+    with pytest.raises(TypeError, match="length must be an int"):
+        bk.hash_many([b""], "shake_256", length=2.5)
+
+
+def test_bad_threads():
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        bk.hash_many([b""], threads=0)
+    with pytest.raises(TypeError, match="threads must be a positive int"):
+        bk.hash_many([b""], threads="all")
+
+
+def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
+    # Force every batch to be spread over threads, so the queue-splitting code runs on small,
+    # irregular inputs too (equal lengths take the contiguous split, mixed the dealt one).
+    from batchkeccak import _parallel
+
+    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
+    rng = np.random.default_rng(11)
+    for count in (1, 2, 5, W + 3, 300):
+        mixed = [pattern_bytes(int(n), seed=i) for i, n in enumerate(rng.integers(0, 900, count))]
+        equal = [pattern_bytes(77, seed=i) for i in range(count)]
+        for messages in (mixed, equal):
+            for threads in (2, 3, 7):
+                got = bk.hash_many(messages, "keccak_384", threads=threads)
+                assert_digests(got, "keccak_384", messages)

@@ -1,0 +1,67 @@
+"""The permutation layer against the plain FIPS 202 model in ``reference_keccak``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reference_keccak as ref
+from batchkeccak.permutation import (
+    LANE_COUNT,
+    ROUND_CONSTANTS,
+    TILE_WIDTH,
+    codegen,
+    constants,
+    state_permute,
+    tile_permute,
+)
+
+
+def test_generated_module_is_current():
+    assert codegen.GENERATED_PATH.read_text() == codegen.generate(), (
+        "batchkeccak/permutation/_unrolled.py is stale: run "
+        "python -m batchkeccak.permutation.codegen"
+    )
+
+
+def test_step_constants_match_reference():
+    assert list(ROUND_CONSTANTS) == ref.ROUND_CONSTANTS
+    assert [constants.RHO_OFFSETS[x + 5 * y] for y in range(5) for x in range(5)] == [
+        ref.RHO[x][y] for y in range(5) for x in range(5)
+    ]
+
+
+def test_keccak_f_of_zero_state_known_lanes():
+    # Keccak team's intermediate values: Keccak-f[1600] of the all-zero state.
+    lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
+    state_permute(lanes, 0)
+    assert int(lanes[0]) == 0xF1258F7940E1DDE7
+    assert int(lanes[1]) == 0x84D5CCF933C0478A
+    assert [int(v) for v in lanes] == ref.keccak_p([0] * 25)
+
+
+@pytest.mark.parametrize("rounds", [24, 12])
+def test_state_permute_matches_reference(rounds):
+    rng = np.random.default_rng(rounds)
+    for _ in range(8):
+        lanes = rng.integers(0, 2**64, size=LANE_COUNT, dtype=np.uint64)
+        expected = ref.keccak_p([int(v) for v in lanes], rounds)
+        state_permute(lanes, 24 - rounds)
+        assert [int(v) for v in lanes] == expected
+
+
+@pytest.mark.parametrize("rounds", [24, 12])
+def test_tile_permute_matches_reference_for_every_state(rounds):
+    rng = np.random.default_rng(100 + rounds)
+    states = rng.integers(0, 2**64, size=(TILE_WIDTH, LANE_COUNT), dtype=np.uint64)
+    # Structure-of-arrays: lane k of state j at tile[k * TILE_WIDTH + j].
+    tile = np.ascontiguousarray(states.T).reshape(-1)
+    spare = np.empty_like(tile)
+    tile_permute(tile, spare, 24 - rounds)
+    permuted = tile.reshape(LANE_COUNT, TILE_WIDTH).T
+    for j in range(TILE_WIDTH):
+        assert [int(v) for v in permuted[j]] == ref.keccak_p([int(v) for v in states[j]], rounds)
+
+
+def test_tile_width_is_a_multiple_of_every_simd_width():
+    assert TILE_WIDTH % 8 == 0  # AVX-512 holds 8 lanes, AVX2 4, NEON 2
