@@ -1,0 +1,657 @@
+"""Hash Arrow data: a digest per value (``hash_array``), per row (``hash_rows``), and compute
+functions for pyarrow, datasets and Acero (``register``).
+
+Three layers, as in a column adapter: the sponge hashes flat ``(data, offsets)`` buffers;
+``_value_buffers`` reads those buffers out of one Arrow array without copying them; the public
+functions add validity, chunking, dictionaries and output types around it.
+
+Everything here is zero-copy on the input side except where Arrow's layout does not keep a
+column's values back to back: ``binary_view`` / ``string_view`` (values are gathered into one
+buffer first), dictionaries sliced to fewer rows than their dictionary (decoded first) and
+``binary_buffers`` over several chunks (``hash_many`` needs one buffer).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from batchkeccak import _parallel
+from batchkeccak._messages import check_flat
+from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
+from batchkeccak.api import hash_flat, output_length
+
+__all__ = [
+    "COMPUTE_XOF_LENGTHS",
+    "binary_buffers",
+    "hash_array",
+    "hash_rows",
+    "register",
+]
+
+ACCEPTED_TYPES = (
+    "binary, large_binary, string, large_string, binary_view, string_view, "
+    "fixed_size_binary, or a dictionary of one of those"
+)
+
+_HEX_PAIRS = np.frombuffer(
+    b"".join(f"{byte:02x}".encode() for byte in range(256)), dtype=np.uint16
+)
+"""The two ASCII hex digits of every byte value, as one uint16 each (read back in the same
+native byte order, so the digits land in order on any machine)."""
+
+_MAX_STRING_BYTES = 2**31 - 1
+"""``string`` arrays address their characters with int32 offsets."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading Arrow buffers
+
+
+def _is_offset_binary(arrow_type: pa.DataType) -> bool:
+    return (
+        pa.types.is_binary(arrow_type)
+        or pa.types.is_string(arrow_type)
+        or pa.types.is_large_binary(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+    )
+
+
+def _is_view(arrow_type: pa.DataType) -> bool:
+    return pa.types.is_binary_view(arrow_type) or pa.types.is_string_view(arrow_type)
+
+
+def _is_value_type(arrow_type: pa.DataType) -> bool:
+    return (
+        _is_offset_binary(arrow_type)
+        or _is_view(arrow_type)
+        or pa.types.is_fixed_size_binary(arrow_type)
+    )
+
+
+def _check_hashable_type(arrow_type: pa.DataType, argument: str, function: str) -> None:
+    if _is_value_type(arrow_type):
+        return
+    if pa.types.is_dictionary(arrow_type) and _is_value_type(arrow_type.value_type):
+        return
+    hint = ""
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        hint = f" ({arrow_type} is an extension type: pass {argument}.storage to hash its storage)"
+    raise TypeError(
+        f"{function}: {argument} has type {arrow_type}; expected {ACCEPTED_TYPES}{hint}"
+    )
+
+
+def _buffer_as_uint8(buffer: pa.Buffer | None, argument: str) -> np.ndarray:
+    if buffer is None:
+        return np.empty(0, dtype=np.uint8)
+    if not buffer.is_cpu:
+        raise TypeError(f"{argument} lives in device memory; copy it to the CPU first")
+    return np.frombuffer(buffer, dtype=np.uint8)
+
+
+def _value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values of a non-dictionary binary-like array as validated (data, offsets).
+
+    Null slots are included (Arrow keeps their offsets valid; their bytes are whatever the
+    producer left there); callers decide what a null's digest becomes.
+    """
+    count = len(array)
+    arrow_type = array.type
+    if _is_view(arrow_type):
+        # Views point anywhere into several buffers, or hold short values inline; the sponge
+        # reads messages back to back, so they are gathered once (Arrow's own cast).
+        array = pc.cast(array, pa.large_binary())
+        arrow_type = array.type
+    if count == 0:
+        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
+    if pa.types.is_fixed_size_binary(arrow_type):
+        width = arrow_type.byte_width
+        data = _buffer_as_uint8(array.buffers()[1], argument)
+        start = array.offset * width
+        if data.shape[0] < start + count * width:
+            raise ValueError(
+                f"{argument}: data buffer holds {data.shape[0]} bytes, too few for "
+                f"{count} values of {width} bytes at offset {array.offset}"
+            )
+        offsets = np.arange(count + 1, dtype=np.int64) * width + start
+        return check_flat(data, offsets)
+    offsets_buffer, data_buffer = array.buffers()[1:3]
+    offset_type = np.int64 if arrow_type in (pa.large_binary(), pa.large_string()) else np.int32
+    needed = array.offset + count + 1
+    if offsets_buffer is None or offsets_buffer.size < needed * np.dtype(offset_type).itemsize:
+        raise ValueError(
+            f"{argument}: offsets buffer too short for {count} values at offset {array.offset}"
+        )
+    # Only this array's window of the offsets: a slice shares its parent's buffers.
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=needed)[array.offset :]
+    return check_flat(_buffer_as_uint8(data_buffer, argument), offsets)
+
+
+def _validity(array: pa.Array) -> tuple[pa.Buffer | None, np.ndarray | None]:
+    """The array's validity as a buffer starting at bit 0, and as a bool mask (None if no nulls)."""
+    if array.null_count == 0:
+        return None, None
+    count = len(array)
+    bitmap = array.buffers()[0]
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    first_byte, first_bit = divmod(array.offset, 8)
+    mask = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
+    mask = mask[first_bit:].astype(bool)
+    if first_bit == 0:
+        buffer = bitmap.slice(first_byte, (count + 7) // 8)
+    else:
+        # Output arrays start at offset 0, so a bitmap not on a byte boundary is shifted once.
+        buffer = pa.py_buffer(np.packbits(mask, bitorder="little"))
+    return buffer, mask
+
+
+def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray, np.ndarray]:
+    """A null-free Arrow binary or string column as flat ``(data, offsets)`` for the sponge.
+
+    This is how :func:`batchkeccak.hash_many` reads pyarrow input: one digest per value, so
+    nulls are refused rather than given a digest.
+
+    Parameters
+    ----------
+    values
+        ``pa.Array`` or ``pa.ChunkedArray`` of one of the types :func:`hash_array` accepts.
+    argument
+        The caller's name for ``values``, used in error messages.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Read-only uint8 data and int64 offsets (N + 1 entries), value ``i`` being
+        ``data[offsets[i]:offsets[i+1]]``. A single chunk's buffers are used in place; several
+        chunks, view types and dictionaries are copied into one buffer.
+
+    Raises
+    ------
+    TypeError
+        ``values`` is not a pyarrow array, or has another type.
+    ValueError
+        ``values`` holds nulls.
+    """
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        raise TypeError(
+            f"{argument} must be a pyarrow Array or ChunkedArray, got {type(values).__name__}"
+        )
+    _check_hashable_type(values.type, argument, "hash_many")
+    if values.null_count:
+        raise ValueError(
+            f"{argument} holds {values.null_count} null(s), and hash_many returns one digest "
+            "per value with no way to mark a null: use batchkeccak.arrow.hash_array, which "
+            "keeps nulls, or fill them first (pyarrow.compute.fill_null)"
+        )
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in chunks]
+    parts = [_value_buffers(chunk, argument) for chunk in chunks if len(chunk)]
+    if not parts:
+        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
+    if len(parts) == 1:
+        return parts[0]
+    data = np.concatenate([d[o[0] : o[-1]] for d, o in parts])
+    lengths = np.concatenate([np.diff(o) for _, o in parts])
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return check_flat(data, offsets)
+
+
+# ---------------------------------------------------------------------------------------------
+# Columns
+
+
+def _digest_array(digests: np.ndarray, validity: pa.Buffer | None, null_count: int) -> pa.Array:
+    count, width = digests.shape
+    return pa.Array.from_buffers(
+        pa.binary(width), count, [validity, pa.py_buffer(digests.reshape(-1))], null_count
+    )
+
+
+def _hex_array(digests: np.ndarray, validity: pa.Buffer | None, null_count: int) -> pa.Array:
+    count, width = digests.shape
+    if count * 2 * width > _MAX_STRING_BYTES:
+        raise ValueError(
+            f"hex output of {count:,} digests would exceed the 2 GiB a string array can hold; "
+            "pass a ChunkedArray (each chunk becomes its own string array) or use hex=False"
+        )
+    characters = _HEX_PAIRS[digests].reshape(-1).view(np.uint8)
+    offsets = np.arange(0, (count + 1) * 2 * width, 2 * width, dtype=np.int32)
+    return pa.Array.from_buffers(
+        pa.string(), count, [validity, pa.py_buffer(offsets), pa.py_buffer(characters)], null_count
+    )
+
+
+def _valid_rows(array: pa.Array) -> np.ndarray | None:
+    """A bool mask of the rows that are not null, or None when none is.
+
+    For a dictionary array a row is also null where its index points at a null dictionary
+    entry (Arrow's ``null_count`` counts only null indices).
+    """
+    _, mask = _validity(array)
+    if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
+        dictionary_valid = pc.is_valid(array.dictionary).to_numpy(zero_copy_only=False)
+        indices = array.indices.fill_null(0).to_numpy(zero_copy_only=False)
+        entry_valid = dictionary_valid[indices]
+        mask = entry_valid if mask is None else mask & entry_valid
+    return mask
+
+
+def _digests_of_chunk(
+    array: pa.Array, spec: Algorithm, out_len: int, threads: int, argument: str
+) -> np.ndarray:
+    """(N, out_len) digests of every row of one chunk; rows that are null get zeros."""
+    count = len(array)
+    digests = np.zeros((count, out_len), dtype=np.uint8)
+    if array.null_count == count:
+        return digests
+    if pa.types.is_dictionary(array.type):
+        dictionary = array.dictionary
+        if len(dictionary) > count:
+            # A slice of a large dictionary array: decoding the few values used is cheaper.
+            return _digests_of_chunk(array.dictionary_decode(), spec, out_len, threads, argument)
+        # Each distinct value is hashed once; rows then copy their value's digest.
+        distinct = _digests_of_chunk(dictionary, spec, out_len, threads, argument)
+        indices = array.indices.fill_null(0).to_numpy(zero_copy_only=False)
+        np.take(distinct, indices, axis=0, out=digests)
+    else:
+        data, offsets = _value_buffers(array, argument)
+        hash_flat(data, offsets, spec, out_len, threads, out=digests)
+    valid = _valid_rows(array)
+    if valid is not None:
+        # Null slots hold whatever bytes the producer left there: their digests are not kept.
+        digests[~valid] = 0
+    return digests
+
+
+def _hash_chunk(
+    array: pa.Array, spec: Algorithm, out_len: int, threads: int, hex: bool, argument: str
+) -> pa.Array:
+    digests = _digests_of_chunk(array, spec, out_len, threads, argument)
+    if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
+        valid = _valid_rows(array)
+        null_count = int(valid.shape[0] - np.count_nonzero(valid))
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if null_count else None
+    else:
+        validity, _ = _validity(array)
+        null_count = array.null_count
+    build = _hex_array if hex else _digest_array
+    return build(digests, validity, null_count)
+
+
+def _as_arrow(values: object) -> pa.Array | pa.ChunkedArray:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    # Polars Series, nanoarrow, DuckDB results...: the Arrow PyCapsule interface, zero-copy.
+    if hasattr(values, "__arrow_c_array__"):
+        return pa.array(values)
+    if hasattr(values, "__arrow_c_stream__"):
+        return pa.chunked_array(values)
+    raise TypeError(
+        "values must be a pyarrow Array or ChunkedArray (or export the Arrow PyCapsule "
+        f"interface), got {type(values).__name__}"
+    )
+
+
+def hash_array(
+    values: object,
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    hex: bool = False,
+    threads: int | None = None,
+) -> pa.Array | pa.ChunkedArray:
+    """Hash every value of an Arrow column; nulls stay null.
+
+    Parameters
+    ----------
+    values
+        ``pa.Array`` or ``pa.ChunkedArray`` of binary, large_binary, string, large_string,
+        binary_view, string_view or fixed_size_binary, or a dictionary array of those. Strings
+        hash their UTF-8 bytes. Objects exporting the Arrow PyCapsule interface (a Polars
+        Series, say) are read through it without copying.
+    algorithm
+        A name from ``batchkeccak.algorithms`` (``sha3_256``, ``keccak_256``, ``shake_256``...).
+    length
+        Output bytes for the extendable-output functions (SHAKE, TurboSHAKE); required for
+        them and rejected for the others.
+    hex
+        Return lowercase hex strings (``string``) instead of raw digests.
+    threads
+        Threads to hash with; None (the default) uses every available core.
+
+    Returns
+    -------
+    pyarrow.Array or pyarrow.ChunkedArray
+        ``fixed_size_binary(digest size)`` (or ``string`` with ``hex=True``), one value per
+        input value, null where the input is null. A ChunkedArray comes back with the same
+        chunk lengths. The digests of a dictionary array are plain values, not a dictionary.
+
+    Raises
+    ------
+    TypeError
+        ``values`` has another type (the message names it), or ``length`` is wrong for
+        ``algorithm``.
+    ValueError
+        Unknown ``algorithm``; hex output over 2 GiB in a single array.
+
+    Notes
+    -----
+    Arrow buffers are read in place: offsets from ``array.offset`` (slices) on, each chunk by
+    itself, int64 offsets for the large types. Only view types are gathered into one buffer
+    first, since their values are not stored back to back. A dictionary array hashes each
+    dictionary value once and gives every row its value's digest.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from batchkeccak.arrow import hash_array
+    >>> hash_array(pa.array(["abc", None]), "sha3_256", hex=True).to_pylist()[0][:16]
+    '3a985da74fe225b2'
+    """
+    spec = get_algorithm(algorithm)
+    out_len = output_length(spec, length)
+    thread_count = _parallel.resolve_threads(threads)
+    values = _as_arrow(values)
+    _check_hashable_type(values.type, "values", "hash_array")
+    if isinstance(values, pa.ChunkedArray):
+        out_type = pa.string() if hex else pa.binary(out_len)
+        chunks = [
+            _hash_chunk(chunk, spec, out_len, thread_count, hex, "values")
+            for chunk in values.chunks
+        ]
+        return pa.chunked_array(chunks, type=out_type)
+    return _hash_chunk(values, spec, out_len, thread_count, hex, "values")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows
+
+ROW_NULL_TAG = 0x00
+"""The one byte a null field is encoded as."""
+ROW_VALUE_TAG = 0x01
+"""The byte that starts a present field, followed by its length and its bytes."""
+ROW_LENGTH_BYTES = 8
+"""Width of a present field's length prefix (unsigned, little-endian)."""
+
+ROW_TYPES = (
+    "integers, floats, booleans, dates, times, timestamps, durations, decimals, binary and "
+    "string types (view, large and fixed-size ones too), null, and dictionaries of those"
+)
+
+
+def _is_fixed_width_number(arrow_type: pa.DataType) -> bool:
+    return (
+        pa.types.is_integer(arrow_type)
+        or pa.types.is_floating(arrow_type)
+        or pa.types.is_date(arrow_type)
+        or pa.types.is_time(arrow_type)
+        or pa.types.is_timestamp(arrow_type)
+        or pa.types.is_duration(arrow_type)
+        or pa.types.is_decimal(arrow_type)
+    )
+
+
+def _row_encodable(arrow_type: pa.DataType) -> bool:
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return (
+        _is_fixed_width_number(arrow_type)
+        or pa.types.is_boolean(arrow_type)
+        or pa.types.is_null(arrow_type)
+        or _is_value_type(arrow_type)
+    )
+
+
+def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's field value as bytes: (data, offsets), as the row encoding writes them."""
+    arrow_type = array.type
+    count = len(array)
+    if pa.types.is_dictionary(arrow_type):
+        return _field_bytes(array.dictionary_decode(), name)
+    if pa.types.is_null(arrow_type):
+        return np.empty(0, dtype=np.uint8), np.zeros(count + 1, dtype=np.int64)
+    if pa.types.is_boolean(arrow_type):
+        bits = _buffer_as_uint8(array.buffers()[1], name)
+        first_byte, first_bit = divmod(array.offset, 8)
+        values = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
+        return check_flat(values[first_bit:].copy(), np.arange(count + 1, dtype=np.int64))
+    if _is_fixed_width_number(arrow_type):
+        width = arrow_type.byte_width
+        data = _buffer_as_uint8(array.buffers()[1], name)
+        data = data[array.offset * width : (array.offset + count) * width]
+        if sys.byteorder == "big":
+            # The encoding is little-endian everywhere; Arrow buffers are in native order.
+            data = np.ascontiguousarray(data.reshape(count, width)[:, ::-1]).reshape(-1)
+        return check_flat(data, np.arange(count + 1, dtype=np.int64) * width)
+    return _value_buffers(array, name)
+
+
+@njit(cache=True, nogil=True)
+def _append_field(encoded, positions, present, data, offsets):
+    # One field of every row: tag, then (if present) 8-byte little-endian length and bytes.
+    for row in range(positions.shape[0]):
+        pos = positions[row]
+        if present[row]:
+            start = offsets[row]
+            size = offsets[row + 1] - start
+            encoded[pos] = 1
+            for k in range(8):
+                encoded[pos + 1 + k] = (size >> (8 * k)) & 0xFF
+            encoded[pos + 9 : pos + 9 + size] = data[start : start + size]
+            positions[row] = pos + 9 + size
+        else:
+            encoded[pos] = 0
+            positions[row] = pos + 1
+
+
+def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+    """The row encoding of every row of ``batch`` (all its columns, in order), as flat
+    ``(data, offsets)``: what :func:`hash_rows` hashes.
+
+    Field by field: a null is the single byte ``0x00``; a present value is ``0x01``, its byte
+    length as 8-byte little-endian unsigned integer, then its bytes (see :func:`hash_rows`).
+    """
+    count = batch.num_rows
+    fields = []
+    row_lengths = np.zeros(count, dtype=np.int64)
+    for name, column in zip(batch.schema.names, batch.columns):
+        data, offsets = _field_bytes(column, name)
+        valid = _valid_rows(column)
+        if pa.types.is_null(column.type):
+            present = np.zeros(count, dtype=np.uint8)
+        elif valid is None:
+            present = np.ones(count, dtype=np.uint8)
+        else:
+            present = valid.view(np.uint8)
+        row_lengths += 1 + present * (ROW_LENGTH_BYTES + np.diff(offsets))
+        fields.append((present, data, offsets))
+    row_offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(row_lengths, out=row_offsets[1:])
+    encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
+    positions = row_offsets[:-1].copy()
+    for present, data, offsets in fields:
+        _append_field(encoded, positions, present, data, offsets)
+    return check_flat(encoded, row_offsets)
+
+
+def _select_columns(
+    schema: pa.Schema, columns: Sequence[str] | str | None
+) -> list[str]:
+    names = list(schema.names)
+    if columns is None:
+        selected = names
+    elif isinstance(columns, str):
+        selected = [columns]
+    else:
+        selected = list(columns)
+    if not selected:
+        raise ValueError("columns must name at least one column")
+    for name in selected:
+        if not isinstance(name, str):
+            raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+        matches = names.count(name)
+        if matches == 0:
+            raise ValueError(f"columns: no column named {name!r}; the table has {names}")
+        if matches > 1:
+            raise ValueError(f"columns: the table has {matches} columns named {name!r}")
+        arrow_type = schema.field(name).type
+        if not _row_encodable(arrow_type):
+            raise TypeError(
+                f"hash_rows: column {name!r} has type {arrow_type}, which has no row "
+                f"encoding; supported: {ROW_TYPES}"
+            )
+    return selected
+
+
+def hash_rows(
+    table: pa.Table | pa.RecordBatch,
+    columns: Sequence[str] | str | None = None,
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    hex: bool = False,
+    threads: int | None = None,
+) -> pa.Array | pa.ChunkedArray:
+    """One digest per row over several columns, with an unambiguous encoding.
+
+    Parameters
+    ----------
+    table
+        ``pa.Table`` or ``pa.RecordBatch``.
+    columns
+        Column names in the order they are encoded (order matters); None takes every column
+        in schema order.
+    algorithm, length, hex, threads
+        As for :func:`hash_array`.
+
+    Returns
+    -------
+    pyarrow.Array or pyarrow.ChunkedArray
+        ``fixed_size_binary`` digests (``string`` with ``hex=True``), never null: an Array for
+        a RecordBatch, a ChunkedArray (one chunk per record batch of the table) for a Table.
+
+    Raises
+    ------
+    TypeError
+        A selected column has a type without an encoding (lists, structs, maps...).
+    ValueError
+        A name is missing from the table, or names several of its columns.
+
+    Notes
+    -----
+    Each row is hashed as the concatenation of its fields in ``columns`` order, each field
+
+    - ``0x00`` if the value is null, else
+    - ``0x01``, then the value's byte length as an 8-byte little-endian unsigned integer,
+      then the value's bytes:
+
+      - integers, floats (IEEE 754), dates, times, timestamps, durations and decimals: their
+        Arrow value as little-endian bytes of the type's width (a timestamp's time zone and
+        unit are not encoded: they are the column's, not the row's);
+      - booleans: one byte, ``0x00`` or ``0x01``;
+      - binary and string types: the bytes themselves (UTF-8 for strings);
+      - dictionaries: the value the index points at.
+
+    Every field says where it ends, so the fields of two different rows can never run into
+    each other: ``("ab", "c")`` and ``("a", "bc")``, a null and an empty string, or two
+    columns swapped all encode differently.
+    """
+    is_table = isinstance(table, pa.Table)
+    if not is_table and not isinstance(table, pa.RecordBatch):
+        raise TypeError(f"table must be a pyarrow Table or RecordBatch, got {type(table).__name__}")
+    spec = get_algorithm(algorithm)
+    out_len = output_length(spec, length)
+    thread_count = _parallel.resolve_threads(threads)
+    selected = table.select(_select_columns(table.schema, columns))
+    # A Table's columns may be chunked differently; to_batches slices them to common
+    # boundaries without copying.
+    batches = selected.to_batches() if is_table else [selected]
+    results = []
+    for batch in batches:
+        data, offsets = encode_rows(batch)
+        digests = hash_flat(data, offsets, spec, out_len, thread_count)
+        results.append(_hex_array(digests, None, 0) if hex else _digest_array(digests, None, 0))
+    if is_table:
+        return pa.chunked_array(results, type=pa.string() if hex else pa.binary(out_len))
+    return results[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# pyarrow compute functions
+
+COMPUTE_XOF_LENGTHS = {"shake_128": 32, "shake_256": 64, "turboshake128": 32, "turboshake256": 64}
+"""Output bytes of the extendable-output compute functions (a compute function's output type is
+fixed when it is registered): twice the security level, as SHA3-256 and SHA3-512 have."""
+
+_COMPUTE_SUMMARY = "batchkeccak: {name} of each binary value"
+_register_lock = threading.Lock()
+
+
+def _compute_function(spec: Algorithm, out_len: int):
+    out_type = pa.binary(out_len)
+
+    def digest_values(context, values):
+        if isinstance(values, pa.Scalar):
+            if not values.is_valid:
+                return pa.scalar(None, type=out_type)
+            single = pa.array([values.as_py()], type=pa.binary())
+            return _hash_chunk(single, spec, out_len, _parallel.resolve_threads(None), False,
+                               "values")[0]
+        return hash_array(values, spec, length=out_len if spec.xof else None)
+
+    return digest_values
+
+
+def register() -> tuple[str, ...]:
+    """Register one pyarrow compute function per algorithm; calling it again does nothing.
+
+    Each function is named after its algorithm (``sha3_256``, ``keccak_256``...), takes one
+    ``binary`` argument and returns ``fixed_size_binary`` digests, nulls staying null. They
+    work wherever pyarrow compute functions do: ``pc.call_function``, dataset projections and
+    filters (``pc.Expression._call``), Acero plans. Compute functions match argument types
+    exactly, so cast strings first: ``pc.cast(column, pa.binary())`` (free: same buffers).
+    The extendable-output functions give :data:`COMPUTE_XOF_LENGTHS` bytes.
+
+    Returns
+    -------
+    tuple of str
+        The names of the functions (registered now or before).
+
+    Raises
+    ------
+    ValueError
+        Another function with one of these names is already registered.
+    """
+    names = []
+    with _register_lock:
+        existing = set(pc.list_functions())
+        for name, spec in algorithms.items():
+            names.append(name)
+            if name in existing:
+                summary = getattr(getattr(pc.get_function(name), "_doc", None), "summary", "")
+                if not str(summary).startswith("batchkeccak:"):
+                    raise ValueError(
+                        f"a different compute function named {name!r} is already registered"
+                    )
+                continue
+            out_len = spec.digest_size or COMPUTE_XOF_LENGTHS[name]
+            doc = {
+                "summary": _COMPUTE_SUMMARY.format(name=name),
+                "description": f"The {out_len}-byte {name} digest of each value; nulls stay null.",
+            }
+            pc.register_scalar_function(
+                _compute_function(spec, out_len),
+                name,
+                doc,
+                {"values": pa.binary()},
+                pa.binary(out_len),
+            )
+    return tuple(names)

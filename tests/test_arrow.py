@@ -1,0 +1,312 @@
+"""batchkeccak.arrow.hash_array and binary_buffers against per-value oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from oracles import ALL_ALGORITHMS, XOFS, oracle
+
+import batchkeccak as bk
+from batchkeccak import arrow
+from batchkeccak.arrow import binary_buffers, hash_array
+
+VARIABLE_TYPES = [
+    pa.binary(),
+    pa.large_binary(),
+    pa.string(),
+    pa.large_string(),
+    pa.binary_view(),
+    pa.string_view(),
+]
+
+# Empty, short (inline in a view), exactly one SHA3-256 block, several blocks, non-ASCII.
+TEXTS = ["", "a", "abc", None, "x" * 135, "y" * 136, "z" * 137, None, "é€😀", "q" * 300, "", "tail"]
+
+
+def expected(values, algorithm="sha3_256", length=None, hex=False):
+    """Per-value oracle digests of Python values, None for None."""
+    result = []
+    for value in values:
+        if value is None:
+            result.append(None)
+            continue
+        message = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        digest = oracle(algorithm, message, length)
+        result.append(digest.hex() if hex else digest)
+    return result
+
+
+def values_for(arrow_type):
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
+        pa.types.is_string_view(arrow_type)
+    ):
+        return TEXTS
+    return [None if t is None else t.encode("utf-8") for t in TEXTS]
+
+
+@pytest.mark.parametrize("arrow_type", VARIABLE_TYPES, ids=str)
+def test_every_variable_width_type_matches_oracle(arrow_type):
+    values = values_for(arrow_type)
+    result = hash_array(pa.array(values, type=arrow_type))
+    assert result.type == pa.binary(32)
+    assert result.to_pylist() == expected(values)
+
+
+@pytest.mark.parametrize("arrow_type", VARIABLE_TYPES + [pa.binary(3)], ids=str)
+@pytest.mark.parametrize("start", [1, 3, 8, 9])
+def test_slices_respect_array_offset_and_validity_bits(arrow_type, start):
+    if pa.types.is_fixed_size_binary(arrow_type):
+        values = [None if i % 4 == 1 else bytes([i, i + 1, i + 2]) for i in range(12)]
+    else:
+        values = values_for(arrow_type)
+    array = pa.array(values, type=arrow_type).slice(start, 7)
+    assert array.offset == start
+    result = hash_array(array, "keccak_256")
+    assert result.to_pylist() == expected(values[start : start + 7], "keccak_256")
+    assert result.null_count == sum(v is None for v in values[start : start + 7])
+
+
+def test_fixed_size_binary():
+    values = [b"\x00" * 20, None, bytes(range(20)), b"\xff" * 20]
+    result = hash_array(pa.array(values, type=pa.binary(20)), "sha3_512")
+    assert result.to_pylist() == expected(values, "sha3_512")
+
+
+@pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
+def test_every_algorithm(algorithm):
+    length = 77 if algorithm in XOFS else None
+    values = [b"", b"abc", None, b"\x01" * 170, b"\x02" * 400]
+    result = hash_array(pa.array(values), algorithm, length=length)
+    width = length or len(oracle(algorithm, b""))
+    assert result.type == pa.binary(width)
+    assert result.to_pylist() == expected(values, algorithm, length)
+
+
+def test_hex_output_is_lowercase_string():
+    values = ["abc", None, ""]
+    result = hash_array(pa.array(values), "shake_256", length=5, hex=True)
+    assert result.type == pa.string()
+    assert result.to_pylist() == expected(values, "shake_256", 5, hex=True)
+    assert result.to_pylist()[0] == result.to_pylist()[0].lower()
+
+
+def test_hex_chunked():
+    chunked = pa.chunked_array([["a", None], [], ["b"]])
+    result = hash_array(chunked, hex=True)
+    assert result.type == pa.string()
+    assert [len(c) for c in result.chunks] == [2, 0, 1]
+    assert result.to_pylist() == expected(["a", None, "b"], hex=True)
+
+
+def test_hex_refuses_a_single_array_over_the_string_limit(monkeypatch):
+    monkeypatch.setattr(arrow, "_MAX_STRING_BYTES", 100)
+    with pytest.raises(ValueError, match="2 GiB"):
+        hash_array(pa.array([b"a", b"b"]), hex=True)
+
+
+def test_chunked_array_keeps_chunking_including_empty_chunks():
+    chunks = [[], [b"a", None], [], [b"bc"], [], [None, None, b""]]
+    chunked = pa.chunked_array(chunks, type=pa.large_binary())
+    result = hash_array(chunked, "keccak_256")
+    assert isinstance(result, pa.ChunkedArray)
+    assert [len(c) for c in result.chunks] == [len(c) for c in chunks]
+    assert result.to_pylist() == expected([v for c in chunks for v in c], "keccak_256")
+
+
+def test_chunked_array_without_chunks():
+    result = hash_array(pa.chunked_array([], type=pa.string()))
+    assert isinstance(result, pa.ChunkedArray)
+    assert result.num_chunks == 0 and result.type == pa.binary(32)
+
+
+@pytest.mark.parametrize("arrow_type", VARIABLE_TYPES + [pa.binary(4)], ids=str)
+def test_empty_array(arrow_type):
+    result = hash_array(pa.array([], type=arrow_type), "shake_128", length=16)
+    assert len(result) == 0 and result.type == pa.binary(16)
+
+
+@pytest.mark.parametrize("arrow_type", VARIABLE_TYPES + [pa.binary(4)], ids=str)
+def test_all_null_array(arrow_type):
+    result = hash_array(pa.nulls(5, type=arrow_type), hex=True)
+    assert result.to_pylist() == [None] * 5
+    assert result.null_count == 5
+
+
+def test_empty_value_hashes_like_any_other():
+    result = hash_array(pa.array([b""]))
+    assert result.to_pylist() == [oracle("sha3_256", b"")]
+
+
+@pytest.mark.parametrize("value_type", [pa.string(), pa.large_binary(), pa.string_view()], ids=str)
+def test_dictionary_array(value_type):
+    values = ["red", None, "green", "red", "", "green", None, "red"]
+    if not pa.types.is_string(value_type) and not pa.types.is_string_view(value_type):
+        values = [None if v is None else v.encode() for v in values]
+    dictionary_array = pa.array(values, type=value_type).dictionary_encode()
+    assert pa.types.is_dictionary(dictionary_array.type)
+    result = hash_array(dictionary_array, "keccak_256")
+    assert result.type == pa.binary(32)
+    assert result.to_pylist() == expected(values, "keccak_256")
+    sliced = hash_array(dictionary_array.slice(3, 4), "keccak_256")
+    assert sliced.to_pylist() == expected(values[3:7], "keccak_256")
+
+
+def test_dictionary_hashes_each_distinct_value_once(monkeypatch):
+    hashed_counts = []
+    real_hash_flat = arrow.hash_flat
+
+    def counting_hash_flat(data, offsets, *args, **kwargs):
+        hashed_counts.append(offsets.shape[0] - 1)
+        return real_hash_flat(data, offsets, *args, **kwargs)
+
+    monkeypatch.setattr(arrow, "hash_flat", counting_hash_flat)
+    indices = pa.array([0, 1, 1, 0, None, 1] * 10, type=pa.int8())
+    dictionary_array = pa.DictionaryArray.from_arrays(indices, pa.array(["a", "b"]))
+    result = hash_array(dictionary_array)
+    assert hashed_counts == [2]
+    assert result.to_pylist() == expected(["a", "b", "b", "a", None, "b"] * 10)
+
+
+def test_dictionary_slice_of_large_dictionary_and_null_entries():
+    dictionary = pa.array([f"v{i}" for i in range(50)] + [None])
+    indices = pa.array([3, 50, None, 49, 3], type=pa.int32())
+    dictionary_array = pa.DictionaryArray.from_arrays(indices, dictionary)
+    full = ["v3", None, None, "v49", "v3"]
+    assert hash_array(dictionary_array).to_pylist() == expected(full)
+    # Fewer rows than dictionary entries: decoded first, same digests.
+    assert hash_array(dictionary_array.slice(1, 3)).to_pylist() == expected(full[1:4])
+    assert hash_array(dictionary_array).null_count == 2
+
+
+def test_chunked_dictionaries_with_different_dictionaries():
+    first = pa.array(["a", "b", "a"]).dictionary_encode()
+    second = pa.array(["c", None, "a"]).dictionary_encode()
+    result = hash_array(pa.chunked_array([first, second]), hex=True)
+    assert result.to_pylist() == expected(["a", "b", "a", "c", None, "a"], hex=True)
+
+
+def test_large_binary_offsets_beyond_2_gib():
+    # A 2 GiB + 1 KiB buffer of zero pages: only the pages written here are ever touched,
+    # and slicing off the first value means only the small values past 2**31 are hashed.
+    base = 2**31
+    data = np.zeros(base + 1024, dtype=np.uint8)
+    straddling = bytes(range(16))
+    after = bytes(i % 251 for i in range(300))
+    data[base - 8 : base + 8] = np.frombuffer(straddling, dtype=np.uint8)
+    data[base + 100 : base + 400] = np.frombuffer(after, dtype=np.uint8)
+    offsets = np.array([0, base - 8, base + 8, base + 100, base + 400], dtype=np.int64)
+    array = pa.Array.from_buffers(
+        pa.large_binary(), 4, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    ).slice(1)
+    result = hash_array(array, "keccak_256")
+    assert result.to_pylist() == expected([straddling, data[base + 8 : base + 100], after],
+                                          "keccak_256")
+
+
+def test_binary_buffers_reads_arrow_memory_in_place():
+    array = pa.array([b"first", b"second", b"third"], type=pa.large_binary()).slice(1)
+    data, offsets = binary_buffers(array)
+    assert data.ctypes.data == array.buffers()[2].address
+    assert not data.flags.writeable and offsets.dtype == np.int64
+    assert [data[offsets[i] : offsets[i + 1]].tobytes() for i in range(2)] == [b"second", b"third"]
+
+
+def test_hash_many_reads_pyarrow_input():
+    values = ["abc", "", "x" * 200]
+    assert [d.tobytes() for d in bk.hash_many(pa.array(values))] == expected(values)
+    chunked = pa.chunked_array([["abc"], [], [""], ["x" * 200]], type=pa.string_view())
+    assert [d.tobytes() for d in bk.hash_many(chunked)] == expected(values)
+    dictionary_array = pa.array(values * 2).dictionary_encode()
+    assert [d.tobytes() for d in bk.hash_many(dictionary_array)] == expected(values * 2)
+
+
+def test_hash_many_refuses_nulls_naming_the_argument():
+    with pytest.raises(ValueError, match=r"messages holds 1 null.*hash_array"):
+        bk.hash_many(pa.array([b"a", None]))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pa.array([1, 2, 3]),
+        pa.array([[b"a"]]),
+        pa.array([{"x": b"a"}]),
+        pa.chunked_array([[1.5]]),
+        pa.array([1, 2]).dictionary_encode(),
+    ],
+    ids=["int64", "list", "struct", "chunked-double", "dictionary-int64"],
+)
+def test_other_types_raise_type_error_naming_the_type(bad):
+    with pytest.raises(TypeError, match=rf"has type {bad.type}.*fixed_size_binary"):
+        hash_array(bad)
+    with pytest.raises(TypeError, match="messages has type"):
+        bk.hash_many(bad)
+
+
+def test_extension_type_message_points_at_storage():
+    uuids = pa.ExtensionArray.from_storage(pa.uuid(), pa.array([b"\x00" * 16], pa.binary(16)))
+    with pytest.raises(TypeError, match="storage"):
+        hash_array(uuids)
+    assert hash_array(uuids.storage).to_pylist() == expected([b"\x00" * 16])
+
+
+def test_non_arrow_input_raises_type_error():
+    with pytest.raises(TypeError, match="got list"):
+        hash_array([b"abc"])
+
+
+def test_length_rules_follow_hash_many():
+    with pytest.raises(TypeError, match="length is required"):
+        hash_array(pa.array([b"a"]), "shake_128")
+    with pytest.raises(TypeError, match="length applies only"):
+        hash_array(pa.array([b"a"]), "sha3_256", length=10)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        hash_array(pa.array([b"a"]), "md5")
+
+
+def test_arrow_capsule_objects_are_read_through_the_interface():
+    class StreamOnly:
+        def __init__(self, chunked):
+            self._chunked = chunked
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return self._chunked.__arrow_c_stream__(requested_schema)
+
+    chunked = pa.chunked_array([["a", None], ["b"]])
+    result = hash_array(StreamOnly(chunked))
+    assert isinstance(result, pa.ChunkedArray)
+    assert result.to_pylist() == expected(["a", None, "b"])
+
+
+def test_single_thread_equals_all_threads():
+    values = [bytes([i % 251]) * (i % 700) for i in range(3000)]
+    array = pa.array(values)
+    assert hash_array(array, threads=1).equals(hash_array(array))
+    assert hash_array(array).to_pylist()[:50] == expected(values[:50])
+
+
+def test_null_digest_slots_are_zeroed():
+    # Null slots of a fixed_size_binary input hold real bytes; their digests must not leak out.
+    array = pa.array([b"abc", None], type=pa.binary(3))
+    result = hash_array(array)
+    assert result.buffers()[1].to_pybytes()[32:] == bytes(32)
+
+
+@given(
+    values=st.lists(st.one_of(st.none(), st.binary(max_size=300)), max_size=40),
+    start=st.integers(0, 40),
+    stop=st.integers(0, 40),
+)
+def test_random_slices_match_oracle(values, start, stop):
+    sliced = pa.array(values, type=pa.binary()).slice(start, max(0, stop - start))
+    expect = expected(values[start:stop] if stop > start else [], "keccak_256")
+    assert hash_array(sliced, "keccak_256").to_pylist() == expect
+
+
+def test_cast_from_string_is_not_needed_but_equal():
+    strings = pa.array(["abc", None])
+    assert hash_array(strings).equals(hash_array(pc.cast(strings, pa.binary())))
