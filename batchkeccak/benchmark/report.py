@@ -1,0 +1,418 @@
+"""What a run produced: rows, workloads, targets; as tables, JSON and a plot."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from batchkeccak.benchmark.config import SuiteConfig
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the JSON layout changes incompatibly."""
+
+
+@dataclass
+class Row:
+    """One implementation timed on one workload; ``seconds`` holds every repeat."""
+
+    key: str
+    label: str
+    threads: int
+    items: int
+    nbytes: int
+    seconds: list[float]
+    size: int | None = None
+    """Message size in bytes when all messages of the row share one."""
+    note: str = ""
+
+    @property
+    def best(self) -> float:
+        return min(self.seconds)
+
+    @property
+    def ns_per_item(self) -> float:
+        return self.best / self.items * 1e9 if self.items else math.nan
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.nbytes / self.best / 1e6 if self.nbytes and self.best > 0 else math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "threads": self.threads,
+            "items": self.items,
+            "bytes": self.nbytes,
+            "size": self.size,
+            "best_s": self.best,
+            "repeats_s": self.seconds,
+            "ns_per_item": _finite(self.ns_per_item),
+            "mb_per_s": _finite(self.mb_per_s),
+            "note": self.note,
+        }
+
+
+@dataclass
+class Workload:
+    """The rows measured for one workload, with what they mean."""
+
+    name: str
+    title: str
+    algorithm: str | None
+    item: str
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    figures: dict[str, float] = field(default_factory=dict)
+    """Derived figures (cycles, shares, ratios) that belong to no single row."""
+
+    def row(self, key: str) -> Row | None:
+        for row in self.rows:
+            if row.key == key:
+                return row
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "algorithm": self.algorithm,
+            "item": self.item,
+            "rows": [row.to_dict() for row in self.rows],
+            "notes": self.notes,
+            "figures": {k: _finite(v) for k, v in self.figures.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Target:
+    """A goal from the project's issue, checked against one workload's rows.
+
+    ``metric`` is ``"speed"`` (MB/s of ``key`` over MB/s of ``baseline``), ``"time"`` (best
+    seconds of ``key`` over those of ``baseline``) or ``"seconds"`` (best seconds of ``key``).
+    """
+
+    workload: str
+    key: str
+    baseline: str | None
+    metric: str
+    op: str
+    threshold: float
+    text: str
+    algorithm: str | None = None
+
+
+TARGETS: tuple[Target, ...] = (
+    Target("small", "batchkeccak-1", "hashlib", "speed", ">=", 6.0,
+           "2^20 x 32 B from (N, 32) array, 1 thread / hashlib loop", "sha3_256"),
+    Target("small", "batchkeccak-all", "hashlib", "speed", ">=", 10.0,
+           "2^20 x 32 B from (N, 32) array, all threads / hashlib loop", "sha3_256"),
+    Target("small_keccak", "batchkeccak-all", "safe-pysha3", "speed", ">=", 10.0,
+           "2^20 x 32 B keccak_256, all threads / safe-pysha3 loop", "keccak_256"),
+    Target("small_keccak", "batchkeccak-all", "eth-hash", "speed", ">=", 70.0,
+           "2^20 x 32 B keccak_256, all threads / eth-hash loop", "keccak_256"),
+    Target("large", "batchkeccak-1", "hashlib", "speed", ">=", 3.0,
+           "64 x 1 MiB, 1 thread / hashlib one-shot", "sha3_256"),
+    Target("large", "batchkeccak-all", "hashlib", "speed", ">=", 5.5,
+           "64 x 1 MiB, all threads / hashlib one-shot", "sha3_256"),
+    Target("varied", "varied", "equal", "speed", ">=", 0.85,
+           "2^18 log-uniform 0..4 KiB / equal-length, bytes/s, all threads"),
+    Target("single", "batchkeccak-all", "hashlib", "speed", ">=", 0.9,
+           "one 64 MiB message / hashlib one-shot", "sha3_256"),
+    Target("forms", "to_flat", "flat", "time", "<=", 0.30,
+           "list of 2^20 bytes: to_flat time / hashing time of the flat result"),
+    Target("startup", "warm-process", None, "seconds", "<=", 1.5,
+           "fresh process, warm cache: import + hash_many([b'x']), wall s"),
+    Target("startup", "cold-first-call", None, "seconds", "<=", 30.0,
+           "fresh process, empty cache: first hash_many, wall s"),
+)
+"""The issue's targets. Runs at reduced sizes still evaluate them, at those sizes."""
+
+
+@dataclass
+class TargetResult:
+    target: Target
+    value: float
+    met: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.target
+        return {
+            "workload": t.workload,
+            "text": t.text,
+            "metric": t.metric,
+            "op": t.op,
+            "threshold": t.threshold,
+            "value": _finite(self.value),
+            "met": self.met,
+        }
+
+
+@dataclass
+class Report:
+    """Everything one run measured."""
+
+    config: SuiteConfig
+    machine: dict[str, Any]
+    compile_s: dict[str, float] = field(default_factory=dict)
+    workloads: list[Workload] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    targets: list[TargetResult] = field(default_factory=list)
+
+    def workload(self, name: str) -> Workload | None:
+        for workload in self.workloads:
+            if workload.name == name:
+                return workload
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        config = {k: (list(v) if isinstance(v, tuple) else v)
+                  for k, v in self.config.__dict__.items()}
+        return {
+            "schema": SCHEMA_VERSION,
+            "config": config,
+            "machine": self.machine,
+            "compile_s": self.compile_s,
+            "workloads": [w.to_dict() for w in self.workloads],
+            "targets": [t.to_dict() for t in self.targets],
+            "notes": self.notes,
+        }
+
+    def write_json(self, path: str | os.PathLike) -> None:
+        """Write :meth:`to_dict` as indented JSON, creating parent folders."""
+        path = os.fspath(path)
+        parent = os.path.dirname(path)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.to_dict(), fh, indent=2)
+            fh.write("\n")
+
+
+def size_text(size: int) -> str:
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def evaluate_targets(report: Report, targets: Iterable[Target] = TARGETS) -> list[TargetResult]:
+    """Every target whose workload ran (with the algorithm it names) and its measured value."""
+    results = []
+    for target in targets:
+        workload = report.workload(target.workload)
+        if workload is None:
+            continue
+        if target.algorithm is not None and workload.algorithm != target.algorithm:
+            continue
+        row = workload.row(target.key)
+        base = workload.row(target.baseline) if target.baseline else None
+        if row is None or (target.baseline and base is None):
+            continue
+        if target.metric == "speed":
+            value = row.mb_per_s / base.mb_per_s  # type: ignore[union-attr]
+        elif target.metric == "time":
+            value = row.best / base.best  # type: ignore[union-attr]
+        else:
+            value = row.best
+        met = value >= target.threshold if target.op == ">=" else value <= target.threshold
+        results.append(TargetResult(target, value, bool(met)))
+    return results
+
+
+def machine_info() -> dict[str, Any]:
+    """What the figures were measured on."""
+    import numba
+
+    import batchkeccak
+    from batchkeccak._parallel import available_cores
+    from batchkeccak.permutation import TILE_WIDTH
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info: dict[str, Any] = {
+        "cpu": cpu,
+        "cores_available": available_cores(),
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "batchkeccak": batchkeccak.__version__,
+        "tile_width": TILE_WIDTH,
+    }
+    if hasattr(os, "getloadavg"):
+        info["load_average_start"] = list(os.getloadavg())
+    return info
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    lines = []
+    for cells in [header, *rows]:
+        parts = [str(c).ljust(w) if i < left else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths))]
+        lines.append("  ".join(parts).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def _format_compare(workload: Workload) -> list[str]:
+    bases = [r for r in workload.rows if r.key.startswith("batchkeccak-")]
+    header = ["implementation", "messages timed", "best s", f"ns/{workload.item}", "MB/s"]
+    header += [f"{r.label.replace('batchkeccak, ', 'bk ')}: x faster" for r in bases]
+    header.append("note")
+    body = []
+    for row in workload.rows:
+        cells = [row.label, f"{row.items:,}", _fmt(row.best, 4), _fmt(row.ns_per_item),
+                 _fmt(row.mb_per_s)]
+        for base in bases:
+            mine = any(row is b for b in bases)
+            cells.append("" if mine else f"{base.mb_per_s / row.mb_per_s:,.2f}x")
+        cells.append(row.note)
+        body.append(cells)
+    return _table(header, body)
+
+
+def _format_generic(workload: Workload) -> list[str]:
+    header = ["what", "items", "best s", f"ns/{workload.item}", "MB/s", "note"]
+    body = [[r.label, f"{r.items:,}", _fmt(r.best, 4), _fmt(r.ns_per_item), _fmt(r.mb_per_s),
+             r.note] for r in workload.rows]
+    return _table(header, body)
+
+
+def _format_startup(workload: Workload) -> list[str]:
+    header = ["what", "best s", "runs"]
+    body = [[r.label, _fmt(r.best, 3), ", ".join(f"{s:.2f}" for s in r.seconds)]
+            for r in workload.rows]
+    return _table(header, body)
+
+
+def _format_sweep(workload: Workload) -> list[str]:
+    labels: list[str] = []
+    sizes: list[int] = []
+    table: dict[tuple[str, int], float] = {}
+    for row in workload.rows:
+        if row.label not in labels:
+            labels.append(row.label)
+        if row.size not in sizes:
+            sizes.append(row.size)  # type: ignore[arg-type]
+        table[(row.label, row.size)] = row.mb_per_s  # type: ignore[index]
+    header = ["MB/s by size", *labels]
+    body = [[size_text(s), *(_fmt(table.get((label, s), math.nan)) for label in labels)]
+            for s in sizes]
+    return _table(header, body)
+
+
+def format_report(report: Report) -> str:
+    """The whole report as plain-text tables."""
+    m = report.machine
+    lines = [
+        (
+            f"batchkeccak {m.get('batchkeccak')} benchmark ({report.config.preset} sizes, best "
+            f"of {report.config.repeats}) on {m.get('cpu')}, {m.get('cores_available')} cores, "
+            f"tile width {m.get('tile_width')}"
+        ),
+    ]
+    if m.get("tsc_hz"):
+        lines.append(f"TSC {m['tsc_hz'] / 1e9:.2f} GHz; load average at start "
+                     f"{', '.join(f'{x:.2f}' for x in m.get('load_average_start', []))}")
+    for what, seconds in report.compile_s.items():
+        lines.append(f"compile: {what}: {seconds:.2f} s (not in any figure below)")
+    for workload in report.workloads:
+        lines += ["", f"== {workload.name}: {workload.title}"]
+        if workload.name == "sweep":
+            lines += _format_sweep(workload)
+        elif workload.name == "startup":
+            lines += _format_startup(workload)
+        elif any(r.key.startswith("batchkeccak-") for r in workload.rows):
+            lines += _format_compare(workload)
+        else:
+            lines += _format_generic(workload)
+        lines += [f"   {note}" for note in workload.notes]
+    if report.targets:
+        lines += ["", f"== targets (measured at {report.config.preset} sizes)"]
+        body = []
+        for result in report.targets:
+            t = result.target
+            unit = " s" if t.metric == "seconds" else "x"
+            body.append([t.text, f"{result.value:,.2f}{unit}", f"{t.op} {t.threshold:g}{unit}",
+                         "met" if result.met else "MISSED"])
+        lines += _table(["target", "measured", "needed", "status"], body)
+    if report.notes:
+        lines += [""] + [f"note: {note}" for note in report.notes]
+    return "\n".join(lines)
+
+
+def plot_throughput(report: Report, path: str | os.PathLike) -> None:
+    """Draw the ``sweep`` workload as MB/s against message size, a line per implementation.
+
+    Raises
+    ------
+    ValueError
+        When the report has no sweep.
+    ImportError
+        When matplotlib is missing (it is in the ``bench`` extra).
+    """
+    sweep = report.workload("sweep")
+    if sweep is None or not sweep.rows:
+        raise ValueError("the report has no 'sweep' workload to plot")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float]]] = {}
+    for row in sweep.rows:
+        series.setdefault(row.label, []).append((row.size, row.mb_per_s))  # type: ignore[arg-type]
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    for label, points in series.items():
+        points.sort()
+        style = "-" if label.startswith("batchkeccak") else "--"
+        ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o",
+                markersize=4, linewidth=2 if label.startswith("batchkeccak") else 1.3,
+                label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    sizes = sorted({p[0] for points in series.values() for p in points})
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([size_text(s).replace(" ", "\u2009") for s in sizes], rotation=45)
+    ax.set_xlabel("message size")
+    ax.set_ylabel("throughput, MB/s (log scale)")
+    m = report.machine
+    ax.set_title(f"{sweep.algorithm}: throughput by message size\n{m.get('cpu')}, "
+                 f"{m.get('cores_available')} cores, best of {report.config.sweep_repeats}",
+                 fontsize=10)
+    ax.grid(True, which="major", alpha=0.4)
+    ax.grid(True, which="minor", axis="y", alpha=0.15)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    parent = os.path.dirname(os.fspath(path))
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)

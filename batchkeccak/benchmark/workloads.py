@@ -1,0 +1,486 @@
+"""The workloads: each builds its messages, checks digests, times, and returns a Workload."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from batchkeccak.benchmark.competitors import (
+    Adapter,
+    Competitor,
+    check_digests,
+    check_same,
+    resolve_competitors,
+    sample_indices,
+)
+from batchkeccak.benchmark.config import SuiteConfig
+from batchkeccak.benchmark.report import Row, Workload, size_text
+from batchkeccak.benchmark.startup import measure_startup
+from batchkeccak.benchmark.timing import interleaved
+
+
+def _xof_length(algorithm: str) -> int | None:
+    from batchkeccak.algorithms import get_algorithm
+
+    return 32 if get_algorithm(algorithm).xof else None
+
+
+def _out_len(algorithm: str) -> int:
+    from batchkeccak.algorithms import get_algorithm
+
+    spec = get_algorithm(algorithm)
+    return spec.digest_size or 32
+
+
+def _permutations(lengths: np.ndarray, algorithm: str) -> int:
+    """Keccak-p calls the sponge makes for messages of these lengths."""
+    from batchkeccak.algorithms import get_algorithm
+
+    spec = get_algorithm(algorithm)
+    squeeze_extra = (_out_len(algorithm) - 1) // spec.rate
+    return int(np.sum(lengths // spec.rate + 1)) + len(lengths) * squeeze_extra
+
+
+def _random_rows(count: int, size: int, seed: int) -> np.ndarray:
+    return np.frombuffer(np.random.default_rng(seed).bytes(count * size), np.uint8).reshape(
+        count, size
+    )
+
+
+def log_uniform_lengths(count: int, maximum: int, seed: int) -> np.ndarray:
+    """Message lengths from 0 to ``maximum`` bytes, uniform in log(1 + length)."""
+    rng = np.random.default_rng(seed)
+    lengths = np.exp(rng.uniform(0.0, np.log(maximum + 1), size=count)).astype(np.int64) - 1
+    return np.clip(lengths, 0, maximum)
+
+
+def _thread_label(threads: int) -> str:
+    return f"{threads} thread" + ("" if threads == 1 else "s")
+
+
+class Context:
+    """What every workload needs: the config, the competitors, notes, a logger."""
+
+    def __init__(self, config: SuiteConfig, competitors: Sequence[Competitor], log) -> None:
+        from batchkeccak._parallel import available_cores
+
+        self.config = config
+        self.competitors = competitors
+        self.log = log
+        self.notes: list[str] = []
+        self.cores = available_cores()
+        self.tsc_hz: float | None = None
+        self.tile_ns_per_state: float | None = None
+        self.compile_s: dict[str, float] = {}
+
+    def adapters(self, algorithm: str) -> list[tuple[Competitor, Adapter]]:
+        return resolve_competitors(self.competitors, algorithm, _xof_length(algorithm), self.notes)
+
+
+def _compare_workload(
+    ctx: Context,
+    workload: Workload,
+    batch: Callable[[int | None], np.ndarray],
+    messages: Callable[[int], bytes],
+    count: int,
+    competitor_messages: list[bytes],
+    per_message_bytes: int | None,
+    total_bytes: int,
+    thread_options: Sequence[int | None] = (1, None),
+) -> None:
+    """Time batchkeccak (per thread option) and every competitor loop, interleaved."""
+    algorithm = workload.algorithm
+    assert algorithm is not None
+    expected = batch(1)
+    for threads in thread_options:
+        if threads != 1:
+            check_same(workload.name, f"threads={threads}", batch(threads), expected)
+    adapters = ctx.adapters(algorithm)
+    indices = sample_indices(len(competitor_messages), ctx.config.sample)
+    for competitor, adapter in adapters:
+        check_digests(competitor.name, adapter.digest, messages, expected, indices,
+                      f"{workload.name} ({algorithm})")
+    candidates: dict[str, Callable[[], object]] = {}
+    for threads in thread_options:
+        key = "batchkeccak-1" if threads == 1 else "batchkeccak-all"
+        candidates[key] = (lambda t=threads: batch(t))
+    for competitor, adapter in adapters:
+        candidates[competitor.name] = (lambda a=adapter: a.loop(competitor_messages))
+    times = interleaved(candidates, ctx.config.repeats)
+    subset_bytes = sum(map(len, competitor_messages))
+    for threads in thread_options:
+        key = "batchkeccak-1" if threads == 1 else "batchkeccak-all"
+        used = 1 if threads == 1 else ctx.cores
+        workload.rows.append(Row(key, f"batchkeccak, {_thread_label(used)}", used, count,
+                                 total_bytes, times[key], per_message_bytes))
+    for competitor, _ in adapters:
+        note = "" if len(competitor_messages) == count else \
+            f"timed on {len(competitor_messages):,} of {count:,} messages"
+        workload.rows.append(Row(competitor.name, competitor.label, 1, len(competitor_messages),
+                                 subset_bytes, times[competitor.name], per_message_bytes, note))
+
+
+def _permutation_loops():
+    from numba import njit
+
+    from batchkeccak.permutation import state_permute, tile_permute
+
+    # Not cached: numba's cache does not notice edits to the kernels these loops inline, and
+    # a stale loop would time yesterday's permutation.
+    @njit(nogil=True)
+    def tile_loop(tile, spare, first_round, calls):
+        for _ in range(calls):
+            tile_permute(tile, spare, first_round)
+        return tile[0]
+
+    @njit(nogil=True)
+    def state_loop(lanes, first_round, calls):
+        for _ in range(calls):
+            state_permute(lanes, first_round)
+        return lanes[0]
+
+    return tile_loop, state_loop
+
+
+def bench_permutation(ctx: Context) -> Workload:
+    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
+
+    config = ctx.config
+    rate = get_algorithm(config.algorithm).rate
+    workload = Workload(
+        "permutation",
+        f"Keccak-f[1600] in a jitted loop, no Python overhead; MB/s = {rate} B absorbed per "
+        f"permutation, the one-core ceiling for {config.algorithm}",
+        None,
+        "state-permutation",
+    )
+    started = time.perf_counter()
+    tile_loop, state_loop = _permutation_loops()
+    rng = np.random.default_rng(config.seed)
+    tile = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
+    spare = np.empty_like(tile)
+    lanes = tile[:LANE_COUNT].copy()
+    tile_loop(tile, spare, 0, 1)
+    state_loop(lanes, 0, 1)
+    ctx.compile_s["permutation loops"] = time.perf_counter() - started
+    tile_calls = config.permutation_calls
+    state_calls = config.permutation_calls * TILE_WIDTH // 4
+    times = interleaved(
+        {
+            "tile": lambda: tile_loop(tile, spare, 0, tile_calls),
+            "state": lambda: state_loop(lanes, 0, state_calls),
+        },
+        config.repeats,
+    )
+    tile_items = tile_calls * TILE_WIDTH
+    workload.rows.append(Row("tile", f"tile_permute ({TILE_WIDTH} states)", 1, tile_items,
+                             tile_items * rate, times["tile"]))
+    workload.rows.append(Row("state", "state_permute (1 state)", 1, state_calls,
+                             state_calls * rate, times["state"]))
+    tile_ns = workload.rows[0].ns_per_item
+    state_ns = workload.rows[1].ns_per_item
+    ctx.tile_ns_per_state = tile_ns
+    workload.figures["tile_over_state"] = tile_ns / state_ns
+    if ctx.tsc_hz:
+        workload.figures["tile_cycles_per_state"] = tile_ns * ctx.tsc_hz / 1e9
+        workload.figures["state_cycles"] = state_ns * ctx.tsc_hz / 1e9
+        workload.rows[0].note = f"{tile_ns * ctx.tsc_hz / 1e9:,.0f} TSC cycles/state"
+        workload.rows[1].note = f"{state_ns * ctx.tsc_hz / 1e9:,.0f} TSC cycles"
+    workload.notes.append(
+        f"one state in a tile costs {tile_ns / state_ns:.2f}x a single-state permutation"
+    )
+    return workload
+
+
+def bench_absorb(ctx: Context) -> Workload:
+    from batchkeccak._messages import to_flat
+    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.permutation import TILE_WIDTH
+    from batchkeccak.sponge import hash_queue
+
+    config = ctx.config
+    algorithm = config.algorithm
+    spec = get_algorithm(algorithm)
+    out_len = _out_len(algorithm)
+    workload = Workload(
+        "absorb",
+        "sponge.hash_queue on one thread, flat buffers, no API: ns per permutation "
+        "(absorb + permute + squeeze + lane refills)",
+        algorithm,
+        "permutation",
+    )
+    cases = {
+        "long": (2 * TILE_WIDTH, config.absorb_size),
+        "short": (min(config.small_count, 1 << 16), config.small_size),
+    }
+    candidates = {}
+    shapes = {}
+    for key, (count, size) in cases.items():
+        data, offsets = to_flat(_random_rows(count, size, config.seed + 7))
+        order = np.arange(count, dtype=np.int64)
+        out = np.empty((count, out_len), dtype=np.uint8)
+        args = (data, offsets, order, spec.rate, spec.suffix, 24 - spec.rounds, out)
+        hash_queue(*args)
+        reference = _hash((data, offsets), algorithm, 1)
+        check_same("absorb", f"hash_queue on {size} B messages", out, reference)
+        candidates[key] = functools.partial(hash_queue, *args)
+        shapes[key] = (count, size, _permutations(np.diff(offsets), algorithm))
+    times = interleaved(candidates, config.repeats)
+    for key, (count, size, perms) in shapes.items():
+        row = Row(key, f"hash_queue, {count:,} x {size_text(size)}", 1, perms, count * size,
+                  times[key], size)
+        if ctx.tile_ns_per_state:
+            share = ctx.tile_ns_per_state / row.ns_per_item
+            row.note = f"tile permutation is {share:.0%} of it"
+            workload.figures[f"{key}_permutation_share"] = share
+        workload.rows.append(row)
+    return workload
+
+
+def _hash(messages: object, algorithm: str, threads: int | None) -> np.ndarray:
+    import batchkeccak
+
+    return batchkeccak.hash_many(messages, algorithm, length=_xof_length(algorithm),
+                                 threads=threads)
+
+
+def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small") -> Workload:
+    config = ctx.config
+    algorithm = algorithm or config.algorithm
+    count, size = config.small_count, config.small_size
+    rows = _random_rows(count, size, config.seed + 1)
+    workload = Workload(
+        name,
+        f"{count:,} messages x {size} B, {algorithm}, from a ({count}, {size}) uint8 array",
+        algorithm,
+        "message",
+    )
+    subset = [rows[i].tobytes() for i in range(min(count, config.competitor_messages))]
+    _compare_workload(
+        ctx, workload, lambda t: _hash(rows, algorithm, t),
+        lambda i: rows[i].tobytes(), count, subset, size, count * size,
+    )
+    return workload
+
+
+def bench_large(ctx: Context) -> Workload:
+    config = ctx.config
+    algorithm = config.algorithm
+    count, size = config.large_count, config.large_size
+    rows = _random_rows(count, size, config.seed + 2)
+    workload = Workload(
+        "large",
+        f"{count} messages x {size_text(size)}, {algorithm}, from a 2-D array; "
+        "competitors hash each message in one call",
+        algorithm,
+        "message",
+    )
+    messages = [row.tobytes() for row in rows]
+    _compare_workload(
+        ctx, workload, lambda t: _hash(rows, algorithm, t),
+        lambda i: messages[i], count, messages, size, count * size,
+    )
+    return workload
+
+
+def bench_single(ctx: Context) -> Workload:
+    config = ctx.config
+    algorithm = config.algorithm
+    size = config.single_size
+    message = np.random.default_rng(config.seed + 3).bytes(size)
+    workload = Workload(
+        "single",
+        f"one {size_text(size)} message, {algorithm}, passed as [bytes] (the single-state path)",
+        algorithm,
+        "message",
+    )
+    _compare_workload(
+        ctx, workload, lambda t: _hash([message], algorithm, t),
+        lambda i: message, 1, [message], size, size, thread_options=(None,),
+    )
+    workload.notes.append("a single message runs on one thread whatever threads= says")
+    return workload
+
+
+def bench_varied(ctx: Context) -> Workload:
+    config = ctx.config
+    algorithm = config.algorithm
+    count = config.varied_count
+    lengths = log_uniform_lengths(count, config.varied_max, config.seed + 4)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    data = np.frombuffer(np.random.default_rng(config.seed + 5).bytes(int(offsets[-1])), np.uint8)
+    mean = max(1, round(float(lengths.mean())))
+    equal = _random_rows(count, mean, config.seed + 6)
+    workload = Workload(
+        "varied",
+        f"{count:,} messages, lengths log-uniform 0..{size_text(config.varied_max)} "
+        f"(mean {mean} B) as (data, offsets), against {count:,} x {mean} B, all threads",
+        algorithm,
+        "message",
+    )
+
+    def varied(threads):
+        return _hash((data, offsets), algorithm, threads)
+
+    def even(threads):
+        return _hash(equal, algorithm, threads)
+
+    expected = varied(1)
+    check_same("varied", "all threads", varied(None), expected)
+    adapters = ctx.adapters(algorithm)[:1]
+    subset_count = min(count, config.competitor_messages)
+    subset = [data[offsets[i]:offsets[i + 1]].tobytes() for i in range(subset_count)]
+    for competitor, adapter in adapters:
+        check_digests(competitor.name, adapter.digest, lambda i: subset[i], expected,
+                      sample_indices(subset_count, config.sample), f"varied ({algorithm})")
+    even(None)
+    candidates: dict[str, Callable[[], object]] = {
+        "varied": lambda: varied(None),
+        "equal": lambda: even(None),
+    }
+    for competitor, adapter in adapters:
+        candidates[competitor.name] = (lambda a=adapter: a.loop(subset))
+    times = interleaved(candidates, config.repeats)
+    varied_row = Row("varied", f"batchkeccak varied, {_thread_label(ctx.cores)}", ctx.cores,
+                     count, int(offsets[-1]), times["varied"])
+    equal_row = Row("equal", f"batchkeccak {mean} B each, {_thread_label(ctx.cores)}", ctx.cores,
+                    count, count * mean, times["equal"], mean)
+    workload.rows += [varied_row, equal_row]
+    for competitor, _ in adapters:
+        note = "" if subset_count == count else f"timed on {subset_count:,} of {count:,} messages"
+        workload.rows.append(Row(competitor.name, competitor.label, 1, subset_count,
+                                 sum(map(len, subset)), times[competitor.name], None, note))
+    varied_perms = _permutations(lengths, algorithm)
+    equal_perms = _permutations(np.full(count, mean), algorithm)
+    perm_ratio = (varied_perms / varied_row.best) / (equal_perms / equal_row.best)
+    workload.figures["bytes_ratio"] = varied_row.mb_per_s / equal_row.mb_per_s
+    workload.figures["permutation_rate_ratio"] = perm_ratio
+    workload.notes.append(
+        f"permutations/s varied / equal = {perm_ratio:.2f} (scheduling alone, padding aside: "
+        f"{varied_perms:,} vs {equal_perms:,} permutations)"
+    )
+    return workload
+
+
+def bench_forms(ctx: Context) -> Workload:
+    from batchkeccak._messages import to_flat
+
+    config = ctx.config
+    algorithm = config.algorithm
+    count, size = config.small_count, config.small_size
+    rows = _random_rows(count, size, config.seed + 8)
+    as_list = [row.tobytes() for row in rows]
+    data, offsets = to_flat(rows)
+    flat = (np.asarray(data), np.asarray(offsets))
+    workload = Workload(
+        "forms",
+        f"hash_many per input form, {count:,} x {size} B, {algorithm}, all threads; "
+        "to_flat = list of bytes to (data, offsets) alone",
+        algorithm,
+        "message",
+    )
+    forms: dict[str, tuple[str, object]] = {
+        "list": ("list of bytes", as_list),
+        "array2d": ("2-D uint8 array", rows),
+        "flat": ("(data, offsets)", flat),
+    }
+    if importlib.util.find_spec("pyarrow") and importlib.util.find_spec("batchkeccak.arrow"):
+        import pyarrow as pa
+
+        column = pa.array(as_list, type=pa.binary())
+        forms["arrow"] = ("pyarrow binary array", column)
+    else:
+        workload.notes.append("pyarrow form skipped: batchkeccak.arrow or pyarrow missing")
+    expected = _hash(rows, algorithm, None)
+    candidates: dict[str, Callable[[], object]] = {}
+    for key, (_, messages) in forms.items():
+        check_same("forms", key, _hash(messages, algorithm, None), expected)
+        candidates[key] = (lambda m=messages: _hash(m, algorithm, None))
+    candidates["to_flat"] = lambda: to_flat(as_list)
+    times = interleaved(candidates, config.repeats)
+    for key, (label, _) in forms.items():
+        workload.rows.append(Row(key, f"hash_many({label})", ctx.cores, count, count * size,
+                                 times[key], size))
+    workload.rows.append(Row("to_flat", "_messages.to_flat(list of bytes)", 1, count,
+                             count * size, times["to_flat"], size, "conversion only"))
+    workload.figures["to_flat_over_flat_hash"] = min(times["to_flat"]) / min(times["flat"])
+    return workload
+
+
+def bench_sweep(ctx: Context) -> Workload:
+    config = ctx.config
+    algorithm = config.algorithm
+    workload = Workload(
+        "sweep",
+        f"throughput against message size, {algorithm}, 2-D array input; competitor loops "
+        f"on at most {size_text(config.sweep_competitor_bytes)} per size",
+        algorithm,
+        "message",
+    )
+    adapters = ctx.adapters(algorithm)
+    labels = {"batchkeccak-1": "batchkeccak, 1 thread",
+              "batchkeccak-all": f"batchkeccak, {_thread_label(ctx.cores)}"}
+    for size in config.sweep_sizes:
+        _sweep_point(ctx, workload, size, adapters, labels)
+    return workload
+
+
+def _sweep_point(
+    ctx: Context,
+    workload: Workload,
+    size: int,
+    adapters: list[tuple[Competitor, Adapter]],
+    labels: dict[str, str],
+) -> None:
+    config = ctx.config
+    algorithm = config.algorithm
+    count = max(1, min(config.sweep_bytes // size, config.sweep_max_count))
+    rows = _random_rows(count, size, config.seed + size)
+    sub = max(1, min(count, config.sweep_competitor_bytes // size, config.competitor_messages))
+    subset = [rows[i].tobytes() for i in range(sub)]
+    expected = _hash(rows, algorithm, 1)
+    check_same(f"sweep {size} B", "all threads", _hash(rows, algorithm, None), expected)
+    for competitor, adapter in adapters:
+        check_digests(competitor.name, adapter.digest, subset.__getitem__, expected,
+                      sample_indices(sub, 8), f"sweep {size} B ({algorithm})")
+    candidates: dict[str, Callable[[], object]] = {
+        "batchkeccak-1": lambda: _hash(rows, algorithm, 1),
+        "batchkeccak-all": lambda: _hash(rows, algorithm, None),
+    }
+    for competitor, adapter in adapters:
+        candidates[competitor.name] = (lambda a=adapter: a.loop(subset))
+    times = interleaved(candidates, config.sweep_repeats)
+    for key, label in labels.items():
+        threads = 1 if key == "batchkeccak-1" else ctx.cores
+        workload.rows.append(Row(f"{key}@{size}", label, threads, count, count * size,
+                                 times[key], size))
+    for competitor, _ in adapters:
+        workload.rows.append(Row(f"{competitor.name}@{size}", competitor.label, 1, sub,
+                                 sub * size, times[competitor.name], size))
+
+
+def bench_startup(ctx: Context) -> Workload:
+    config = ctx.config
+    return measure_startup(config.algorithm, config.startup_repeats,
+                           config.startup_cold_repeats, ctx.log)
+
+
+RUNNERS: dict[str, Callable[[Context], Workload]] = {
+    "permutation": bench_permutation,
+    "absorb": bench_absorb,
+    "small": bench_small,
+    "small_keccak": lambda ctx: bench_small(ctx, "keccak_256", "small_keccak"),
+    "large": bench_large,
+    "varied": bench_varied,
+    "single": bench_single,
+    "forms": bench_forms,
+    "sweep": bench_sweep,
+    "startup": bench_startup,
+}
+"""Each workload by name (the names of ``config.WORKLOADS``)."""
