@@ -140,6 +140,9 @@ def _validity(array: pa.Array) -> tuple[pa.Buffer | None, np.ndarray | None]:
         return None, None
     count = len(array)
     bitmap = array.buffers()[0]
+    if bitmap is None:  # the null type: nulls without a bitmap
+        mask = np.zeros(count, dtype=bool)
+        return pa.py_buffer(np.packbits(mask, bitorder="little")), mask
     bits = np.frombuffer(bitmap, dtype=np.uint8)
     first_byte, first_bit = divmod(array.offset, 8)
     mask = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
@@ -465,12 +468,7 @@ def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     for name, column in zip(batch.schema.names, batch.columns):
         data, offsets = _field_bytes(column, name)
         valid = _valid_rows(column)
-        if pa.types.is_null(column.type):
-            present = np.zeros(count, dtype=np.uint8)
-        elif valid is None:
-            present = np.ones(count, dtype=np.uint8)
-        else:
-            present = valid.view(np.uint8)
+        present = np.ones(count, dtype=np.uint8) if valid is None else valid.view(np.uint8)
         row_lengths += 1 + present * (ROW_LENGTH_BYTES + np.diff(offsets))
         fields.append((present, data, offsets))
     row_offsets = np.zeros(count + 1, dtype=np.int64)

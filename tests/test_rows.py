@@ -1,0 +1,199 @@
+"""batchkeccak.arrow.hash_rows: the documented row encoding, rebuilt here from the spec."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import struct
+
+import pyarrow as pa
+import pytest
+from oracles import oracle
+
+from batchkeccak.arrow import encode_rows, hash_rows
+
+EPOCH_DATE = datetime.date(1970, 1, 1)
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def field(value_bytes):
+    """One field of the encoding as docs/arrow.md states it."""
+    if value_bytes is None:
+        return b"\x00"
+    return b"\x01" + len(value_bytes).to_bytes(8, "little") + value_bytes
+
+
+def row_digest(fields, algorithm="sha3_256", length=None):
+    return oracle(algorithm, b"".join(field(f) for f in fields), length)
+
+
+def le_int(value, width, signed=True):
+    return None if value is None else value.to_bytes(width, "little", signed=signed)
+
+
+def test_encoding_of_every_fixed_width_type():
+    ts = datetime.datetime(2024, 2, 29, 12, 30, 1, 250000, tzinfo=datetime.timezone.utc)
+    columns = {
+        "i8": (pa.array([-1, None], pa.int8()), [le_int(-1, 1), None]),
+        "i16": (pa.array([-300, 7], pa.int16()), [le_int(-300, 2), le_int(7, 2)]),
+        "i32": (pa.array([2**31 - 1, None], pa.int32()), [le_int(2**31 - 1, 4), None]),
+        "i64": (pa.array([-(2**63), 5], pa.int64()), [le_int(-(2**63), 8), le_int(5, 8)]),
+        "u8": (pa.array([255, 0], pa.uint8()), [b"\xff", b"\x00"]),
+        "u16": (pa.array([65535, 1], pa.uint16()), [b"\xff\xff", b"\x01\x00"]),
+        "u32": (pa.array([1, None], pa.uint32()), [le_int(1, 4, False), None]),
+        "u64": (pa.array([2**64 - 1, 2], pa.uint64()), [b"\xff" * 8, le_int(2, 8, False)]),
+        "f16": (pa.array([1.5, None], pa.float16()), [struct.pack("<e", 1.5), None]),
+        "f32": (pa.array([1.25, -0.0], pa.float32()),
+                [struct.pack("<f", 1.25), struct.pack("<f", -0.0)]),
+        "f64": (pa.array([3.5, None]), [struct.pack("<d", 3.5), None]),
+        "bool": (pa.array([True, False]), [b"\x01", b"\x00"]),
+        "date32": (pa.array([datetime.date(2024, 2, 29), None], pa.date32()),
+                   [le_int((datetime.date(2024, 2, 29) - EPOCH_DATE).days, 4), None]),
+        "date64": (pa.array([datetime.date(1969, 12, 31), None], pa.date64()),
+                   [le_int(-86_400_000, 8), None]),
+        "ts_us_utc": (pa.array([ts, None], pa.timestamp("us", tz="UTC")),
+                      [le_int((ts - EPOCH) // datetime.timedelta(microseconds=1), 8), None]),
+        "ts_s": (pa.array([ts.replace(tzinfo=None, microsecond=0), None], pa.timestamp("s")),
+                 [le_int(int((ts - EPOCH).total_seconds()), 8), None]),
+        "time32": (pa.array([datetime.time(0, 1, 2), None], pa.time32("s")), [le_int(62, 4), None]),
+        "time64": (pa.array([datetime.time(0, 0, 0, 5), None], pa.time64("ns")),
+                   [le_int(5000, 8), None]),
+        "duration": (pa.array([datetime.timedelta(seconds=-2), None], pa.duration("ms")),
+                     [le_int(-2000, 8), None]),
+        "dec128": (pa.array([decimal.Decimal("-1.23"), None], pa.decimal128(10, 2)),
+                   [le_int(-123, 16), None]),
+        "dec256": (pa.array([decimal.Decimal("12.5"), None], pa.decimal256(40, 1)),
+                   [le_int(125, 32), None]),
+    }
+    table = pa.table({name: array for name, (array, _) in columns.items()})
+    per_row = list(zip(*(encoded for _, encoded in columns.values())))
+    result = hash_rows(table)
+    assert isinstance(result, pa.ChunkedArray)
+    assert result.to_pylist() == [row_digest(fields) for fields in per_row]
+
+
+def test_encoding_of_binary_types_and_dictionaries():
+    batch = pa.record_batch(
+        {
+            "s": pa.array(["é", None, ""], pa.string()),
+            "ls": pa.array(["a", "b", None], pa.large_string()),
+            "sv": pa.array(["long value past twelve", "", None], pa.string_view()),
+            "b": pa.array([b"\x00", None, b""], pa.binary()),
+            "fsb": pa.array([b"ab", b"cd", None], pa.binary(2)),
+            "dict": pa.array(["x", None, "x"]).dictionary_encode(),
+            "null": pa.nulls(3),
+        }
+    )
+    rows = [
+        ["é".encode(), b"a", b"long value past twelve", b"\x00", b"ab", b"x", None],
+        [None, b"b", b"", None, b"cd", None, None],
+        [b"", None, None, b"", None, b"x", None],
+    ]
+    result = hash_rows(batch, algorithm="keccak_256")
+    assert isinstance(result, pa.Array)
+    assert result.to_pylist() == [row_digest(r, "keccak_256") for r in rows]
+    data, offsets = encode_rows(batch)
+    assert data[offsets[1] : offsets[2]].tobytes() == b"".join(field(f) for f in rows[1])
+
+
+def plain(row):
+    return "".join(v or "" for v in row)
+
+
+def comma_separated(row):
+    return ",".join(v or "" for v in row)
+
+
+CLASSIC_COLLISIONS = [
+    (("ab", "c"), ("a", "bc"), plain),
+    (("a,b", "c"), ("a", "b,c"), comma_separated),  # the separator also occurs in the data
+    (("", None), (None, ""), plain),  # null written as empty
+    ((None, None), ("", ""), comma_separated),
+    (("a", None), (None, "a"), plain),
+    (("a", ""), ("", "a"), plain),
+]
+
+
+@pytest.mark.parametrize("first,second,naive", CLASSIC_COLLISIONS)
+def test_classic_concatenation_collisions_do_not_happen(first, second, naive):
+    assert naive(first) == naive(second)  # the pair does collide under the naive encoding
+    table = pa.table({"x": [first[0], second[0]], "y": [first[1], second[1]]})
+    digests = hash_rows(table).to_pylist()
+    assert digests[0] != digests[1]
+    assert digests == [
+        row_digest([None if v is None else v.encode() for v in row]) for row in (first, second)
+    ]
+
+
+def test_null_is_not_empty_and_column_order_matters():
+    table = pa.table({"a": ["x", None, ""], "b": ["y", "", None]})
+    forward = hash_rows(table, ["a", "b"]).to_pylist()
+    backward = hash_rows(table, ["b", "a"]).to_pylist()
+    assert forward[0] != backward[0]
+    assert forward[1] == backward[2] and forward[1] != forward[2]
+    single = hash_rows(table, "a").to_pylist()
+    assert single[1] != single[2]
+
+
+def test_table_chunking_and_slices():
+    table = pa.Table.from_batches(
+        [
+            pa.record_batch({"a": [1, 2, 3], "s": ["p", None, "q"]}),
+            pa.record_batch({"a": [None, 5], "s": ["r", "s"]}),
+        ]
+    )
+    rechunked = pa.table({"a": table["a"].combine_chunks(), "s": pa.chunked_array(
+        [["p"], [None, "q", "r"], ["s"]])})
+    whole = hash_rows(table, hex=True)
+    assert [len(c) for c in whole.chunks] == [3, 2]
+    assert hash_rows(rechunked, hex=True).to_pylist() == whole.to_pylist()
+    assert hash_rows(table.slice(1, 3), hex=True).to_pylist() == whole.to_pylist()[1:4]
+    bools = pa.table({"b": [True, None, False, True, True, False, None, True, False, True]})
+    sliced = hash_rows(bools.slice(3)).to_pylist()
+    expected = [row_digest([None if v is None else bytes([v])]) for v in
+                bools["b"].to_pylist()[3:]]
+    assert sliced == expected
+
+
+def test_xof_length_and_hex():
+    batch = pa.record_batch({"a": [b"x"]})
+    assert hash_rows(batch, algorithm="shake_256", length=20).type == pa.binary(20)
+    assert hash_rows(batch, algorithm="turboshake128", length=8, hex=True).to_pylist() == [
+        row_digest([b"x"], "turboshake128", 8).hex()
+    ]
+
+
+def test_empty_table():
+    table = pa.table({"a": pa.array([], pa.int64())})
+    assert len(hash_rows(table)) == 0
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([[1, 2]]),
+        pa.array([{"x": 1}]),
+        pa.array([[(b"k", 1)]], pa.map_(pa.binary(), pa.int64())),
+        pa.array([pa.scalar((1, 2, 3), pa.month_day_nano_interval()).as_py()],
+                 pa.month_day_nano_interval()),
+    ],
+    ids=["list", "struct", "map", "interval"],
+)
+def test_unsupported_types_raise_type_error(column):
+    table = pa.table({"ok": [1], "bad": column})
+    with pytest.raises(TypeError, match=rf"column 'bad' has type {column.type}"):
+        hash_rows(table)
+    assert len(hash_rows(table, ["ok"])) == 1
+
+
+def test_bad_column_selection():
+    table = pa.table({"a": [1], "b": [2]})
+    with pytest.raises(ValueError, match="no column named 'c'"):
+        hash_rows(table, ["a", "c"])
+    with pytest.raises(ValueError, match="at least one"):
+        hash_rows(table, [])
+    duplicated = pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"])
+    with pytest.raises(ValueError, match="2 columns named 'a'"):
+        hash_rows(duplicated)
+    with pytest.raises(TypeError, match="Table or RecordBatch"):
+        hash_rows({"a": [1]})
