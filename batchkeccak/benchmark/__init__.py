@@ -31,6 +31,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 
+from batchkeccak.benchmark import competitors as _competitors
 from batchkeccak.benchmark import workloads as _workloads
 from batchkeccak.benchmark.competitors import (
     COMPETITORS,
@@ -87,7 +88,7 @@ def run_suite(
     config: SuiteConfig,
     *,
     workloads: Iterable[str] | None = None,
-    competitors: Sequence[Competitor] = COMPETITORS,
+    competitors: Sequence[Competitor] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Report:
     """Run the chosen workloads (all but ``startup`` by default) and return the report.
@@ -110,6 +111,8 @@ def run_suite(
 
     get_algorithm(config.algorithm)
     log = log or (lambda message: None)
+    if competitors is None:
+        competitors = _competitors.COMPETITORS
     ctx = _workloads.Context(config, competitors, log)
     report = Report(config, machine_info())
     report.notes = ctx.notes
