@@ -1,0 +1,66 @@
+"""One hash function bound to its output size and thread count, fed whole levels at once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.api import hash_flat, output_length
+
+PAIRS_PER_CALL = 1 << 16
+"""Parent messages assembled per batch call when a level's messages must be copied first
+(sorted pairs, a 0x01 prefix): large enough that each call keeps every core busy, small enough
+that the scratch buffer (4 MiB of 64-byte messages) stays beside the tree instead of doubling
+it."""
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    # The kernels are compiled for read-only arrays only (see batchkeccak._messages).
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+class Hasher:
+    """``algorithm`` with a fixed output size and thread count.
+
+    Parameters
+    ----------
+    algorithm
+        A name from ``batchkeccak.algorithms`` or an :class:`~batchkeccak.Algorithm`.
+    length
+        Output bytes for the extendable-output functions; None for the others.
+    threads
+        As for :func:`batchkeccak.hash_many`.
+    """
+
+    def __init__(self, algorithm: object, length: object = None, threads: object = None):
+        self.spec: Algorithm = get_algorithm(algorithm)
+        self.size: int = output_length(self.spec, length)
+        self.threads: int = _parallel.resolve_threads(threads)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def rows(self, messages: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Hash every row of a C-contiguous (k, w) uint8 array; returns (k, size)."""
+        count, width = messages.shape
+        offsets = np.arange(0, count * width + 1, width, dtype=np.int64) if width else (
+            np.zeros(count + 1, dtype=np.int64)
+        )
+        return hash_flat(
+            _readonly(messages.reshape(-1)), _readonly(offsets), self.spec, self.size,
+            self.threads, out,
+        )
+
+    def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Hash validated (data, int64 offsets) messages; returns (n, size)."""
+        return hash_flat(_readonly(data), _readonly(offsets), self.spec, self.size, self.threads)
+
+    def one(self, message: bytes) -> bytes:
+        """The digest of one message."""
+        data = np.frombuffer(message, dtype=np.uint8)
+        offsets = np.array([0, len(message)], dtype=np.int64)
+        return hash_flat(data, _readonly(offsets), self.spec, self.size, 1)[0].tobytes()

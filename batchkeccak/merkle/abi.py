@@ -1,0 +1,585 @@
+"""Solidity ABI encoding (``abi.encode``) of rows of values, for OpenZeppelin standard trees.
+
+A standard-tree leaf is ``keccak256(keccak256(abi.encode(types, values)))``. This module
+produces the ``abi.encode`` bytes of every row:
+
+- when every type is static and elementary (``address``, ``bool``, ``uintN``, ``intN``,
+  ``bytesN``), column by column with numpy: each value is one 32-byte word, so a row is its
+  words side by side and a million rows need no Python loop per value once the columns are
+  arrays (numpy integer / bool columns, (n, 20) uint8 addresses, Arrow columns);
+- otherwise (``string``, ``bytes``, arrays ``T[]`` / ``T[k]``) row by row, following the
+  head/tail layout of the Solidity ABI specification.
+
+Values are accepted as the JavaScript library (``@metamask/abi-utils``) accepts them, so dumps
+made by either load in the other: integers as ``int`` or decimal / ``0x`` hex strings;
+``bool`` as ``True``/``False`` or ``"true"``/``"false"``; ``address``, ``bytesN`` and ``bytes``
+as bytes-like objects or ``0x`` hex strings (``bytesN`` values shorter than N bytes are
+right-padded with zeros, as both ``abi-utils`` and ``eth-abi`` do); ``string`` as ``str``
+(UTF-8 encoded). Tuple types are not supported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
+
+WORD = 32
+
+_BASE = re.compile(r"^(address|bool|string|bytes|bytes([0-9]+)|(u?int)([0-9]*))((\[[0-9]*\])*)$")
+_SUFFIX = re.compile(r"\[([0-9]*)\]")
+
+
+@dataclass(frozen=True)
+class AbiType:
+    """One parsed ABI type.
+
+    ``kind`` is ``"address"``, ``"bool"``, ``"uint"``, ``"int"``, ``"bytesN"``, ``"bytes"``,
+    ``"string"`` or ``"array"``; ``bits`` the width of an integer type, ``size`` the width of a
+    ``bytesN``; an array has its ``item`` type and ``length`` (None when dynamic).
+    """
+
+    kind: str
+    name: str
+    bits: int = 0
+    size: int = 0
+    item: AbiType | None = None
+    length: int | None = None
+
+    @property
+    def dynamic(self) -> bool:
+        """True when the encoding is a head offset plus a tail (bytes, string, T[], ...)."""
+        if self.kind in ("bytes", "string"):
+            return True
+        if self.kind == "array":
+            assert self.item is not None
+            return self.length is None or self.item.dynamic
+        return False
+
+    @property
+    def head_size(self) -> int:
+        """Bytes this type takes in the head of an enclosing tuple."""
+        if self.dynamic:
+            return WORD
+        if self.kind == "array":
+            assert self.item is not None and self.length is not None
+            return self.length * self.item.head_size
+        return WORD
+
+    @property
+    def elementary(self) -> bool:
+        """One static 32-byte word: address, bool, uintN, intN, bytesN."""
+        return self.kind in ("address", "bool", "uint", "int", "bytesN")
+
+
+@lru_cache(maxsize=256)
+def parse_type(text: str) -> AbiType:
+    """Parse an ABI type name such as ``"uint256"``, ``"bytes32"`` or ``"address[]"``.
+
+    Raises
+    ------
+    ValueError
+        For tuples and anything that is not a supported ABI type.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"an ABI type must be a str, got {type(text).__name__}")
+    match = _BASE.match(text.strip())
+    if match is None:
+        hint = " (tuple types are not supported)" if text.strip().startswith("(") else ""
+        raise ValueError(
+            f"unsupported ABI type {text!r}{hint}; expected address, bool, string, bytes, "
+            "bytes1..bytes32, uint8..uint256, int8..int256 or an array of these"
+        )
+    base, bytes_size, int_kind, int_bits, suffixes = (
+        match.group(1), match.group(2), match.group(3), match.group(4), match.group(5)
+    )
+    if bytes_size is not None:
+        size = int(bytes_size)
+        if not 1 <= size <= 32:
+            raise ValueError(f"unsupported ABI type {text!r}: bytesN needs 1 <= N <= 32")
+        t = AbiType("bytesN", f"bytes{size}", size=size)
+    elif int_kind is not None:
+        bits = int(int_bits) if int_bits else 256
+        if not (8 <= bits <= 256 and bits % 8 == 0):
+            raise ValueError(
+                f"unsupported ABI type {text!r}: integer widths are 8..256 in steps of 8"
+            )
+        t = AbiType(int_kind, f"{int_kind}{bits}", bits=bits)
+    else:
+        t = AbiType(base, base)
+    for length_text in _SUFFIX.findall(suffixes or ""):
+        length = int(length_text) if length_text else None
+        if length == 0:
+            raise ValueError(f"unsupported ABI type {text!r}: fixed arrays need length >= 1")
+        t = AbiType("array", f"{t.name}[{length_text}]", item=t, length=length)
+    return t
+
+
+def parse_types(types: object) -> tuple[AbiType, ...]:
+    """A non-empty sequence of ABI type names, parsed."""
+    if isinstance(types, str) or not isinstance(types, Sequence):
+        raise TypeError(
+            f"types must be a list of ABI type names such as ['address', 'uint256'], "
+            f"got {type(types).__name__}"
+        )
+    if len(types) == 0:
+        raise ValueError("types must name at least one ABI type")
+    return tuple(parse_type(t) for t in types)
+
+
+# ----------------------------------------------------------------------------------------
+# One value at a time
+
+
+def _int_value(t: AbiType, value: object, where: str) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{where} is a bool; {t.name} takes an int")
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        negative = text.startswith("-")
+        digits = text[1:] if negative else text
+        try:
+            if digits[:2] in ("0x", "0X"):
+                number = int(digits[2:], 16)
+            elif digits.isdigit():
+                number = int(digits, 10)
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"{where} = {value!r} is not an integer (decimal or 0x hex) for {t.name}"
+            ) from None
+        number = -number if negative else number
+    else:
+        raise TypeError(
+            f"{where} is {type(value).__name__}; {t.name} takes an int or a decimal/0x string"
+        )
+    if t.kind == "uint":
+        low, high = 0, (1 << t.bits) - 1
+    else:
+        low, high = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+    if not low <= number <= high:
+        raise ValueError(f"{where} = {number} is out of range for {t.name} [{low}, {high}]")
+    return number
+
+
+def _bytes_value(value: object, where: str, type_name: str) -> bytes:
+    if isinstance(value, str):
+        if value[:2] not in ("0x", "0X"):
+            raise ValueError(
+                f"{where} = {value[:40]!r}: a str for {type_name} must be 0x-prefixed hex"
+            )
+        return hex_to_bytes(value, where)
+    if isinstance(value, np.ndarray) and value.dtype != np.uint8:
+        raise TypeError(f"{where} must be a uint8 array for {type_name}, got {value.dtype}")
+    try:
+        return bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"{where} is {type(value).__name__}; {type_name} takes bytes or a 0x hex string"
+        ) from None
+
+
+def _bool_value(value: object, where: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if value == "true" or value == "false":
+        return value == "true"
+    raise TypeError(
+        f"{where} is {value!r}; bool takes True/False or the strings 'true'/'false'"
+    )
+
+
+def _word(t: AbiType, value: object, where: str) -> bytes:
+    """The 32-byte encoding of one elementary value."""
+    if t.kind in ("uint", "int"):
+        return (_int_value(t, value, where) % (1 << 256)).to_bytes(WORD, "big")
+    if t.kind == "bool":
+        return (1 if _bool_value(value, where) else 0).to_bytes(WORD, "big")
+    if t.kind == "address":
+        raw = _bytes_value(value, where, "address")
+        if len(raw) != 20:
+            raise ValueError(f"{where} must be a 20-byte address, got {len(raw)} bytes")
+        return bytes(12) + raw
+    raw = _bytes_value(value, where, t.name)  # bytesN
+    if len(raw) > t.size:
+        raise ValueError(f"{where} is {len(raw)} bytes, more than {t.name} holds")
+    return raw.ljust(WORD, b"\0")
+
+
+def _padded(raw: bytes) -> bytes:
+    return len(raw).to_bytes(WORD, "big") + raw + bytes(-len(raw) % WORD)
+
+
+def _encode_value(t: AbiType, value: object, where: str) -> bytes:
+    if t.elementary:
+        return _word(t, value, where)
+    if t.kind == "string":
+        if not isinstance(value, str):
+            raise TypeError(f"{where} is {type(value).__name__}; string takes a str")
+        return _padded(value.encode("utf-8"))
+    if t.kind == "bytes":
+        return _padded(_bytes_value(value, where, "bytes"))
+    assert t.item is not None
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(
+        value, (Sequence, np.ndarray)
+    ):
+        raise TypeError(f"{where} is {type(value).__name__}; {t.name} takes a list")
+    items = list(value)
+    if t.length is not None and len(items) != t.length:
+        raise ValueError(f"{where} holds {len(items)} items; {t.name} takes {t.length}")
+    body = _encode_tuple([t.item] * len(items), items, where)
+    return body if t.length is not None else len(items).to_bytes(WORD, "big") + body
+
+
+def _encode_tuple(types: Sequence[AbiType], values: Sequence[object], where: str) -> bytes:
+    # Head: static values in place, dynamic ones as the byte offset of their tail, counted
+    # from the start of this tuple's encoding.
+    heads: list[bytes] = []
+    tails: list[bytes] = []
+    offset = sum(t.head_size for t in types)
+    for k, (t, value) in enumerate(zip(types, values)):
+        encoded = _encode_value(t, value, f"{where}[{k}]")
+        if t.dynamic:
+            heads.append(offset.to_bytes(WORD, "big"))
+            tails.append(encoded)
+            offset += len(encoded)
+        else:
+            heads.append(encoded)
+    return b"".join(heads) + b"".join(tails)
+
+
+def encode(types: Sequence[str], values: Sequence[object]) -> bytes:
+    """``abi.encode(values...)`` for one row, as Solidity and ``@metamask/abi-utils`` do.
+
+    Parameters
+    ----------
+    types
+        ABI type names, e.g. ``["address", "uint256"]``.
+    values
+        One value per type.
+
+    Returns
+    -------
+    bytes
+        The encoding: 32 bytes per static value, offsets and tails for dynamic ones.
+
+    Examples
+    --------
+    >>> encode(["uint8", "bool"], [1, True]).hex()[-2:]
+    '01'
+    """
+    parsed = parse_types(types)
+    row = _as_row(values, len(parsed), "values")
+    return _encode_tuple(parsed, row, "values")
+
+
+def _as_row(row: object, width: int, where: str) -> list[object]:
+    if isinstance(row, (str, bytes, bytearray, Mapping)) or not isinstance(
+        row, (Sequence, np.ndarray)
+    ):
+        raise TypeError(
+            f"{where} must be a list of {width} values (one per type), got {type(row).__name__}"
+        )
+    items = list(row)
+    if len(items) != width:
+        raise ValueError(f"{where} holds {len(items)} values but {width} types were given")
+    return items
+
+
+# ----------------------------------------------------------------------------------------
+# Whole columns
+
+
+class Rows:
+    """Rows of ABI values from any accepted form, readable by column and by row.
+
+    Accepted: a sequence of rows (each a sequence with one value per type), a mapping of
+    column name to column, or a pyarrow ``Table`` / ``RecordBatch`` whose columns are in
+    ``types`` order. A column is a list, a numpy array, or a pyarrow array.
+    """
+
+    def __init__(self, rows: object, width: int, argument: str = "rows"):
+        self.width = width
+        self.argument = argument
+        self._rows: list[object] | None = None
+        self._columns: list[object] | None = None
+        module = type(rows).__module__
+        if module.startswith("pyarrow") and hasattr(rows, "num_columns"):
+            if rows.num_columns != width:  # type: ignore[attr-defined]
+                raise ValueError(
+                    f"{argument} has {rows.num_columns} columns but {width} types were given"  # type: ignore[attr-defined]
+                )
+            self._columns = [rows.column(k) for k in range(width)]  # type: ignore[attr-defined]
+            self.count = rows.num_rows  # type: ignore[attr-defined]
+        elif isinstance(rows, Mapping):
+            if len(rows) != width:
+                raise ValueError(
+                    f"{argument} has {len(rows)} columns but {width} types were given"
+                )
+            self._columns = list(rows.values())
+            lengths = {len(c) for c in self._columns}  # type: ignore[arg-type]
+            if len(lengths) > 1:
+                raise ValueError(f"{argument} columns differ in length: {sorted(lengths)}")
+            self.count = lengths.pop() if lengths else 0
+        elif isinstance(rows, (str, bytes, bytearray)) or not _iterable(rows):
+            raise TypeError(
+                f"{argument} must be a list of rows, a mapping of columns or a pyarrow "
+                f"Table, got {type(rows).__name__}"
+            )
+        else:
+            self._rows = [_as_row(r, width, f"{argument}[{i}]") for i, r in enumerate(rows)]  # type: ignore[union-attr]
+            self.count = len(self._rows)
+        if self._columns is not None:
+            for k, column in enumerate(self._columns):
+                if getattr(column, "null_count", 0):
+                    raise ValueError(f"{argument} column {k} holds nulls; leaves cannot be null")
+
+    def columns(self) -> list[object]:
+        """One entry per type: list, numpy array or pyarrow array."""
+        if self._columns is None:
+            assert self._rows is not None
+            if self.count == 0:
+                return [[] for _ in range(self.width)]
+            return [list(c) for c in zip(*self._rows)]
+        return self._columns
+
+    def python_rows(self) -> list[list[object]]:
+        """Every row as a list of Python values."""
+        if self._rows is not None:
+            return self._rows  # type: ignore[return-value]
+        columns = [_python_list(c) for c in self._columns]  # type: ignore[union-attr]
+        return [list(r) for r in zip(*columns)] if self.count else []
+
+    def row(self, index: int) -> list[object]:
+        """Row ``index`` as a list of Python values."""
+        if self._rows is not None:
+            return list(self._rows[index])  # type: ignore[arg-type]
+        return [_python_list(c[index : index + 1])[0] for c in self._columns]  # type: ignore[index, union-attr]
+
+
+def _iterable(value: object) -> bool:
+    try:
+        iter(value)  # type: ignore[call-overload]
+    except TypeError:
+        return False
+    return True
+
+
+def _python_list(column: object) -> list[object]:
+    if hasattr(column, "to_pylist"):
+        return column.to_pylist()  # type: ignore[attr-defined, no-any-return]
+    if isinstance(column, np.ndarray):
+        if column.ndim == 2:
+            return [bytes(r) for r in column]
+        return column.tolist()
+    return list(column)  # type: ignore[call-overload]
+
+
+def encode_rows(types: Sequence[str], rows: object, argument: str = "rows") -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """``abi.encode`` of every row, as flat (data, int64 offsets) messages.
+
+    Parameters
+    ----------
+    types
+        ABI type names, one per column.
+    rows
+        A sequence of rows, a mapping of columns, or a pyarrow Table / RecordBatch
+        (see :class:`Rows`).
+    argument
+        The argument name used in error messages.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(data, offsets)``: row ``i`` encodes to ``data[offsets[i]:offsets[i+1]]``.
+    """
+    parsed = parse_types(types)
+    source = rows if isinstance(rows, Rows) else Rows(rows, len(parsed), argument)
+    if all(t.elementary for t in parsed):
+        words = encode_static_columns(parsed, source.columns(), source.count, argument)
+        width = words.shape[1]
+        offsets = np.arange(0, source.count * width + 1, width, dtype=np.int64)
+        return words.reshape(-1), offsets
+    encoded = [
+        _encode_tuple(parsed, row, f"{argument}[{i}]")
+        for i, row in enumerate(source.python_rows())
+    ]
+    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def encode_static_columns(
+    types: Sequence[AbiType], columns: Sequence[object], count: int, argument: str = "rows"
+) -> np.ndarray:
+    """Rows of static elementary values as an (n, 32 * len(types)) uint8 array."""
+    words = np.empty((count, WORD * len(types)), dtype=np.uint8)
+    for k, (t, column) in enumerate(zip(types, columns)):
+        words[:, WORD * k : WORD * (k + 1)] = _column_words(t, column, count, f"{argument} column {k}")
+    return words
+
+
+def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndarray:
+    column = _arrow_column(t, column)
+    if len(column) != count:  # type: ignore[arg-type]
+        raise ValueError(f"{where} holds {len(column)} values, expected {count}")  # type: ignore[arg-type]
+    if t.kind in ("uint", "int"):
+        array = _integer_array(column)
+        if array is not None:
+            return _integer_words(t, array, where)
+    elif t.kind == "bool":
+        if isinstance(column, np.ndarray) and column.dtype == np.bool_:
+            flags = column
+        elif isinstance(column, Sequence) and set(map(type, column)) <= {bool, np.bool_}:
+            flags = np.array(column, dtype=np.bool_)
+        else:
+            flags = None
+        if flags is not None:
+            words = np.zeros((count, WORD), dtype=np.uint8)
+            words[:, WORD - 1] = flags
+            return words
+    else:
+        width = 20 if t.kind == "address" else t.size
+        raw = _fixed_bytes(column, width, t.kind == "address", where)
+        if raw is not None:
+            words = np.zeros((count, WORD), dtype=np.uint8)
+            if t.kind == "address":
+                words[:, WORD - 20 :] = raw
+            else:
+                words[:, : raw.shape[1]] = raw
+            return words
+    # Mixed or unusual value types: one value at a time, with the per-value checks.
+    values = _python_list(column)
+    joined = b"".join(_word(t, v, f"{where} row {i}") for i, v in enumerate(values))
+    return np.frombuffer(joined, dtype=np.uint8).reshape(count, WORD)
+
+
+def _arrow_column(t: AbiType, column: object) -> object:
+    if not type(column).__module__.startswith("pyarrow"):
+        return column
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    kind = column.type  # type: ignore[attr-defined]
+    if t.kind in ("uint", "int") and pa.types.is_integer(kind):
+        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    if t.kind == "bool" and pa.types.is_boolean(kind):
+        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    if pa.types.is_fixed_size_binary(kind):
+        width = kind.byte_width
+        data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]
+        start = column.offset * width  # type: ignore[attr-defined]
+        return data[start : start + len(column) * width].reshape(len(column), width)  # type: ignore[arg-type]
+    return column.to_pylist()  # type: ignore[attr-defined]
+
+
+def _integer_array(column: object) -> np.ndarray | None:
+    if isinstance(column, np.ndarray):
+        return column if column.ndim == 1 and column.dtype.kind in "iu" else None
+    if not isinstance(column, Sequence) or not column:
+        return None
+    kinds = set(map(type, column))
+    if not kinds <= {int} and not all(issubclass(k, np.integer) for k in kinds):
+        return None
+    try:
+        array = np.array(column)
+    except OverflowError:
+        return None
+    return array if array.dtype.kind in "iu" else None
+
+
+def _integer_words(t: AbiType, array: np.ndarray, where: str) -> np.ndarray:
+    count = array.shape[0]
+    if t.kind == "uint":
+        lowest, highest = 0, (1 << t.bits) - 1
+    else:
+        lowest, highest = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+    info = np.iinfo(array.dtype)
+    # Bounds clipped to the array's dtype, so that the comparisons stay within numpy integers.
+    low, high = max(lowest, info.min), min(highest, info.max)
+    outside = np.flatnonzero((array < low) | (array > high)) if count else ()
+    if len(outside):
+        bad = int(outside[0])
+        raise ValueError(
+            f"{where} row {bad} = {int(array[bad])} is out of range for {t.name} "
+            f"[{lowest}, {highest}]"
+        )
+    words = np.zeros((count, WORD), dtype=np.uint8)
+    if array.dtype.kind == "i":
+        wide = array.astype(np.int64)
+        # Two's complement to 256 bits: negative values sign-extend with 0xFF bytes.
+        words[wide < 0, : WORD - 8] = 0xFF
+        big_endian = wide.view(np.uint64).astype(">u8")
+    else:
+        big_endian = array.astype(">u8")
+    words[:, WORD - 8 :] = big_endian.view(np.uint8).reshape(count, 8)
+    return words
+
+
+def _fixed_bytes(column: object, width: int, exact: bool, where: str) -> np.ndarray | None:
+    """(n, k) raw bytes for address (k == 20) or bytesN (k <= N) columns, or None."""
+    if isinstance(column, np.ndarray):
+        if column.ndim == 2 and column.dtype == np.uint8:
+            if column.shape[1] > width or (exact and column.shape[1] != width):
+                raise ValueError(
+                    f"{where} rows are {column.shape[1]} bytes; expected "
+                    f"{'exactly ' if exact else 'at most '}{width}"
+                )
+            return column
+        return None
+    if not isinstance(column, Sequence) or not column:
+        return None
+    kinds = set(map(type, column))
+    if kinds == {str}:
+        if not all(s[:2] in ("0x", "0X") for s in column):  # type: ignore[index]
+            return None  # let the per-value path name the offending value
+        lengths = set(map(len, column))  # type: ignore[arg-type]
+        if len(lengths) == 1:
+            size = (lengths.pop() - 2) // 2
+            if size <= width and (size == width or not exact):
+                return hex_matrix(column, size, where)  # type: ignore[arg-type]
+        return None
+    if kinds <= {bytes, bytearray}:
+        lengths = set(map(len, column))  # type: ignore[arg-type]
+        if len(lengths) == 1:
+            size = lengths.pop()
+            if size <= width and (size == width or not exact):
+                joined = b"".join(column)  # type: ignore[arg-type]
+                return np.frombuffer(joined, dtype=np.uint8).reshape(len(column), size)
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# JSON
+
+
+def json_value(t: AbiType | str, value: object) -> object:
+    """``value`` in the JSON form the JavaScript library reads back.
+
+    Strings and booleans stay as they are; integers become decimal strings (JSON numbers lose
+    precision past 2**53 in JavaScript); bytes become ``0x`` hex; arrays map item by item.
+    """
+    if isinstance(t, str):
+        t = parse_type(t)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if t.kind == "array":
+        assert t.item is not None
+        return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
+    if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
+        return "0x" + bytes(memoryview(value).cast("B")).hex()  # type: ignore[arg-type]
+    if t.kind in ("uint", "int") and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value

@@ -1,0 +1,519 @@
+"""OpenZeppelin's Merkle trees, byte for byte as ``@openzeppelin/merkle-tree`` builds them.
+
+The rules (``src/core.ts``, ``src/merkletree.ts``, ``src/hashes.ts`` of that library):
+
+- A leaf is 32 bytes. ``SimpleMerkleTree`` takes the leaves as given (bytes32 values);
+  ``StandardMerkleTree`` makes each one ``keccak256(keccak256(abi.encode(types, row)))``.
+- By default the leaves are sorted in ascending byte order first (a stable sort, so equal
+  leaves keep their input order); ``sort_leaves=False`` keeps the input order.
+- A parent is ``keccak256(min(a, b) || max(a, b))``: the two children concatenated in
+  ascending byte order, so a proof needs no left/right flags.
+- The tree is one array of ``2n - 1`` nodes in heap order: node ``i`` has children
+  ``2i + 1`` and ``2i + 2``, the root is node 0, and leaf ``j`` (in sorted order) sits at
+  ``2n - 2 - j``, i.e. the leaves fill the end of the array in reverse order.
+- Odd-node rule: there is none. The heap layout is a complete binary tree, so every internal
+  node has exactly two children; when ``n`` is not a power of two the leaves occupy the last
+  two levels (the first ``2n - 2**D`` sorted leaves pair up on the deepest level ``D``, the
+  rest sit one level higher), never a lone node that is promoted or duplicated.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from batchkeccak.merkle import abi
+from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
+from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
+from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
+
+NODE_SIZE = 32
+ALGORITHM = "keccak_256"
+_LEAF_RULE = "the openzeppelin scheme takes 32-byte leaves (bytes32 values)"
+
+
+def _hasher(algorithm: object, threads: object) -> Hasher:
+    if algorithm is not None and algorithm != ALGORITHM:
+        raise ValueError(
+            f"the openzeppelin scheme is defined with keccak_256, got algorithm={algorithm!r}"
+        )
+    return Hasher(ALGORITHM, None, threads)
+
+
+# ----------------------------------------------------------------------------------------
+# Levels
+
+
+def sort_order(leaves: np.ndarray) -> np.ndarray:
+    """The stable ascending byte-order permutation of (n, 32) leaves.
+
+    Sorting on the first 8 bytes settles random leaves (hashes) at once; only when two
+    share them does the full four-word lexicographic sort run.
+    """
+    count = leaves.shape[0]
+    first = np.ascontiguousarray(leaves[:, :8]).view(">u8").reshape(count).astype(np.uint64)
+    order = np.argsort(first, kind="stable")
+    ranked = first[order]
+    if count > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+        words = np.ascontiguousarray(leaves).view(">u8").astype(np.uint64)
+        order = np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
+    return order
+
+
+def _right_first(pairs: np.ndarray) -> np.ndarray:
+    """For (k, 64) pairs, True where the right child sorts before the left one."""
+    words = pairs.view(">u8").astype(np.uint64)  # (k, 8): left words 0..3, right 4..7
+    swap = words[:, 7] < words[:, 3]
+    for c in (2, 1, 0):
+        swap = (words[:, 4 + c] < words[:, c]) | ((words[:, 4 + c] == words[:, c]) & swap)
+    return swap
+
+
+def hash_sorted_pairs(children: np.ndarray, out: np.ndarray, hasher: Hasher) -> None:
+    """``out[i] = keccak256(sorted(children[2i], children[2i + 1]))`` for every pair.
+
+    ``children`` is a C-contiguous (2k, 32) array and ``out`` a C-contiguous (k, 32) one. The
+    pairs are copied to a scratch buffer (in ascending order) a few tens of thousands at a
+    time, so each batch call sees 64-byte messages without a second copy of the level.
+    """
+    count = children.shape[0] // 2
+    pairs = children.reshape(count, 2 * NODE_SIZE)
+    scratch = np.empty((min(count, PAIRS_PER_CALL), 2 * NODE_SIZE), dtype=np.uint8)
+    for start in range(0, count, PAIRS_PER_CALL):
+        stop = min(count, start + PAIRS_PER_CALL)
+        chunk = pairs[start:stop]
+        messages = scratch[: stop - start]
+        swap = _right_first(chunk)
+        messages[:] = chunk
+        messages[swap, :NODE_SIZE] = chunk[swap, NODE_SIZE:]
+        messages[swap, NODE_SIZE:] = chunk[swap, :NODE_SIZE]
+        hasher.rows(messages, out=out[start:stop])
+
+
+def node_hash(a: bytes, b: bytes, hasher: Hasher) -> bytes:
+    """``keccak256`` of the two nodes concatenated in ascending byte order."""
+    return hasher.one(a + b if a <= b else b + a)
+
+
+def fill_internal_nodes(tree: np.ndarray, hasher: Hasher) -> None:
+    """Hash every internal node of a (2n - 1, 32) heap whose leaves are in place.
+
+    Depth ``d`` holds nodes ``2**d - 1 .. 2**(d + 1) - 2``; the internal ones among them have
+    their children in one contiguous run, so each depth is one batch of sorted pairs.
+    """
+    internal = (tree.shape[0] - 1) // 2
+    if internal == 0:
+        return
+    for depth in range((internal).bit_length() - 1, -1, -1):
+        first = (1 << depth) - 1
+        stop = min((1 << (depth + 1)) - 1, internal)
+        hash_sorted_pairs(tree[2 * first + 1 : 2 * stop + 1], tree[first:stop], hasher)
+
+
+def build_heap(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """The JavaScript library's tree array and each input leaf's position in it.
+
+    Returns ``(tree, tree_index)``: ``tree`` is (2n - 1, 32), ``tree[tree_index[i]]`` the
+    leaf of input ``i``.
+    """
+    count = leaves.shape[0]
+    tree = np.empty((2 * count - 1, NODE_SIZE), dtype=np.uint8)
+    order = sort_order(leaves) if sort_leaves else np.arange(count, dtype=np.int64)
+    # Sorted leaf j goes to 2n - 2 - j: the leaves fill the end of the array backwards.
+    np.take(leaves, order[::-1], axis=0, out=tree[count - 1 :], mode="clip")
+    tree_index = np.empty(count, dtype=np.int64)
+    tree_index[order] = np.arange(2 * count - 2, count - 2, -1, dtype=np.int64)
+    fill_internal_nodes(tree, hasher)
+    return tree, tree_index
+
+
+def root_of_leaves(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> bytes:
+    """The root of the heap over ``leaves`` with one level in memory at a time.
+
+    With ``D = floor(log2(2n - 1))`` the deepest level holds the first ``c = 2n - 2**D``
+    sorted leaves, paired in order (0, 1), (2, 3), ...; the level above holds the other
+    leaves and those ``c / 2`` parents. Read right to left, every level above is a run of
+    consecutive pairs; since the node hash sorts its operands, reading the levels backwards
+    pairs the same nodes as the heap does.
+    """
+    count = leaves.shape[0]
+    if sort_leaves:
+        leaves = np.take(leaves, sort_order(leaves), axis=0)
+    if count == 1:
+        return leaves[0].tobytes()
+    depth = (2 * count - 1).bit_length() - 1
+    bottom = 2 * count - (1 << depth)
+    level = np.empty((count - bottom // 2, NODE_SIZE), dtype=np.uint8)
+    level[: count - bottom] = leaves[bottom:]
+    hash_sorted_pairs(np.ascontiguousarray(leaves[:bottom]), level[count - bottom :], hasher)
+    del leaves
+    while level.shape[0] > 1:
+        parents = np.empty((level.shape[0] // 2, NODE_SIZE), dtype=np.uint8)
+        hash_sorted_pairs(level, parents, hasher)
+        level = parents
+    return level[0].tobytes()
+
+
+# ----------------------------------------------------------------------------------------
+# Leaves
+
+
+def _leaf_rows(leaves: object, types: object, hasher: Hasher) -> tuple[np.ndarray, object]:
+    """(n, 32) leaf nodes in input order, and the rows they came from (standard trees)."""
+    if types is None:
+        rows = fixed_rows(leaves, NODE_SIZE, "leaves", _LEAF_RULE)
+        return rows, None
+    parsed = abi.parse_types(types)
+    source = abi.Rows(leaves, len(parsed), "leaves")
+    return standard_leaf_hashes(parsed, source, hasher), source
+
+
+def standard_leaf_hashes(types: Sequence, rows: object, hasher: Hasher,
+                         argument: str = "leaves") -> np.ndarray:
+    """``keccak256(keccak256(abi.encode(types, row)))`` of every row, as (n, 32)."""
+    names = [t.name if isinstance(t, abi.AbiType) else t for t in types]
+    data, offsets = abi.encode_rows(names, rows, argument)
+    once = hasher.flat(data, offsets)
+    return hasher.rows(once)
+
+
+def _standard_leaf(types: Sequence[str], row: object, hasher: Hasher) -> bytes:
+    return hasher.one(hasher.one(abi.encode(types, row)))  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------------------
+# The tree
+
+
+class OpenZeppelinTree(MerkleTree):
+    """An OpenZeppelin ``SimpleMerkleTree`` (``types is None``) or ``StandardMerkleTree``.
+
+    Build with :meth:`MerkleTree.build` (``scheme="openzeppelin"``) or load a dump.
+
+    Attributes
+    ----------
+    nodes : numpy.ndarray
+        The (2n - 1, 32) tree array in the JavaScript library's order (read-only).
+    types : tuple of str or None
+        The ABI types of a standard tree's rows; None for a simple tree.
+    """
+
+    scheme = "openzeppelin"
+    algorithm = ALGORITHM
+
+    def __init__(
+        self,
+        nodes: np.ndarray,
+        tree_index: np.ndarray,
+        hasher: Hasher,
+        types: Sequence[str] | None = None,
+        rows: abi.Rows | None = None,
+        json_rows: list | None = None,
+    ):
+        nodes.flags.writeable = False
+        self.nodes = nodes
+        self._tree_index = tree_index
+        self._hasher = hasher
+        self.types = tuple(types) if types is not None else None
+        self._rows = rows
+        self._json_rows = json_rows
+        self._input_of: np.ndarray | None = None
+
+    @classmethod
+    def build(  # type: ignore[override]
+        cls,
+        leaves: object,
+        *,
+        algorithm: str | None = None,
+        sort_leaves: bool | None = None,
+        types: Sequence[str] | None = None,
+        threads: int | None = None,
+    ) -> OpenZeppelinTree:
+        """See :meth:`MerkleTree.build`."""
+        hasher = _hasher(algorithm, threads)
+        sort = _sort_flag(sort_leaves)
+        rows, source = _leaf_rows(leaves, types, hasher)
+        if rows.shape[0] == 0:
+            raise ValueError("leaves is empty: an openzeppelin tree needs at least one leaf")
+        tree, tree_index = build_heap(rows, sort, hasher)
+        return cls(tree, tree_index, hasher, types=list(types) if types is not None else None,
+                   rows=source)  # type: ignore[arg-type]
+
+    @property
+    def root(self) -> bytes:
+        return self.nodes[0].tobytes()
+
+    @property
+    def size(self) -> int:
+        return self._tree_index.shape[0]
+
+    @property
+    def tree_index(self) -> np.ndarray:
+        """``tree_index[i]``: the position of input leaf ``i`` in :attr:`nodes`."""
+        view = self._tree_index.view()
+        view.flags.writeable = False
+        return view
+
+    def leaf_hash(self, index: int) -> bytes:
+        index = check_index(index, self.size)
+        return self.nodes[self._tree_index[index]].tobytes()
+
+    def value(self, index: int) -> object:
+        """The leaf of input ``index``: 32 bytes (simple tree) or its row (standard tree)."""
+        index = check_index(index, self.size)
+        if self.types is None:
+            return self.nodes[self._tree_index[index]].tobytes()
+        if self._json_rows is not None:
+            return list(self._json_rows[index])
+        assert self._rows is not None
+        return self._rows.row(index)
+
+    def proof(self, index: int) -> list[bytes]:
+        """The sibling nodes from leaf ``index`` (input order) up to the root.
+
+        The same list as the JavaScript library's ``getProof(index)``; verify it with
+        :func:`batchkeccak.merkle.verify` or OpenZeppelin's ``MerkleProof.verify``.
+        """
+        position = int(self._tree_index[check_index(index, self.size)])
+        proof = []
+        while position > 0:
+            # Odd positions are left children: the sibling is the next node, else the previous.
+            sibling = position + 1 if position % 2 else position - 1
+            proof.append(self.nodes[sibling].tobytes())
+            position = (position - 1) // 2
+        return proof
+
+    def multiproof(self, indices: Sequence[int]) -> MultiProof:
+        """A proof for the leaves at ``indices`` (input order), as ``getMultiProof`` makes it.
+
+        Returns
+        -------
+        MultiProof
+            ``leaves`` in the order the verifier consumes them (descending tree position),
+            ``proof`` and ``proof_flags``; for no indices, ``proof`` is ``[root]``.
+
+        Raises
+        ------
+        ValueError
+            When an index repeats.
+        """
+        if isinstance(indices, (str, bytes)) or not isinstance(indices, (Sequence, np.ndarray)):
+            raise TypeError(f"indices must be a list of ints, got {type(indices).__name__}")
+        positions = [int(self._tree_index[check_index(i, self.size, f"indices[{k}]")])
+                     for k, i in enumerate(indices)]
+        positions.sort(reverse=True)
+        for k in range(1, len(positions)):
+            if positions[k] == positions[k - 1]:
+                raise ValueError("indices must not repeat: cannot prove the same leaf twice")
+        stack = deque(positions)
+        proof: list[bytes] = []
+        flags: list[bool] = []
+        # The verifier's queue, replayed: take the deepest pending node; if its sibling is
+        # the next pending node both are known (flag True), else the sibling joins the proof.
+        while stack and stack[0] > 0:
+            position = stack.popleft()
+            sibling = position + 1 if position % 2 else position - 1
+            if stack and stack[0] == sibling:
+                flags.append(True)
+                stack.popleft()
+            else:
+                flags.append(False)
+                proof.append(self.nodes[sibling].tobytes())
+            stack.append((position - 1) // 2)
+        if not positions:
+            proof.append(self.root)
+        input_of = self._input_of_position()
+        leaves = [self.value(int(input_of[p - (self.size - 1)])) for p in positions]
+        return MultiProof(leaves, proof, flags)
+
+    def _input_of_position(self) -> np.ndarray:
+        if self._input_of is None:
+            inverse = np.empty(self.size, dtype=np.int64)
+            inverse[self._tree_index - (self.size - 1)] = np.arange(self.size, dtype=np.int64)
+            self._input_of = inverse
+        return self._input_of
+
+    def dump(self) -> dict:
+        """The JavaScript library's dump: ``"simple-v1"`` or ``"standard-v1"`` JSON object.
+
+        ``SimpleMerkleTree.load`` / ``StandardMerkleTree.load`` read it, and so does
+        :meth:`MerkleTree.load`. Standard-tree values are written as the JavaScript library
+        reads them: integers as decimal strings, bytes as ``0x`` hex.
+        """
+        tree = hex_list(self.nodes)
+        positions = self._tree_index.tolist()
+        if self.types is None:
+            values = [{"value": tree[p], "treeIndex": p} for p in positions]
+            return {"format": "simple-v1", "tree": tree, "values": values}
+        rows = self._json_rows if self._json_rows is not None else self._json_from_rows()
+        values = [{"value": row, "treeIndex": p} for row, p in zip(rows, positions)]
+        return {"format": "standard-v1", "leafEncoding": list(self.types), "tree": tree,
+                "values": values}
+
+    def _json_from_rows(self) -> list:
+        assert self._rows is not None and self.types is not None
+        parsed = [abi.parse_type(t) for t in self.types]
+        return [[abi.json_value(t, v) for t, v in zip(parsed, row)]
+                for row in self._rows.python_rows()]
+
+    @classmethod
+    def from_dump(cls, data: Mapping, threads: int | None = None) -> OpenZeppelinTree:
+        """Read a ``"simple-v1"`` / ``"standard-v1"`` dump, checking every node as
+        ``load`` + ``validate`` do in the JavaScript library."""
+        hasher = _hasher(None, threads)
+        fmt = data["format"]
+        if data.get("hash") == "custom":
+            raise ValueError("dump was made with a custom node hash; batchkeccak builds "
+                             "OpenZeppelin trees with the standard node hash only")
+        tree_hex = data.get("tree")
+        entries = data.get("values")
+        if not isinstance(tree_hex, list) or not tree_hex:
+            raise ValueError("dump 'tree' must be a non-empty list of hex nodes")
+        if not isinstance(entries, list) or not entries:
+            raise ValueError("dump 'values' must be a non-empty list of {value, treeIndex}")
+        count = len(entries)
+        if len(tree_hex) != 2 * count - 1:
+            raise ValueError(f"dump holds {count} values, so 'tree' must hold {2 * count - 1} "
+                             f"nodes; it holds {len(tree_hex)}")
+        for k, entry in enumerate(entries):
+            if not isinstance(entry, Mapping) or "value" not in entry or "treeIndex" not in entry:
+                raise ValueError(f"dump values[{k}] must be an object with value and treeIndex")
+        nodes = hex_matrix(tree_hex, NODE_SIZE, "dump tree")
+        tree_index = _tree_positions([e["treeIndex"] for e in entries])
+        types = None
+        json_rows = None
+        if fmt == "simple-v1":
+            leaves = hex_matrix([e["value"] for e in entries], NODE_SIZE, "dump values")
+        else:
+            types = data.get("leafEncoding")
+            if not isinstance(types, list):
+                raise ValueError("dump 'leafEncoding' must be a list of ABI types")
+            json_rows = [e["value"] for e in entries]
+            leaves = standard_leaf_hashes(abi.parse_types(types), json_rows, hasher,
+                                          "dump values")
+        wrong = np.flatnonzero((nodes[tree_index] != leaves).any(axis=1))
+        if wrong.size:
+            k = int(wrong[0])
+            raise ValueError(f"dump values[{k}] does not hash to its tree node "
+                             f"{int(tree_index[k])}: the dump is corrupt or tampered with")
+        expected = nodes.copy()
+        fill_internal_nodes(expected, hasher)
+        wrong = np.flatnonzero((expected != nodes).any(axis=1))
+        if wrong.size:
+            raise ValueError(f"dump tree node {int(wrong[0])} is not the hash of its children: "
+                             "the dump is corrupt or tampered with")
+        return cls(nodes, tree_index, hasher, types=types, json_rows=json_rows)
+
+
+def _sort_flag(sort_leaves: object) -> bool:
+    if sort_leaves is None:
+        return True
+    if not isinstance(sort_leaves, (bool, np.bool_)):
+        raise TypeError(f"sort_leaves must be a bool, got {type(sort_leaves).__name__}")
+    return bool(sort_leaves)
+
+
+def _tree_positions(values: list) -> np.ndarray:
+    count = len(values)
+    for k, p in enumerate(values):
+        if isinstance(p, bool) or not isinstance(p, int):
+            raise ValueError(f"dump values[{k}].treeIndex must be an int, got {p!r}")
+    positions = np.array(values, dtype=np.int64)
+    # Leaves occupy the last n positions of the 2n - 1 array, each exactly once.
+    seen = np.zeros(count, dtype=np.int64)
+    outside = np.flatnonzero((positions < count - 1) | (positions > 2 * count - 2))
+    if outside.size:
+        k = int(outside[0])
+        raise ValueError(f"dump values[{k}].treeIndex {values[k]} is not a leaf position "
+                         f"(leaves sit at {count - 1}..{2 * count - 2})")
+    np.add.at(seen, positions - (count - 1), 1)
+    if (seen != 1).any():
+        raise ValueError("dump values share a treeIndex; each leaf position must appear once")
+    return positions
+
+
+# ----------------------------------------------------------------------------------------
+# Root only, and verification
+
+
+def merkle_root(
+    leaves: object,
+    *,
+    algorithm: str | None = None,
+    sort_leaves: bool | None = None,
+    types: Sequence[str] | None = None,
+    threads: int | None = None,
+) -> bytes:
+    """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
+    hasher = _hasher(algorithm, threads)
+    sort = _sort_flag(sort_leaves)
+    rows, _ = _leaf_rows(leaves, types, hasher)
+    if rows.shape[0] == 0:
+        raise ValueError("leaves is empty: an openzeppelin tree needs at least one leaf")
+    return root_of_leaves(rows, sort, hasher)
+
+
+def _leaf_node(leaf: object, types: Sequence[str] | None, hasher: Hasher,
+               argument: str = "leaf") -> bytes:
+    if types is None:
+        return as_bytes(leaf, argument, NODE_SIZE)
+    return _standard_leaf(types, leaf, hasher)
+
+
+def process_proof(leaf: bytes, proof: Sequence[bytes], hasher: Hasher) -> bytes:
+    """The root that ``proof`` leads to from ``leaf`` (``processProof``)."""
+    node = leaf
+    for sibling in proof:
+        node = node_hash(node, sibling, hasher)
+    return node
+
+
+def verify(leaf: object, proof: Sequence[object], root: object, *,
+           types: Sequence[str] | None = None, algorithm: str | None = None) -> bool:
+    """See :func:`batchkeccak.merkle.verify`."""
+    hasher = _hasher(algorithm, 1)
+    root_bytes = as_bytes(root, "root", NODE_SIZE)
+    nodes = as_node_list(proof, "proof", NODE_SIZE)
+    return process_proof(_leaf_node(leaf, types, hasher), nodes, hasher) == root_bytes
+
+
+def verify_multiproof(multiproof: MultiProof, root: object, *,
+                      types: Sequence[str] | None = None) -> bool:
+    """See :func:`batchkeccak.merkle.verify_multiproof` (``processMultiProof``)."""
+    hasher = _hasher(None, 1)
+    root_bytes = as_bytes(root, "root", NODE_SIZE)
+    if isinstance(multiproof.leaves, (str, bytes)) or not isinstance(
+        multiproof.leaves, (Sequence, np.ndarray)
+    ):
+        raise TypeError("multiproof leaves must be a list")
+    leaves = [_leaf_node(v, types, hasher, f"multiproof leaves[{k}]")
+              for k, v in enumerate(multiproof.leaves)]
+    proof = as_node_list(multiproof.proof, "multiproof proof", NODE_SIZE)
+    flags = multiproof.proof_flags
+    if isinstance(flags, (str, bytes)) or not isinstance(flags, (Sequence, np.ndarray)):
+        raise TypeError("multiproof proof_flags must be a list of bools")
+    for k, flag in enumerate(flags):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"multiproof proof_flags[{k}] must be a bool, got {flag!r}")
+    # Counts that cannot fit together make the JavaScript library throw; here they are
+    # simply a proof that does not verify.
+    if len(leaves) + len(proof) != len(flags) + 1:
+        return False
+    queue = deque(leaves)
+    remaining = deque(proof)
+    for flag in flags:
+        if not queue:
+            return False
+        a = queue.popleft()
+        source = queue if flag else remaining
+        if not source:
+            return False
+        queue.append(node_hash(a, source.popleft(), hasher))
+    if len(queue) + len(remaining) != 1:
+        return False
+    computed = queue.pop() if queue else remaining.popleft()
+    return computed == root_bytes
