@@ -1,0 +1,310 @@
+"""Add digest columns to a Parquet file or dataset, streaming one record batch at a time.
+
+The source is scanned with pyarrow.dataset in batches of ``batch_size`` rows; each batch gets
+its digest columns (:func:`batchkeccak.arrow.hash_array`) and goes straight to a
+``ParquetWriter``. Memory therefore follows the batch (and the source's row groups), not the
+file. The output is written to a temporary file beside ``dst`` and renamed over it only once
+complete, so an error or a crash leaves the old ``dst`` (or none), never half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from batchkeccak import _parallel
+from batchkeccak.algorithms import get_algorithm
+from batchkeccak.api import output_length
+from batchkeccak.arrow import _check_hashable_type, hash_array
+
+__all__ = ["HashFileReport", "hash_file"]
+
+DEFAULT_BATCH_SIZE = 128 * 1024
+"""Rows per record batch: large enough that per-batch costs vanish, small enough that a batch
+of wide rows stays in the tens of megabytes."""
+
+_WRITER_CODECS = {"none", "snappy", "gzip", "brotli", "zstd", "lz4", "lz4_raw"}
+
+
+@dataclass
+class HashFileReport:
+    """What :func:`hash_file` did and where its time went.
+
+    The three phase times are wall time spent waiting on each step inside the loop; the
+    dataset scanner decodes ahead on its own threads, so ``read_seconds`` is what reading
+    cost beyond the time it overlapped with hashing and writing.
+    """
+
+    path: Path
+    """The file written."""
+    rows: int
+    batches: int
+    decoded_bytes: int
+    """Arrow size of the batches read (all columns, decompressed and decoded)."""
+    digest_columns: dict[str, str] = field(default_factory=dict)
+    """Source column -> digest column name."""
+    read_seconds: float = 0.0
+    hash_seconds: float = 0.0
+    write_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.total_seconds if self.total_seconds else 0.0
+
+    @property
+    def megabytes_per_second(self) -> float:
+        return self.decoded_bytes / 1e6 / self.total_seconds if self.total_seconds else 0.0
+
+
+def _open_dataset(src: object) -> tuple[ds.Dataset, Path | None]:
+    if isinstance(src, ds.Dataset):
+        return src, None
+    if not isinstance(src, (str, os.PathLike)):
+        raise TypeError(
+            f"src must be a path or a pyarrow.dataset.Dataset, got {type(src).__name__}"
+        )
+    path = Path(src)
+    if not path.exists():
+        raise FileNotFoundError(f"src: no such file or directory: {str(path)!r}")
+    try:
+        if path.is_dir():
+            return ds.dataset(path, format="parquet", partitioning="hive"), path
+        return ds.dataset(path, format="parquet"), path
+    except pa.ArrowInvalid as exc:
+        raise ValueError(f"src: {str(path)!r} is not a readable Parquet file or dataset: {exc}") \
+            from None
+
+
+def _output_path(dst: object, src_path: Path | None) -> Path:
+    if not isinstance(dst, (str, os.PathLike)):
+        raise TypeError(f"dst must be a path, got {type(dst).__name__}")
+    path = Path(dst)
+    if path.is_dir():
+        raise IsADirectoryError(f"dst: {str(path)!r} is a directory; name the file to write")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"dst: folder {str(path.parent)!r} does not exist")
+    if src_path is not None and src_path.is_dir():
+        if path.resolve().is_relative_to(src_path.resolve()):
+            raise ValueError(
+                f"dst {str(path)!r} lies inside the source dataset {str(src_path)!r}; "
+                "it would become part of the dataset on the next read"
+            )
+    return path
+
+
+def _digest_names(
+    schema: pa.Schema, columns: Sequence[str] | str, suffix: str
+) -> dict[str, str]:
+    selected = [columns] if isinstance(columns, str) else list(columns)
+    if not selected:
+        raise ValueError("columns must name at least one column to hash")
+    names = list(schema.names)
+    digest_columns: dict[str, str] = {}
+    for name in selected:
+        if not isinstance(name, str):
+            raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+        if name not in names:
+            raise ValueError(f"columns: no column named {name!r}; the source has {names}")
+        try:
+            _check_hashable_type(schema.field(name).type, f"column {name!r}", "hash_file")
+        except TypeError as exc:
+            raise TypeError(str(exc)) from None
+        digest_name = f"{name}{suffix}"
+        if digest_name in names or digest_name in digest_columns.values():
+            raise ValueError(
+                f"the digest column for {name!r} would be named {digest_name!r}, which already "
+                "exists; choose another suffix"
+            )
+        digest_columns[name] = digest_name
+    return digest_columns
+
+
+def _writer_options(dataset: ds.Dataset, digest_names: list[str]) -> dict[str, object]:
+    """Compression, dictionary and statistics settings that keep the source's codecs for the
+    kept columns and spare the digest columns work that random bytes never repay."""
+    metadata = None
+    if isinstance(dataset, ds.FileSystemDataset):
+        for fragment in dataset.get_fragments():
+            metadata = fragment.metadata
+            break
+    if metadata is None or metadata.num_row_groups == 0:
+        return {"compression": "snappy"}
+    row_group = metadata.row_group(0)
+    compression: dict[str, str] = {}
+    for i in range(row_group.num_columns):
+        column = row_group.column(i)
+        codec = column.compression.lower()
+        codec = "none" if codec == "uncompressed" else codec
+        compression[column.path_in_schema] = codec if codec in _WRITER_CODECS else "snappy"
+    kept_columns = list(compression)
+    compression.update(dict.fromkeys(digest_names, "none"))
+    return {
+        "compression": compression,
+        "use_dictionary": kept_columns,
+        "write_statistics": kept_columns,
+    }
+
+
+def _timed(batches: Iterator[pa.RecordBatch], report: HashFileReport) -> Iterator[pa.RecordBatch]:
+    while True:
+        started = time.perf_counter()
+        batch = next(batches, None)
+        report.read_seconds += time.perf_counter() - started
+        if batch is None:
+            return
+        yield batch
+
+
+def _temporary_path(dst: Path) -> Path:
+    # Beside dst, so that the final os.replace is a rename within one filesystem; created
+    # exclusively with the usual permissions (0o666 less the umask), as dst would be.
+    while True:
+        candidate = dst.with_name(f".{dst.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return candidate
+        except FileExistsError:
+            continue
+
+
+def hash_file(
+    src: str | os.PathLike | ds.Dataset,
+    dst: str | os.PathLike,
+    columns: Sequence[str] | str,
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    hex: bool = False,
+    suffix: str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    threads: int | None = None,
+    progress: bool = False,
+) -> HashFileReport:
+    """Copy a Parquet file or dataset to ``dst`` with one digest column per hashed column.
+
+    Parameters
+    ----------
+    src
+        A Parquet file, a directory of Parquet files (hive partitions become columns), or a
+        ``pyarrow.dataset.Dataset``.
+    dst
+        The Parquet file to write; replaced atomically if it exists.
+    columns
+        Column name(s) to hash: binary or string types, or dictionaries of those (the types
+        :func:`batchkeccak.arrow.hash_array` accepts).
+    algorithm, length, hex, threads
+        As for :func:`batchkeccak.arrow.hash_array`.
+    suffix
+        Appended to a column's name to name its digest column; default ``"_" + algorithm``
+        (``email`` -> ``email_sha3_256``).
+    batch_size
+        Rows per record batch read, hashed and written (one row group each).
+    progress
+        Show a progress bar (rows, MB/s) on stderr when it is a terminal.
+
+    Returns
+    -------
+    HashFileReport
+        Rows, bytes and the time spent reading, hashing and writing.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``src`` does not exist, or ``dst``'s folder does not.
+    ValueError
+        A column is missing, a digest column name is taken, or ``src`` is not Parquet.
+    TypeError
+        A column's type cannot be hashed.
+
+    Notes
+    -----
+    All columns of the source are kept, with the schema's metadata and each column's
+    compression codec; digest columns are appended in ``columns`` order, uncompressed and
+    without dictionary encoding (digests do not compress). Nothing is written before every
+    argument has been checked, and nothing is left behind on error.
+    """
+    spec = get_algorithm(algorithm)
+    out_len = output_length(spec, length)
+    thread_count = _parallel.resolve_threads(threads)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if suffix is None:
+        suffix = f"_{spec.name}"
+    if not isinstance(suffix, str) or not suffix:
+        raise ValueError(f"suffix must be a non-empty str, got {suffix!r}")
+    dataset, src_path = _open_dataset(src)
+    dst_path = _output_path(dst, src_path)
+    schema = dataset.schema
+    digest_columns = _digest_names(schema, columns, suffix)
+    digest_type = pa.string() if hex else pa.binary(out_len)
+    out_schema = schema
+    for digest_name in digest_columns.values():
+        out_schema = out_schema.append(pa.field(digest_name, digest_type))
+    writer_options = _writer_options(dataset, list(digest_columns.values()))
+
+    report = HashFileReport(dst_path, 0, 0, 0, digest_columns)
+    started = time.perf_counter()
+    total_rows = dataset.count_rows()
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total_rows,
+        unit="rows",
+        unit_scale=True,
+        desc=f"{spec.name} {', '.join(digest_columns)}",
+        file=sys.stderr,
+        disable=None if progress else True,  # None: only when stderr is a terminal
+        dynamic_ncols=True,
+    )
+    temporary = _temporary_path(dst_path)
+    finished = False
+    try:
+        scan = dataset.to_batches(
+            batch_size=batch_size, batch_readahead=2, fragment_readahead=1, use_threads=True
+        )
+        with pq.ParquetWriter(temporary, out_schema, **writer_options) as writer:
+            for batch in _timed(iter(scan), report):
+                if batch.num_rows == 0:
+                    continue
+                hash_started = time.perf_counter()
+                digests = [
+                    hash_array(batch.column(name), spec, length=length, hex=hex,
+                               threads=thread_count)
+                    for name in digest_columns
+                ]
+                write_started = time.perf_counter()
+                report.hash_seconds += write_started - hash_started
+                writer.write_batch(
+                    pa.RecordBatch.from_arrays(batch.columns + digests, schema=out_schema)
+                )
+                report.write_seconds += time.perf_counter() - write_started
+                report.rows += batch.num_rows
+                report.batches += 1
+                report.decoded_bytes += batch.nbytes
+                bar.update(batch.num_rows)
+                elapsed = time.perf_counter() - started
+                bar.set_postfix_str(f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s",
+                                    refresh=False)
+            close_started = time.perf_counter()
+        with open(temporary, "rb+") as written:
+            os.fsync(written.fileno())  # the data is on disk before the name points at it
+        os.replace(temporary, dst_path)
+        report.write_seconds += time.perf_counter() - close_started
+        finished = True
+    finally:
+        bar.close()
+        if not finished:
+            temporary.unlink(missing_ok=True)
+    report.total_seconds = time.perf_counter() - started
+    return report
+

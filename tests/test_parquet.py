@@ -1,0 +1,226 @@
+"""batchkeccak.parquet.hash_file and ``batchkeccak parquet``: round trips and error paths."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from oracles import oracle
+
+from batchkeccak import parquet
+from batchkeccak.cli import main
+from batchkeccak.parquet import hash_file
+
+ROWS = 1000
+
+
+def sample_table(rows=ROWS, start=0):
+    ids = list(range(start, start + rows))
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "email": [None if i % 7 == 0 else f"user{i}@example.org" * (i % 5) for i in ids],
+            "payload": pa.array([bytes([i % 251]) * (i % 300) for i in ids], pa.large_binary()),
+            "score": pa.array([i / 3 for i in ids], pa.float64()),
+        }
+    ).replace_schema_metadata({"owner": "analytics", "version": "3"})
+
+
+def digest(value, algorithm="sha3_256", length=None):
+    if value is None:
+        return None
+    return oracle(algorithm, value.encode() if isinstance(value, str) else value, length)
+
+
+def leftovers(folder):
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "source.parquet"
+    pq.write_table(sample_table(), path, compression="zstd", row_group_size=300)
+    return path
+
+
+def test_round_trip_larger_than_one_batch(source, tmp_path):
+    dst = tmp_path / "hashed.parquet"
+    report = hash_file(source, dst, ["email", "payload"], "keccak_256", batch_size=128)
+    assert report.rows == ROWS and report.batches >= ROWS // 128
+    assert report.digest_columns == {"email": "email_keccak_256", "payload": "payload_keccak_256"}
+    written = pq.read_table(dst)
+    original = sample_table()
+    assert written.schema.names == original.schema.names + list(report.digest_columns.values())
+    assert written.schema.metadata == original.schema.metadata
+    assert written.select(original.schema.names).equals(original)
+    assert written["email_keccak_256"].type == pa.binary(32)
+    assert written["email_keccak_256"].to_pylist() == [
+        digest(v, "keccak_256") for v in original["email"].to_pylist()
+    ]
+    assert written["payload_keccak_256"].to_pylist() == [
+        digest(v, "keccak_256") for v in original["payload"].to_pylist()
+    ]
+    metadata = pq.ParquetFile(dst).metadata
+    assert all(metadata.row_group(i).num_rows <= 128 for i in range(metadata.num_row_groups))
+    codecs = {metadata.row_group(0).column(i).path_in_schema:
+              metadata.row_group(0).column(i).compression for i in range(metadata.num_columns)}
+    assert codecs["email"] == "ZSTD" and codecs["email_keccak_256"] == "UNCOMPRESSED"
+    assert leftovers(tmp_path) == []
+
+
+def test_hex_xof_and_suffix(source, tmp_path):
+    dst = tmp_path / "hex.parquet"
+    hash_file(source, dst, "email", "shake_256", length=12, hex=True, suffix="_id")
+    written = pq.read_table(dst, columns=["email", "email_id"])
+    assert written["email_id"].type == pa.string()
+    assert written["email_id"].to_pylist() == [
+        None if v is None else digest(v, "shake_256", 12).hex()
+        for v in written["email"].to_pylist()
+    ]
+
+
+def test_dataset_directory_with_partitions(tmp_path):
+    folder = tmp_path / "events"
+    for part in (1, 2):
+        (folder / f"part={part}").mkdir(parents=True)
+        pq.write_table(sample_table(200, start=part * 1000),
+                       folder / f"part={part}" / "data.parquet")
+    dst = tmp_path / "events_hashed.parquet"
+    report = hash_file(folder, dst, "email", batch_size=64)
+    assert report.rows == 400
+    written = pq.read_table(dst)
+    assert "part" in written.schema.names
+    assert written["email_sha3_256"].to_pylist() == [
+        digest(v) for v in written["email"].to_pylist()
+    ]
+
+
+def test_dataset_object_with_dictionary_columns(source, tmp_path):
+    parquet_format = ds.ParquetFileFormat(
+        read_options=ds.ParquetReadOptions(dictionary_columns=["email"])
+    )
+    dataset = ds.dataset(source, format=parquet_format)
+    assert pa.types.is_dictionary(dataset.schema.field("email").type)
+    dst = tmp_path / "dict.parquet"
+    hash_file(dataset, dst, "email")
+    written = pq.read_table(dst)
+    assert written["email_sha3_256"].to_pylist() == [
+        digest(v) for v in written["email"].to_pylist()
+    ]
+
+
+def test_existing_destination_is_replaced_only_when_complete(source, tmp_path, monkeypatch):
+    dst = tmp_path / "out.parquet"
+    dst.write_bytes(b"previous contents")
+    calls = []
+    real_hash_array = parquet.hash_array
+
+    def failing_after_two_batches(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 2:
+            raise RuntimeError("simulated crash mid-file")
+        return real_hash_array(*args, **kwargs)
+
+    monkeypatch.setattr(parquet, "hash_array", failing_after_two_batches)
+    with pytest.raises(RuntimeError, match="mid-file"):
+        hash_file(source, dst, "email", batch_size=100)
+    assert dst.read_bytes() == b"previous contents"
+    assert leftovers(tmp_path) == []
+    monkeypatch.setattr(parquet, "hash_array", real_hash_array)
+    hash_file(source, dst, "email", batch_size=100)
+    assert pq.read_table(dst).num_rows == ROWS
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,message",
+    [
+        ({"columns": "missing"}, ValueError, r"no column named 'missing'.*'email'"),
+        ({"columns": "score"}, TypeError, r"column 'score' has type double; expected binary"),
+        ({"columns": "email", "suffix": "_name", "collide": True}, ValueError, "already exists"),
+        ({"columns": []}, ValueError, "at least one column"),
+        ({"columns": "email", "algorithm": "md5"}, ValueError, "unknown algorithm"),
+        ({"columns": "email", "algorithm": "shake_128"}, TypeError, "length is required"),
+        ({"columns": "email", "batch_size": 0}, ValueError, "batch_size"),
+    ],
+    ids=["missing-column", "unsupported-type", "name-taken", "no-columns", "algorithm",
+         "xof-length", "batch-size"],
+)
+def test_argument_errors_leave_nothing_behind(tmp_path, kwargs, error, message):
+    table = sample_table(10)
+    if kwargs.pop("collide", False):
+        table = table.append_column("email_name", pa.array(["x"] * 10))
+    src = tmp_path / "src.parquet"
+    pq.write_table(table, src)
+    dst = tmp_path / "dst.parquet"
+    columns = kwargs.pop("columns")
+    with pytest.raises(error, match=message):
+        hash_file(src, dst, columns, **kwargs)
+    assert not dst.exists() and leftovers(tmp_path) == []
+
+
+def test_path_errors(tmp_path, source):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        hash_file(tmp_path / "absent.parquet", tmp_path / "dst.parquet", "email")
+    with pytest.raises(IsADirectoryError):
+        hash_file(source, tmp_path, "email")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        hash_file(source, tmp_path / "no" / "dst.parquet", "email")
+    not_parquet = tmp_path / "notes.parquet"
+    not_parquet.write_text("not parquet at all")
+    with pytest.raises(ValueError, match="not a readable Parquet"):
+        hash_file(not_parquet, tmp_path / "dst.parquet", "email")
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    pq.write_table(sample_table(5), folder / "a.parquet")
+    with pytest.raises(ValueError, match="inside the source dataset"):
+        hash_file(folder, folder / "hashed.parquet", "email")
+    assert not (tmp_path / "dst.parquet").exists() and leftovers(tmp_path) == []
+
+
+def test_progress_bar_shows_rows_and_throughput_on_a_terminal(source, tmp_path, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    hash_file(source, tmp_path / "p.parquet", "email", batch_size=100, progress=True)
+    shown = terminal.getvalue()
+    assert "rows" in shown and "MB/s" in shown
+
+
+def test_cli_success_is_silent_on_stderr_when_not_a_terminal(source, tmp_path, capsys):
+    dst = tmp_path / "cli.parquet"
+    assert main(["parquet", str(source), str(dst), "--column", "email", "--column", "payload",
+                 "--algorithm", "keccak_256", "--hex", "--batch-size", "256"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "1,000 rows" in captured.out and "email -> email_keccak_256" in captured.out
+    written = pq.read_table(dst, columns=["payload", "payload_keccak_256"])
+    assert written["payload_keccak_256"].to_pylist()[:20] == [
+        digest(v, "keccak_256").hex() for v in written["payload"].to_pylist()[:20]
+    ]
+
+
+@pytest.mark.parametrize(
+    "arguments,message",
+    [
+        (["{missing}", "{dst}", "--column", "email"], "no such file or directory"),
+        (["{src}", "{dst}", "--column", "nope"], "no column named 'nope'"),
+        (["{src}", "{dst}", "--column", "id"], "column 'id' has type int64"),
+        (["{src}", "{dst}", "--column", "email", "--algorithm", "sha1"], "unknown algorithm"),
+    ],
+    ids=["missing-file", "missing-column", "unsupported-type", "algorithm"],
+)
+def test_cli_errors_exit_2_and_leave_no_output(source, tmp_path, capsys, arguments, message):
+    dst = tmp_path / "never.parquet"
+    paths = {"missing": str(tmp_path / "missing.parquet"), "src": str(source), "dst": str(dst)}
+    status = main(["parquet"] + [a.format(**paths) for a in arguments])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err.startswith("batchkeccak: error: ") and message in captured.err
+    assert not dst.exists() and leftovers(tmp_path) == []
