@@ -103,7 +103,9 @@ def test_layers_and_figures(report):
     assert "permutation loops" in report.compile_s
     assert "kernels (compile or cache load)" in report.compile_s
     absorb = report.workload("absorb")
-    assert {row.key for row in absorb.rows} == {"long", "short"}
+    assert {row.key for row in absorb.rows} == {
+        "long", "short", "varied-sorted", "varied-natural", "tile"}
+    assert "sorted_over_natural_time" in absorb.figures
     forms = report.workload("forms")
     assert {"list", "array2d", "flat", "to_flat"} <= {row.key for row in forms.rows}
     varied = report.workload("varied")

@@ -93,6 +93,23 @@ def run_suite(
 ) -> Report:
     """Run the chosen workloads (all but ``startup`` by default) and return the report.
 
+    Parameters
+    ----------
+    config
+        Sizes and repeats, usually ``PRESETS[name]`` or a ``scaled`` copy of one.
+    workloads
+        Names from :data:`WORKLOADS`, run in that tuple's order whatever the order given.
+    competitors
+        The implementations to compare with; default :data:`COMPETITORS`. Those that are not
+        installed are skipped with a note in ``Report.notes``.
+    log
+        Called with a line of progress before and after each workload.
+
+    Returns
+    -------
+    Report
+        Every row measured, compile times, machine details and the targets evaluated.
+
     Raises
     ------
     DigestMismatch

@@ -20,13 +20,19 @@ SCHEMA_VERSION = 1
 
 @dataclass
 class Row:
-    """One implementation timed on one workload; ``seconds`` holds every repeat."""
+    """One implementation timed on one workload; ``seconds`` holds every repeat.
+
+    Rates use the best repeat; MB are 10^6 bytes.
+    """
 
     key: str
+    """Stable name that targets refer to: ``batchkeccak-1``, ``batchkeccak-all``, ``hashlib``."""
     label: str
     threads: int
     items: int
+    """Messages (or permutations, in the layer workloads) one timed call processes."""
     nbytes: int
+    """Message bytes one timed call hashes."""
     seconds: list[float]
     size: int | None = None
     """Message size in bytes when all messages of the row share one."""

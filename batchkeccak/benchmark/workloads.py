@@ -74,8 +74,8 @@ class Context:
         self.notes: list[str] = []
         self.cores = available_cores()
         self.tsc_hz: float | None = None
-        self.tile_ns_per_state: float | None = None
         self.compile_s: dict[str, float] = {}
+        self.permutation: tuple | None = None
 
     def adapters(self, algorithm: str) -> list[tuple[Competitor, Adapter]]:
         return resolve_competitors(self.competitors, algorithm, _xof_length(algorithm), self.notes)
@@ -129,8 +129,8 @@ def _permutation_loops():
 
     from batchkeccak.permutation import state_permute, tile_permute
 
-    # Not cached: numba's cache does not notice edits to the kernels these loops inline, and
-    # a stale loop would time yesterday's permutation.
+    # Compiled afresh on every run (well under a second) rather than cached: a loop that
+    # inlined an older permutation would time yesterday's kernel.
     @njit(nogil=True)
     def tile_loop(tile, spare, first_round, calls):
         for _ in range(calls):
@@ -146,9 +146,28 @@ def _permutation_loops():
     return tile_loop, state_loop
 
 
+def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, np.ndarray, np.ndarray,
+                                                 np.ndarray]:
+    """The jitted permutation loops and their buffers, compiled once per run."""
+    if ctx.permutation is None:
+        from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
+
+        started = time.perf_counter()
+        tile_loop, state_loop = _permutation_loops()
+        rng = np.random.default_rng(ctx.config.seed)
+        tile = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
+        spare = np.empty_like(tile)
+        lanes = tile[:LANE_COUNT].copy()
+        tile_loop(tile, spare, 0, 1)
+        state_loop(lanes, 0, 1)
+        ctx.compile_s["permutation loops"] = time.perf_counter() - started
+        ctx.permutation = (tile_loop, state_loop, tile, spare, lanes)
+    return ctx.permutation
+
+
 def bench_permutation(ctx: Context) -> Workload:
     from batchkeccak.algorithms import get_algorithm
-    from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
+    from batchkeccak.permutation import TILE_WIDTH
 
     config = ctx.config
     rate = get_algorithm(config.algorithm).rate
@@ -159,15 +178,7 @@ def bench_permutation(ctx: Context) -> Workload:
         None,
         "state-permutation",
     )
-    started = time.perf_counter()
-    tile_loop, state_loop = _permutation_loops()
-    rng = np.random.default_rng(config.seed)
-    tile = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
-    spare = np.empty_like(tile)
-    lanes = tile[:LANE_COUNT].copy()
-    tile_loop(tile, spare, 0, 1)
-    state_loop(lanes, 0, 1)
-    ctx.compile_s["permutation loops"] = time.perf_counter() - started
+    tile_loop, state_loop, tile, spare, lanes = _permutation_bench(ctx)
     tile_calls = config.permutation_calls
     state_calls = config.permutation_calls * TILE_WIDTH // 4
     times = interleaved(
@@ -184,7 +195,6 @@ def bench_permutation(ctx: Context) -> Workload:
                              state_calls * rate, times["state"]))
     tile_ns = workload.rows[0].ns_per_item
     state_ns = workload.rows[1].ns_per_item
-    ctx.tile_ns_per_state = tile_ns
     workload.figures["tile_over_state"] = tile_ns / state_ns
     if ctx.tsc_hz:
         workload.figures["tile_cycles_per_state"] = tile_ns * ctx.tsc_hz / 1e9
@@ -197,6 +207,12 @@ def bench_permutation(ctx: Context) -> Workload:
     return workload
 
 
+def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
+    # The order batchkeccak.api.hash_flat gives the sponge for messages of varied sizes.
+    blocks = np.diff(offsets) // rate + 1
+    return np.argsort(blocks.max() - blocks, kind="stable").astype(np.int64)
+
+
 def bench_absorb(ctx: Context) -> Workload:
     from batchkeccak._messages import to_flat
     from batchkeccak.algorithms import get_algorithm
@@ -206,39 +222,70 @@ def bench_absorb(ctx: Context) -> Workload:
     config = ctx.config
     algorithm = config.algorithm
     spec = get_algorithm(algorithm)
+    first_round = 24 - spec.rounds
     out_len = _out_len(algorithm)
     workload = Workload(
         "absorb",
         "sponge.hash_queue on one thread, flat buffers, no API: ns per permutation "
-        "(absorb + permute + squeeze + lane refills)",
+        "(absorb + permute + squeeze + lane refills), interleaved with the bare tile "
+        "permutation",
         algorithm,
         "permutation",
     )
+    varied_count = min(config.varied_count, 1 << 16)
+    lengths = log_uniform_lengths(varied_count, config.varied_max, config.seed + 4)
+    varied_offsets = np.zeros(varied_count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=varied_offsets[1:])
+    varied_data = np.frombuffer(
+        np.random.default_rng(config.seed + 5).bytes(int(varied_offsets[-1])), np.uint8
+    )
+    long_data = _random_rows(2 * TILE_WIDTH, config.absorb_size, config.seed + 7)
+    short_data = _random_rows(min(config.small_count, 1 << 16), config.small_size,
+                              config.seed + 7)
+    varied_flat = to_flat((varied_data, varied_offsets))
     cases = {
-        "long": (2 * TILE_WIDTH, config.absorb_size),
-        "short": (min(config.small_count, 1 << 16), config.small_size),
+        "long": (f"{2 * TILE_WIDTH} x {size_text(config.absorb_size)}", to_flat(long_data), None),
+        "short": (f"{short_data.shape[0]:,} x {size_text(config.small_size)}",
+                  to_flat(short_data), None),
+        "varied-sorted": (
+            f"{varied_count:,} log-uniform 0..{size_text(config.varied_max)}, longest first",
+            varied_flat,
+            _longest_first(varied_flat[1], spec.rate),
+        ),
+        "varied-natural": ("the same, in their own order", varied_flat, None),
     }
-    candidates = {}
+    candidates: dict[str, Callable[[], object]] = {}
     shapes = {}
-    for key, (count, size) in cases.items():
-        data, offsets = to_flat(_random_rows(count, size, config.seed + 7))
-        order = np.arange(count, dtype=np.int64)
+    for key, (label, (data, offsets), order) in cases.items():
+        count = offsets.shape[0] - 1
+        if order is None:
+            order = np.arange(count, dtype=np.int64)
         out = np.empty((count, out_len), dtype=np.uint8)
-        args = (data, offsets, order, spec.rate, spec.suffix, 24 - spec.rounds, out)
+        args = (data, offsets, order, spec.rate, spec.suffix, first_round, out)
         hash_queue(*args)
-        reference = _hash((data, offsets), algorithm, 1)
-        check_same("absorb", f"hash_queue on {size} B messages", out, reference)
+        check_same("absorb", f"hash_queue on {label}", out, _hash((data, offsets), algorithm, 1))
         candidates[key] = functools.partial(hash_queue, *args)
-        shapes[key] = (count, size, _permutations(np.diff(offsets), algorithm))
+        shapes[key] = (label, count, int(offsets[-1] - offsets[0]),
+                       _permutations(np.diff(offsets), algorithm))
+    tile_loop, _, tile, spare, _ = _permutation_bench(ctx)
+    tile_calls = max(1, config.permutation_calls // 4)
+    candidates["tile"] = lambda: tile_loop(tile, spare, first_round, tile_calls)
     times = interleaved(candidates, config.repeats)
-    for key, (count, size, perms) in shapes.items():
-        row = Row(key, f"hash_queue, {count:,} x {size_text(size)}", 1, perms, count * size,
-                  times[key], size)
-        if ctx.tile_ns_per_state:
-            share = ctx.tile_ns_per_state / row.ns_per_item
-            row.note = f"tile permutation is {share:.0%} of it"
-            workload.figures[f"{key}_permutation_share"] = share
+    tile_row = Row("tile", f"tile_permute alone ({TILE_WIDTH} states)", 1,
+                   tile_calls * TILE_WIDTH, tile_calls * TILE_WIDTH * spec.rate, times["tile"])
+    for key, (label, count, nbytes, perms) in shapes.items():
+        row = Row(key, f"hash_queue, {label}", 1, perms, nbytes, times[key])
+        share = tile_row.ns_per_item / row.ns_per_item
+        row.note = f"the permutation is {share:.0%} of it"
+        workload.figures[f"{key}_permutation_share"] = share
         workload.rows.append(row)
+    workload.rows.append(tile_row)
+    sorted_row, natural_row = workload.row("varied-sorted"), workload.row("varied-natural")
+    workload.figures["sorted_over_natural_time"] = sorted_row.best / natural_row.best
+    workload.notes.append(
+        f"varied sizes: the longest-first order takes {sorted_row.best / natural_row.best:.2f}x "
+        "the time of the messages' own order"
+    )
     return workload
 
 
