@@ -8,6 +8,7 @@ parameter table), ``batchkeccak.api`` (``hash_many``), then the integrations
 Importing batchkeccak compiles nothing: kernels compile (or load from numba's cache) on first use.
 """
 
+from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak.algorithms import Algorithm, algorithms
 from batchkeccak.api import hash_many, hash_one, hexdigest_many, warmup
 
