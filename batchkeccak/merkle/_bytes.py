@@ -31,10 +31,14 @@ def as_bytes(value: object, argument: str, width: int | None = None) -> bytes:
     """A bytes-like object or hex string as ``bytes``, checked to be ``width`` bytes long."""
     if isinstance(value, str):
         result = hex_to_bytes(value, argument)
-    elif isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
-        if isinstance(value, np.ndarray) and value.dtype != np.uint8:
+    elif isinstance(value, np.ndarray):
+        if value.dtype != np.uint8:
             raise TypeError(f"{argument} must be a uint8 array, got dtype {value.dtype}")
-        result = bytes(memoryview(np.ascontiguousarray(value)).cast("B"))
+        result = np.ascontiguousarray(value).tobytes()
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        result = bytes(memoryview(value).cast("B")) if isinstance(value, memoryview) else bytes(
+            value
+        )
     else:
         raise TypeError(
             f"{argument} must be bytes or a hex string, got {type(value).__name__}"

@@ -21,6 +21,7 @@ right-padded with zeros, as both ``abi-utils`` and ``eth-abi`` do); ``string`` a
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -141,6 +142,8 @@ def _int_value(t: AbiType, value: object, where: str) -> int:
         raise TypeError(f"{where} is a bool; {t.name} takes an int")
     if isinstance(value, (int, np.integer)):
         number = int(value)
+    elif isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        number = int(value)  # Arrow decimal128/decimal256 columns (wide uints) read as Decimal
     elif isinstance(value, str):
         text = value.strip()
         negative = text.startswith("-")
@@ -438,6 +441,9 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
         array = _integer_array(column)
         if array is not None:
             return _integer_words(t, array, where)
+        words = _big_integer_words(t, column, where)
+        if words is not None:
+            return words
     elif t.kind == "bool":
         if isinstance(column, np.ndarray) and column.dtype == np.bool_:
             flags = column
@@ -493,11 +499,31 @@ def _integer_array(column: object) -> np.ndarray | None:
     kinds = set(map(type, column))
     if not kinds <= {int} and not all(issubclass(k, np.integer) for k in kinds):
         return None
-    try:
-        array = np.array(column)
-    except OverflowError:
+    # An explicit dtype: left to itself numpy turns [1, 2**63] into float64.
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(column, dtype=dtype)
+        except OverflowError:
+            continue
+    return None
+
+
+def _big_integer_words(t: AbiType, column: object, where: str) -> np.ndarray | None:
+    """Python ints past 64 bits (wei amounts): one range check, then ``int.to_bytes``."""
+    if not isinstance(column, Sequence) or not column or not set(map(type, column)) <= {int}:
         return None
-    return array if array.dtype.kind in "iu" else None
+    if t.kind == "uint":
+        lowest, highest = 0, (1 << t.bits) - 1
+    else:
+        lowest, highest = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+    if min(column) < lowest or max(column) > highest:  # type: ignore[type-var]
+        return None  # the per-value path names the offending row
+    modulus = 1 << 256
+    if lowest < 0:
+        joined = b"".join((v % modulus).to_bytes(WORD, "big") for v in column)  # type: ignore[operator, attr-defined]
+    else:
+        joined = b"".join(v.to_bytes(WORD, "big") for v in column)  # type: ignore[attr-defined]
+    return np.frombuffer(joined, dtype=np.uint8).reshape(len(column), WORD)  # type: ignore[arg-type]
 
 
 def _integer_words(t: AbiType, array: np.ndarray, where: str) -> np.ndarray:
@@ -580,6 +606,8 @@ def json_value(t: AbiType | str, value: object) -> object:
         return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
         return "0x" + bytes(memoryview(value).cast("B")).hex()  # type: ignore[arg-type]
-    if t.kind in ("uint", "int") and isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    if t.kind in ("uint", "int") and isinstance(value, (int, Decimal)) and not isinstance(
+        value, bool
+    ):
+        return str(int(value))
     return value

@@ -285,6 +285,19 @@ def verify(value: object, proof: Sequence[object], root: object, *, index: int, 
     return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
 
 
+def verify_leaf_hash(leaf_hash: object, proof: Sequence[object], root: object, *, index: int,
+                     size: int, algorithm: str | None = None,
+                     length: int | None = None) -> bool:
+    """Like :func:`verify`, given the leaf hash ``H(0x00 || value)`` instead of the value."""
+    hasher = _hasher(algorithm, length, 1)
+    index = check_count(index, "index")
+    size = check_count(size, "size")
+    leaf = as_bytes(leaf_hash, "leaf_hash", hasher.size)
+    root_bytes = as_bytes(root, "root", hasher.size)
+    path = as_node_list(proof, "proof", hasher.size)
+    return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
+
+
 def verify_consistency(old_root: object, new_root: object, proof: Sequence[object], *,
                        old_size: int, new_size: int, algorithm: str | None = None,
                        length: int | None = None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -109,8 +110,8 @@ def _json_item(value: object) -> object:
         value = value.item()
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "0x" + bytes(value).hex()
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return str(int(value))
     if isinstance(value, (list, tuple)):
         return [_json_item(v) for v in value]
     return value

@@ -1,0 +1,182 @@
+"""ABI encoding for standard trees, checked against eth-abi (the Python reference encoder).
+
+The JavaScript fixtures in test_merkle_openzeppelin.py cover the same types through the
+leaf hashes; these tests compare the encoding itself, value by value, and check that the
+column-wise numpy path and the row-by-row path agree.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from batchkeccak.merkle import abi
+
+eth_abi = pytest.importorskip("eth_abi")
+
+INT_BITS = (8, 16, 24, 32, 64, 96, 128, 160, 200, 256)
+
+
+def _flat_rows(data: np.ndarray, offsets: np.ndarray) -> list[bytes]:
+    return [data[offsets[i] : offsets[i + 1]].tobytes() for i in range(offsets.shape[0] - 1)]
+
+
+def _reference(types, rows):
+    return [eth_abi.encode(types, row) for row in rows]
+
+
+def test_static_types_match_eth_abi_value_by_value():
+    rng = random.Random(1)
+    types, columns = [], []
+    for bits in INT_BITS:
+        types.append(f"uint{bits}")
+        columns.append([0, 1, (1 << bits) - 1, rng.getrandbits(bits), 1 << (bits - 1)])
+        types.append(f"int{bits}")
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        columns.append([low, high, -1, 0, rng.randint(low, high)])
+    for size in (1, 2, 4, 8, 16, 20, 31, 32):
+        types.append(f"bytes{size}")
+        columns.append([rng.randbytes(size) for _ in range(5)])
+    types += ["address", "bool"]
+    columns.append([rng.randbytes(20) for _ in range(5)])
+    columns.append([True, False, False, True, True])
+    rows = [list(r) for r in zip(*columns)]
+    data, offsets = abi.encode_rows(types, rows)
+    assert _flat_rows(data, offsets) == _reference(types, rows)
+    assert [abi.encode(types, r) for r in rows] == _reference(types, rows)
+
+
+def test_dynamic_types_match_eth_abi():
+    types = ["string", "bytes", "uint256[]", "address[2]", "bytes32", "string[]", "uint8[3]",
+             "bytes[]", "uint16[2][]", "bool"]
+    rows = [
+        ["", b"", [], [b"\x11" * 20, b"\x22" * 20], b"\x00" * 32, [], [1, 2, 3], [], [], True],
+        ["héllo ✓", b"\xab" * 33, [1, 2**256 - 1], [b"\x01" * 20, b"\x02" * 20], b"\x05" * 32,
+         ["", "x" * 40], [0, 0, 255], [b"", b"\x01" * 32, b"\x02" * 65], [[1, 2], [3, 65535]],
+         False],
+        ["x" * 64, b"\x00" * 32, [7], [b"\x03" * 20, b"\x04" * 20], b"\x06" * 32, ["a"],
+         [9, 8, 7], [b"z"], [[0, 0]], True],
+    ]
+    data, offsets = abi.encode_rows(types, rows)
+    assert _flat_rows(data, offsets) == _reference(types, rows)
+
+
+@given(st.lists(st.tuples(
+    st.integers(0, 2**256 - 1), st.integers(-(2**255), 2**255 - 1), st.binary(min_size=20, max_size=20),
+    st.booleans(), st.binary(max_size=32), st.text(max_size=40), st.binary(max_size=80),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4),
+), min_size=1, max_size=6))
+def test_random_rows_match_eth_abi(rows):
+    types = ["uint256", "int256", "address", "bool", "bytes32", "string", "bytes", "int64[]"]
+    rows = [list(r) for r in rows]
+    data, offsets = abi.encode_rows(types, rows)
+    assert _flat_rows(data, offsets) == _reference(types, rows)
+
+
+def test_javascript_value_spellings():
+    # Strings for numbers (decimal, 0x hex, negative), "true"/"false", 0x-hex bytes: the forms
+    # @metamask/abi-utils accepts and JSON dumps carry.
+    types = ["uint256", "int16", "bool", "bool", "address", "bytes4", "bytes", "uint"]
+    row = ["1000000000000000000", "-0x10", "true", "false", "0x" + "Ab" * 20, "0x0102",
+           "0xdeadbeef", "0x10"]
+    expected = eth_abi.encode(
+        types, [10**18, -16, True, False, bytes.fromhex("ab" * 20), b"\x01\x02", b"\xde\xad\xbe\xef",
+                16],
+    )
+    assert abi.encode(types, row) == expected
+    data, offsets = abi.encode_rows(types, [row, row])
+    assert _flat_rows(data, offsets) == [expected, expected]
+
+
+def test_numpy_and_arrow_columns_take_the_vectorized_path(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    n = 257
+    addresses = rng.integers(0, 256, (n, 20), dtype=np.uint8)
+    amounts_u64 = rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2)
+    amounts_i32 = rng.integers(-(2**31), 2**31, n, dtype=np.int32)
+    flags = rng.integers(0, 2, n).astype(bool)
+    tags = rng.integers(0, 256, (n, 4), dtype=np.uint8)
+    types = ["address", "uint256", "int32", "bool", "bytes4", "int64"]
+    rows = [[bytes(addresses[i]), int(amounts_u64[i]), int(amounts_i32[i]), bool(flags[i]),
+             bytes(tags[i]), int(amounts_i32[i]) * 3] for i in range(n)]
+    expected = _reference(types, rows)
+    columns = {"a": addresses, "b": amounts_u64, "c": amounts_i32, "d": flags, "e": tags,
+               "f": amounts_i32.astype(np.int64) * 3}
+    with monkeypatch.context() as patch:
+        patch.setattr(abi, "_word", None)  # any per-value fallback would fail here
+        assert _flat_rows(*abi.encode_rows(types, columns)) == expected
+        assert _flat_rows(*abi.encode_rows(types, rows)) == expected
+    table = pa.table({
+        "a": pa.array([bytes(r) for r in addresses], pa.binary(20)),
+        "b": pa.array(amounts_u64), "c": pa.array(amounts_i32), "d": pa.array(flags),
+        "e": pa.array([bytes(r) for r in tags], pa.binary(4)),
+        "f": pa.array(amounts_i32.astype(np.int64) * 3),
+    })
+    chunked = pa.concat_tables([table.slice(0, 100), table.slice(100)])
+    with monkeypatch.context() as patch:
+        patch.setattr(abi, "_word", None)
+        assert _flat_rows(*abi.encode_rows(types, table)) == expected
+        assert _flat_rows(*abi.encode_rows(types, chunked)) == expected
+    hex_rows = [["0x" + bytes(addresses[i]).hex(), str(int(amounts_u64[i])),
+                 int(amounts_i32[i]), bool(flags[i]), "0x" + bytes(tags[i]).hex(),
+                 int(amounts_i32[i]) * 3] for i in range(n)]
+    assert _flat_rows(*abi.encode_rows(types, hex_rows)) == expected
+
+
+def test_out_of_range_and_wrong_values():
+    with pytest.raises(ValueError, match=r"256 is out of range for uint8 \[0, 255\]"):
+        abi.encode(["uint8"], [256])
+    with pytest.raises(ValueError, match=r"-129 is out of range for int8"):
+        abi.encode(["int8"], [-129])
+    with pytest.raises(ValueError, match="out of range for uint256"):
+        abi.encode(["uint256"], [-1])
+    with pytest.raises(ValueError, match=r"row 1 = 300 is out of range for uint8"):
+        abi.encode_rows(["uint8"], {"x": np.array([1, 300, 2])})
+    with pytest.raises(ValueError, match=r"row 0 = -1 is out of range for uint64"):
+        abi.encode_rows(["uint64"], [[-1]])
+    with pytest.raises(TypeError, match="is a bool; uint256 takes an int"):
+        abi.encode(["uint256"], [True])
+    with pytest.raises(ValueError, match="is not an integer"):
+        abi.encode(["uint256"], ["12abc"])
+    with pytest.raises(ValueError, match="20-byte address"):
+        abi.encode(["address"], [b"\x01" * 19])
+    with pytest.raises(ValueError, match="must be 0x-prefixed hex"):
+        abi.encode(["address"], ["11" * 20])
+    with pytest.raises(ValueError, match="5 bytes, more than bytes4"):
+        abi.encode(["bytes4"], [b"12345"])
+    with pytest.raises(TypeError, match="bool takes True/False"):
+        abi.encode(["bool"], [1])
+    with pytest.raises(TypeError, match="string takes a str"):
+        abi.encode(["string"], [b"abc"])
+    with pytest.raises(ValueError, match="uint8\\[2\\] takes 2"):
+        abi.encode(["uint8[2]"], [[1, 2, 3]])
+    with pytest.raises(ValueError, match="holds 1 values but 2 types"):
+        abi.encode(["uint8", "bool"], [1])
+    with pytest.raises(ValueError, match=r"rows\[1\] holds 1 values but 2 types"):
+        abi.encode_rows(["uint8", "bool"], [[1, True], [2]])
+
+
+@pytest.mark.parametrize("bad", ["uint7", "uint264", "bytes0", "bytes33", "(uint8,bool)", "foo",
+                                 "uint8[0]", "int"])
+def test_type_parsing(bad):
+    if bad == "int":
+        assert abi.parse_type("int").name == "int256"
+        assert abi.parse_type("uint[][3]").name == "uint256[][3]"
+        return
+    with pytest.raises(ValueError, match="unsupported ABI type"):
+        abi.parse_type(bad)
+
+
+def test_json_values_are_what_javascript_reads():
+    assert abi.json_value("uint256", 10**30) == "1000000000000000000000000000000"
+    assert abi.json_value("int8", np.int8(-3)) == "-3"
+    assert abi.json_value("bytes32", b"\x01" * 32) == "0x" + "01" * 32
+    assert abi.json_value("address", "0xAbC0000000000000000000000000000000000000") == (
+        "0xAbC0000000000000000000000000000000000000")
+    assert abi.json_value("bool", np.bool_(True)) is True
+    assert abi.json_value("uint8[]", [1, 2]) == ["1", "2"]
