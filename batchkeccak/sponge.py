@@ -22,28 +22,39 @@ MIN_TILE_LANES = TILE_WIDTH // 2
 state costs about 0.45x a scalar permutation with TILE_WIDTH = 32 on AVX2)."""
 
 _PAD_LAST_BIT = np.uint64(0x8000000000000000)
-_U8 = np.uint64(8)
-_U16 = np.uint64(16)
-_U24 = np.uint64(24)
-_U32 = np.uint64(32)
-_U40 = np.uint64(40)
-_U48 = np.uint64(48)
-_U56 = np.uint64(56)
+_BYTE = np.uint64(0xFF)
+_U = tuple(np.uint64(i) for i in range(57))  # small uint64 constants for shifts and offsets
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _load_le64(data, pos):
-    # LLVM folds these eight byte loads into one unaligned 64-bit load.
+    # Unsigned indices skip numba's negative-index wraparound, which lets LLVM fold these
+    # eight byte loads into one unaligned 64-bit load.
+    p = np.uint64(pos)
     return (
-        np.uint64(data[pos])
-        | (np.uint64(data[pos + 1]) << _U8)
-        | (np.uint64(data[pos + 2]) << _U16)
-        | (np.uint64(data[pos + 3]) << _U24)
-        | (np.uint64(data[pos + 4]) << _U32)
-        | (np.uint64(data[pos + 5]) << _U40)
-        | (np.uint64(data[pos + 6]) << _U48)
-        | (np.uint64(data[pos + 7]) << _U56)
+        np.uint64(data[p])
+        | (np.uint64(data[p + _U[1]]) << _U[8])
+        | (np.uint64(data[p + _U[2]]) << _U[16])
+        | (np.uint64(data[p + _U[3]]) << _U[24])
+        | (np.uint64(data[p + _U[4]]) << _U[32])
+        | (np.uint64(data[p + _U[5]]) << _U[40])
+        | (np.uint64(data[p + _U[6]]) << _U[48])
+        | (np.uint64(data[p + _U[7]]) << _U[56])
     )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store_le64(flat, pos, word):
+    # The mirror of _load_le64: eight byte stores that LLVM merges into one.
+    p = np.uint64(pos)
+    flat[p] = np.uint8(word & _BYTE)
+    flat[p + _U[1]] = np.uint8((word >> _U[8]) & _BYTE)
+    flat[p + _U[2]] = np.uint8((word >> _U[16]) & _BYTE)
+    flat[p + _U[3]] = np.uint8((word >> _U[24]) & _BYTE)
+    flat[p + _U[4]] = np.uint8((word >> _U[32]) & _BYTE)
+    flat[p + _U[5]] = np.uint8((word >> _U[40]) & _BYTE)
+    flat[p + _U[6]] = np.uint8((word >> _U[48]) & _BYTE)
+    flat[p + _U[7]] = np.uint8((word >> _U[56]) & _BYTE)
 
 
 @njit(cache=True, nogil=True)
@@ -71,11 +82,17 @@ def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix):
 
 
 @njit(cache=True, nogil=True)
-def _squeeze_block(lanes, lane, width, out, row, start, count):
-    """Copy ``count`` output bytes of one state to ``out[row, start:start+count]``."""
-    for b in range(count):
-        word = lanes[(b >> 3) * width + lane]
-        out[row, start + b] = np.uint8((word >> np.uint64(8 * (b & 7))) & np.uint64(0xFF))
+def _squeeze_block(lanes, lane, width, flat_out, start, count):
+    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``."""
+    whole_words = count >> 3
+    for k in range(whole_words):
+        _store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
+    if count & 7:
+        word = lanes[whole_words * width + lane]
+        for b in range(count & 7):
+            flat_out[start + 8 * whole_words + b] = np.uint8(
+                (word >> np.uint64(8 * b)) & _BYTE
+            )
 
 
 @njit(cache=True, nogil=True)
@@ -92,7 +109,10 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
         state_permute(lanes, first_round)
         q = p - (absorb_blocks - 1)
         if q >= 0:
-            _squeeze_block(lanes, 0, 1, out, message, q * rate, min(rate, out_len - q * rate))
+            _squeeze_block(
+                lanes, 0, 1, out.reshape(-1), message * out_len + q * rate,
+                min(rate, out_len - q * rate),
+            )
 
 
 @njit(cache=True, nogil=True)
@@ -106,6 +126,7 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     """
     width = TILE_WIDTH
     out_len = out.shape[1]
+    flat_out = out.reshape(-1)
     squeeze_blocks = (out_len + rate - 1) // rate
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     spare = np.empty_like(tile)
@@ -139,7 +160,10 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             p = lane_block[lane]
             q = p - (offsets[m + 1] - offsets[m]) // rate
             if q >= 0:
-                _squeeze_block(tile, lane, width, out, m, q * rate, min(rate, out_len - q * rate))
+                _squeeze_block(
+                    tile, lane, width, flat_out, m * out_len + q * rate,
+                    min(rate, out_len - q * rate),
+                )
             if q + 1 < squeeze_blocks:
                 lane_block[lane] = p + 1
                 continue

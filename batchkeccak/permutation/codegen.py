@@ -18,6 +18,10 @@ from batchkeccak.permutation.constants import LANE_COUNT, PI_TARGET, RHO_OFFSETS
 TILE_WIDTH = 32
 """States per tile: a multiple of the SIMD width in 64-bit words (AVX2 4, NEON 2, AVX-512 8)."""
 
+ROUNDS_PER_PASS = 2
+"""Rounds computed per pass over the tile: the state stays in registers between them. Must
+divide 6, so that both 24 and 12 rounds are an even number of passes."""
+
 GENERATED_PATH = Path(__file__).with_name("_unrolled.py")
 
 
@@ -50,6 +54,20 @@ def _round_body(load, store, indent: str, rc: str) -> list[str]:
     return [indent + line for line in lines]
 
 
+def _tile_pass_body() -> list[str]:
+    """Loads of one state's lanes, ROUNDS_PER_PASS rounds in locals, stores to ``dst``."""
+    indent = "        "
+    lines = [f"{indent}a{i} = src[{i} * TILE_WIDTH + j]" for i in range(LANE_COUNT)]
+    for step in range(ROUNDS_PER_PASS):
+        last = step == ROUNDS_PER_PASS - 1
+        if last:
+            store = lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}"  # noqa: E731
+        else:
+            store = lambda i, e: f"a{i} = {e}"  # noqa: E731
+        lines += _round_body(lambda i: f"a{i}", store, indent, f"_RC[first + {step}]")
+    return lines
+
+
 def _shift_constants() -> list[str]:
     needed = {1, 63} | {n for n in RHO_OFFSETS if n} | {64 - n for n in RHO_OFFSETS if n}
     return [f"_U{n} = np.uint64({n})" for n in sorted(needed)]
@@ -70,15 +88,10 @@ def generate() -> str:
         "",
         "",
         "@njit(cache=True, nogil=True)",
-        "def tile_round(src, dst, rc):",
-        '    """One round over a tile: ``dst`` = round(``src``), lane k of state j at k*TILE_WIDTH + j."""',
+        "def tile_rounds(src, dst, first):",
+        f'    """Rounds first .. first+{ROUNDS_PER_PASS - 1} from ``src`` into ``dst``, every state of the tile."""',
         "    for j in range(TILE_WIDTH):",
-        *_round_body(
-            lambda i: f"src[{i} * TILE_WIDTH + j]",
-            lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}",
-            "        ",
-            "rc",
-        ),
+        *_tile_pass_body(),
         "",
         "",
         "@njit(cache=True, nogil=True)",
@@ -89,9 +102,9 @@ def generate() -> str:
         "    buffers so that each one reads one array and writes the other, which is what lets",
         "    LLVM vectorize the loop over states without aliasing checks inside the round.",
         '    """',
-        "    for r in range(first_round, 24, 2):",
-        "        tile_round(tile, spare, _RC[r])",
-        "        tile_round(spare, tile, _RC[r + 1])",
+        f"    for r in range(first_round, 24, {2 * ROUNDS_PER_PASS}):",
+        "        tile_rounds(tile, spare, r)",
+        f"        tile_rounds(spare, tile, r + {ROUNDS_PER_PASS})",
         "",
         "",
         "@njit(cache=True, nogil=True)",
