@@ -203,6 +203,7 @@ class Report:
 
 
 def size_text(size: int) -> str:
+    """``4096`` as ``"4 KiB"``, ``32`` as ``"32 B"``."""
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= scale and size % scale == 0:
             return f"{size // scale} {unit}"
@@ -214,7 +215,20 @@ def _finite(value: float) -> float | None:
 
 
 def evaluate_targets(report: Report, targets: Iterable[Target] = TARGETS) -> list[TargetResult]:
-    """Every target whose workload ran (with the algorithm it names) and its measured value."""
+    """Every target whose workload ran (with the algorithm it names) and its measured value.
+
+    Parameters
+    ----------
+    report
+        A report with some workloads; targets of the others are left out, not failed.
+    targets
+        The goals to check, :data:`TARGETS` by default.
+
+    Returns
+    -------
+    list of TargetResult
+        One per target that could be evaluated, in the order of ``targets``.
+    """
     results = []
     for target in targets:
         workload = report.workload(target.workload)
@@ -335,7 +349,18 @@ def _format_sweep(workload: Workload) -> list[str]:
 
 
 def format_report(report: Report) -> str:
-    """The whole report as plain-text tables."""
+    """The whole report as plain-text tables, one per workload, then the targets.
+
+    Parameters
+    ----------
+    report
+        What :func:`batchkeccak.benchmark.run_suite` returned.
+
+    Returns
+    -------
+    str
+        Lines of at most a few hundred characters, no trailing newline.
+    """
     m = report.machine
     lines = [
         (
@@ -345,8 +370,13 @@ def format_report(report: Report) -> str:
         ),
     ]
     if m.get("tsc_hz"):
-        lines.append(f"TSC {m['tsc_hz'] / 1e9:.2f} GHz; load average at start "
-                     f"{', '.join(f'{x:.2f}' for x in m.get('load_average_start', []))}")
+        lines.append(f"TSC {m['tsc_hz'] / 1e9:.2f} GHz")
+    load = m.get("load_average_start")
+    if load:
+        lines.append(f"load average at start {', '.join(f'{x:.2f}' for x in load)}")
+        if load[0] > 0.5 * (m.get("cores_available") or 1):
+            lines.append("the machine was busy with other work: compare the ratios, which "
+                         "were measured side by side, rather than absolute times")
     for what, seconds in report.compile_s.items():
         lines.append(f"compile: {what}: {seconds:.2f} s (not in any figure below)")
     for workload in report.workloads:
