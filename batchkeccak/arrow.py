@@ -49,6 +49,9 @@ native byte order, so the digits land in order on any machine)."""
 _MAX_STRING_BYTES = 2**31 - 1
 """``string`` arrays address their characters with int32 offsets."""
 
+_HEX_ROWS_PER_THREAD = 16 * 1024
+"""Fewer digests than this per extra thread are written out faster by one thread."""
+
 
 # ---------------------------------------------------------------------------------------------
 # Reading Arrow buffers
@@ -218,17 +221,36 @@ def _digest_array(digests: np.ndarray, validity: pa.Buffer | None, null_count: i
     )
 
 
-def _hex_array(digests: np.ndarray, validity: pa.Buffer | None, null_count: int) -> pa.Array:
+@njit(cache=True, nogil=True)
+def _hex_rows(rows, digests, pairs, characters):
+    # Two ASCII digits per byte, as one uint16 store each; rows = [first, stop).
+    width = digests.shape[1]
+    for row in range(rows[0], rows[1]):
+        for k in range(width):
+            characters[row * width + k] = pairs[digests[row, k]]
+
+
+def _hex_array(
+    digests: np.ndarray, validity: pa.Buffer | None, null_count: int, threads: int = 1
+) -> pa.Array:
     count, width = digests.shape
     if count * 2 * width > _MAX_STRING_BYTES:
         raise ValueError(
             f"hex output of {count:,} digests would exceed the 2 GiB a string array can hold; "
             "pass a ChunkedArray (each chunk becomes its own string array) or use hex=False"
         )
-    characters = _HEX_PAIRS[digests].reshape(-1).view(np.uint8)
+    characters = np.empty(count * width, dtype=np.uint16)
+    if count:
+        parts = min(threads, max(1, count // _HEX_ROWS_PER_THREAD))
+        bounds = np.linspace(0, count, parts + 1).astype(np.int64)
+        ranges = [bounds[i : i + 2] for i in range(parts)]
+        _parallel.run_parallel(_hex_rows, ranges, digests, _HEX_PAIRS, characters)
     offsets = np.arange(0, (count + 1) * 2 * width, 2 * width, dtype=np.int32)
     return pa.Array.from_buffers(
-        pa.string(), count, [validity, pa.py_buffer(offsets), pa.py_buffer(characters)], null_count
+        pa.string(),
+        count,
+        [validity, pa.py_buffer(offsets), pa.py_buffer(characters.view(np.uint8))],
+        null_count,
     )
 
 
@@ -285,8 +307,9 @@ def _hash_chunk(
     else:
         validity, _ = _validity(array)
         null_count = array.null_count
-    build = _hex_array if hex else _digest_array
-    return build(digests, validity, null_count)
+    if hex:
+        return _hex_array(digests, validity, null_count, threads)
+    return _digest_array(digests, validity, null_count)
 
 
 def _as_arrow(values: object) -> pa.Array | pa.ChunkedArray:
@@ -576,7 +599,9 @@ def hash_rows(
     for batch in batches:
         data, offsets = encode_rows(batch)
         digests = hash_flat(data, offsets, spec, out_len, thread_count)
-        results.append(_hex_array(digests, None, 0) if hex else _digest_array(digests, None, 0))
+        results.append(
+            _hex_array(digests, None, 0, thread_count) if hex else _digest_array(digests, None, 0)
+        )
     if is_table:
         return pa.chunked_array(results, type=pa.string() if hex else pa.binary(out_len))
     return results[0]
