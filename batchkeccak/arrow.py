@@ -40,9 +40,7 @@ ACCEPTED_TYPES = (
     "fixed_size_binary, or a dictionary of one of those"
 )
 
-_HEX_PAIRS = np.frombuffer(
-    b"".join(f"{byte:02x}".encode() for byte in range(256)), dtype=np.uint16
-)
+_HEX_PAIRS = np.frombuffer(b"".join(f"{byte:02x}".encode() for byte in range(256)), dtype=np.uint16)
 """The two ASCII hex digits of every byte value, as one uint16 each (read back in the same
 native byte order, so the digits land in order on any machine)."""
 
@@ -503,9 +501,7 @@ def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     return check_flat(encoded, row_offsets)
 
 
-def _select_columns(
-    schema: pa.Schema, columns: Sequence[str] | str | None
-) -> list[str]:
+def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> list[str]:
     names = list(schema.names)
     if columns is None:
         selected = names
@@ -626,8 +622,9 @@ def _compute_function(spec: Algorithm, out_len: int):
             if not values.is_valid:
                 return pa.scalar(None, type=out_type)
             single = pa.array([values.as_py()], type=pa.binary())
-            return _hash_chunk(single, spec, out_len, _parallel.resolve_threads(None), False,
-                               "values")[0]
+            return _hash_chunk(
+                single, spec, out_len, _parallel.resolve_threads(None), False, "values"
+            )[0]
         return hash_array(values, spec, length=out_len if spec.xof else None)
 
     return digest_values

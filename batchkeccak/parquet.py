@@ -81,8 +81,9 @@ def _open_dataset(src: object) -> tuple[ds.Dataset, Path | None]:
             return ds.dataset(path, format="parquet", partitioning="hive"), path
         return ds.dataset(path, format="parquet"), path
     except pa.ArrowInvalid as exc:
-        raise ValueError(f"src: {str(path)!r} is not a readable Parquet file or dataset: {exc}") \
-            from None
+        raise ValueError(
+            f"src: {str(path)!r} is not a readable Parquet file or dataset: {exc}"
+        ) from None
 
 
 def _output_path(dst: object, src_path: Path | None) -> Path:
@@ -93,18 +94,20 @@ def _output_path(dst: object, src_path: Path | None) -> Path:
         raise IsADirectoryError(f"dst: {str(path)!r} is a directory; name the file to write")
     if not path.parent.is_dir():
         raise FileNotFoundError(f"dst: folder {str(path.parent)!r} does not exist")
-    if src_path is not None and src_path.is_dir():
-        if path.resolve().is_relative_to(src_path.resolve()):
-            raise ValueError(
-                f"dst {str(path)!r} lies inside the source dataset {str(src_path)!r}; "
-                "it would become part of the dataset on the next read"
-            )
+    inside_source = (
+        src_path is not None
+        and src_path.is_dir()
+        and path.resolve().is_relative_to(src_path.resolve())
+    )
+    if inside_source:
+        raise ValueError(
+            f"dst {str(path)!r} lies inside the source dataset {str(src_path)!r}; "
+            "it would become part of the dataset on the next read"
+        )
     return path
 
 
-def _digest_names(
-    schema: pa.Schema, columns: Sequence[str] | str, suffix: str
-) -> dict[str, str]:
+def _digest_names(schema: pa.Schema, columns: Sequence[str] | str, suffix: str) -> dict[str, str]:
     selected = [columns] if isinstance(columns, str) else list(columns)
     if not selected:
         raise ValueError("columns must name at least one column to hash")
@@ -278,8 +281,9 @@ def hash_file(
                     continue
                 hash_started = time.perf_counter()
                 digests = [
-                    hash_array(batch.column(name), spec, length=length, hex=hex,
-                               threads=thread_count)
+                    hash_array(
+                        batch.column(name), spec, length=length, hex=hex, threads=thread_count
+                    )
                     for name in digest_columns
                 ]
                 write_started = time.perf_counter()
@@ -293,8 +297,9 @@ def hash_file(
                 report.decoded_bytes += batch.nbytes
                 bar.update(batch.num_rows)
                 elapsed = time.perf_counter() - started
-                bar.set_postfix_str(f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s",
-                                    refresh=False)
+                bar.set_postfix_str(
+                    f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s", refresh=False
+                )
             close_started = time.perf_counter()
         with open(temporary, "rb+") as written:
             os.fsync(written.fileno())  # the data is on disk before the name points at it
@@ -307,4 +312,3 @@ def hash_file(
             temporary.unlink(missing_ok=True)
     report.total_seconds = time.perf_counter() - started
     return report
-

@@ -47,8 +47,9 @@ LOOP_SPEEDUP_TARGET = 9.0
 def binary_column(rows: int, width: int, seed: int) -> pa.Array:
     data = np.random.default_rng(seed).integers(0, 256, size=rows * width, dtype=np.uint8)
     offsets = np.arange(0, (rows + 1) * width, width, dtype=np.int32)
-    return pa.Array.from_buffers(pa.binary(), rows, [None, pa.py_buffer(offsets),
-                                                     pa.py_buffer(data)])
+    return pa.Array.from_buffers(
+        pa.binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
 
 
 def column_candidates(column: pa.Array) -> tuple[dict, dict, dict]:
@@ -68,8 +69,9 @@ def column_candidates(column: pa.Array) -> tuple[dict, dict, dict]:
     try:
         import blake3
 
-        candidates["blake3 loop (bytes ready)"] = lambda: [blake3.blake3(v).digest()
-                                                           for v in values]
+        candidates["blake3 loop (bytes ready)"] = lambda: [
+            blake3.blake3(v).digest() for v in values
+        ]
         forms["blake3 loop (bytes ready)"] = "bytes"
     except ImportError:
         print("blake3 not installed: skipped", file=sys.stderr)
@@ -120,20 +122,37 @@ def bench_column(rows: int, repeats: int) -> dict:
         ratio = ns[name] / ns[baseline]
         shown = "" if name.startswith("batchkeccak") else f"{ratio:.1f}x faster"
         print(f"{name:38} {ns[name]:9.0f} {forms[name]:>7} {shown:>16}")
-        results.append({"name": name, "ns_per_value": ns[name], "output": forms[name],
-                         "compared_to": baseline, "ratio": ratio,
-                         "times_s": times[name]})
+        results.append(
+            {
+                "name": name,
+                "ns_per_value": ns[name],
+                "output": forms[name],
+                "compared_to": baseline,
+                "ratio": ratio,
+                "times_s": times[name],
+            }
+        )
     loop = ns["to_pylist + hashlib.sha3_256 loop"] / ns["batchkeccak sha3_256"]
     slowest_rival = min(
         (r for r in results if not r["name"].startswith("batchkeccak")), key=lambda r: r["ratio"]
     )
-    print(f"target >= {LOOP_SPEEDUP_TARGET:.0f}x the to_pylist + hashlib loop: {loop:.1f}x "
-          f"({'met' if loop >= LOOP_SPEEDUP_TARGET else 'MISSED'})")
-    print(f"target faster than every alternative: closest is {slowest_rival['name']} at "
-          f"{slowest_rival['ratio']:.2f}x ({'met' if slowest_rival['ratio'] > 1 else 'MISSED'})")
-    return {"rows": rows, "value_bytes": 32, "repeats": repeats, "results": results,
-            "loop_speedup": loop, "closest_alternative": slowest_rival["name"],
-            "closest_ratio": slowest_rival["ratio"]}
+    print(
+        f"target >= {LOOP_SPEEDUP_TARGET:.0f}x the to_pylist + hashlib loop: {loop:.1f}x "
+        f"({'met' if loop >= LOOP_SPEEDUP_TARGET else 'MISSED'})"
+    )
+    print(
+        f"target faster than every alternative: closest is {slowest_rival['name']} at "
+        f"{slowest_rival['ratio']:.2f}x ({'met' if slowest_rival['ratio'] > 1 else 'MISSED'})"
+    )
+    return {
+        "rows": rows,
+        "value_bytes": 32,
+        "repeats": repeats,
+        "results": results,
+        "loop_speedup": loop,
+        "closest_alternative": slowest_rival["name"],
+        "closest_ratio": slowest_rival["ratio"],
+    }
 
 
 def sample_file(path: Path, rows: int) -> None:
@@ -141,12 +160,14 @@ def sample_file(path: Path, rows: int) -> None:
     keys = binary_column(rows, 32, seed=8)
     note_lengths = rng.integers(0, 120, size=rows)
     notes = pa.array(["n" * int(k) for k in note_lengths[: min(rows, 4096)]] * (rows // 4096 + 1))
-    table = pa.table({
-        "id": pa.array(np.arange(rows, dtype=np.int64)),
-        "key": keys,
-        "note": notes.slice(0, rows),
-        "amount": pa.array(rng.normal(size=rows)),
-    })
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(rows, dtype=np.int64)),
+            "key": keys,
+            "note": notes.slice(0, rows),
+            "amount": pa.array(rng.normal(size=rows)),
+        }
+    )
     pq.write_table(table, path, row_group_size=DEFAULT_BATCH_SIZE)
 
 
@@ -156,8 +177,11 @@ def bench_parquet(rows: int, repeats: int, folder: Path) -> dict:
     dataset = ds.dataset(source)
 
     def scan():
-        return list(dataset.to_batches(batch_size=DEFAULT_BATCH_SIZE, batch_readahead=2,
-                                       fragment_readahead=1))
+        return list(
+            dataset.to_batches(
+                batch_size=DEFAULT_BATCH_SIZE, batch_readahead=2, fragment_readahead=1
+            )
+        )
 
     batches = scan()
     digests = [hash_array(b.column("key")) for b in batches]
@@ -170,36 +194,51 @@ def bench_parquet(rows: int, repeats: int, folder: Path) -> dict:
     def write_only():
         with pq.ParquetWriter(folder / "write_only.parquet", schema, **options) as writer:
             for batch, digest in zip(batches, digests):
-                writer.write_batch(pa.RecordBatch.from_arrays(batch.columns + [digest],
-                                                              schema=schema))
+                writer.write_batch(
+                    pa.RecordBatch.from_arrays(batch.columns + [digest], schema=schema)
+                )
 
     reports = []
 
     def end_to_end():
         reports.append(hash_file(source, folder / "hashed.parquet", "key"))
 
-    times = interleaved({"read": scan, "hash": hash_only, "write": write_only,
-                         "hash_file": end_to_end}, repeats)
+    times = interleaved(
+        {"read": scan, "hash": hash_only, "write": write_only, "hash_file": end_to_end}, repeats
+    )
     best = {name: min(t) for name, t in times.items()}
     parts = best["read"] + best["hash"] + best["write"]
     in_loop = min(reports, key=lambda r: r.total_seconds)
     size_mb = source.stat().st_size / 1e6
-    print(f"\nParquet: {rows:,} rows (id int64, key 32 B, note string, amount double), "
-          f"{size_mb:.0f} MB on disk, best of {repeats}")
+    print(
+        f"\nParquet: {rows:,} rows (id int64, key 32 B, note string, amount double), "
+        f"{size_mb:.0f} MB on disk, best of {repeats}"
+    )
     for name in ("read", "hash", "write"):
         print(f"  {name:6} alone {best[name]:7.3f} s  {best[name] / parts:5.1%}")
-    print(f"  hash_file end to end {best['hash_file']:.3f} s "
-          f"({rows / best['hash_file']:,.0f} rows/s); in its loop: read "
-          f"{in_loop.read_seconds:.3f} s, hash {in_loop.hash_seconds:.3f} s, write "
-          f"{in_loop.write_seconds:.3f} s")
+    print(
+        f"  hash_file end to end {best['hash_file']:.3f} s "
+        f"({rows / best['hash_file']:,.0f} rows/s); in its loop: read "
+        f"{in_loop.read_seconds:.3f} s, hash {in_loop.hash_seconds:.3f} s, write "
+        f"{in_loop.write_seconds:.3f} s"
+    )
     hash_share = best["hash"] / parts
-    print(f"target hashing does not dominate: {hash_share:.0%} of read + hash + write "
-          f"({'met' if hash_share < 0.5 else 'MISSED'})")
+    print(
+        f"target hashing does not dominate: {hash_share:.0%} of read + hash + write "
+        f"({'met' if hash_share < 0.5 else 'MISSED'})"
+    )
     return {
-        "rows": rows, "file_mb": size_mb, "repeats": repeats,
-        "best_seconds": best, "hash_share": hash_share,
-        "hash_file_loop": {"read": in_loop.read_seconds, "hash": in_loop.hash_seconds,
-                           "write": in_loop.write_seconds, "total": in_loop.total_seconds},
+        "rows": rows,
+        "file_mb": size_mb,
+        "repeats": repeats,
+        "best_seconds": best,
+        "hash_share": hash_share,
+        "hash_file_loop": {
+            "read": in_loop.read_seconds,
+            "hash": in_loop.hash_seconds,
+            "write": in_loop.write_seconds,
+            "total": in_loop.total_seconds,
+        },
     }
 
 
@@ -208,8 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2^16 rows, 3 repeats")
     parser.add_argument("--rows", type=int, help="rows in the column and the file (2^20)")
     parser.add_argument("--repeats", type=int, help="timed repeats per figure (5)")
-    parser.add_argument("--json", default=str(RESULTS / "bench_arrow.json"),
-                        help="JSON output (default bench/results/bench_arrow.json)")
+    parser.add_argument(
+        "--json",
+        default=str(RESULTS / "bench_arrow.json"),
+        help="JSON output (default bench/results/bench_arrow.json)",
+    )
     args = parser.parse_args(argv)
     rows = args.rows or (1 << 16 if args.quick else 1 << 20)
     repeats = args.repeats or (3 if args.quick else 5)
@@ -218,8 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     batchkeccak.warmup()
     hash_array(pa.array([b"x"]), hex=True)
     compile_seconds = time.perf_counter() - started
-    print(f"kernels ready in {compile_seconds:.2f} s (compiled or loaded from cache; "
-          "not in any figure below)")
+    print(
+        f"kernels ready in {compile_seconds:.2f} s (compiled or loaded from cache; "
+        "not in any figure below)"
+    )
 
     column = bench_column(rows, repeats)
     with tempfile.TemporaryDirectory(prefix="bench-arrow-") as folder:
@@ -227,12 +271,19 @@ def main(argv: list[str] | None = None) -> int:
 
     output = Path(args.json)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({
-        "machine": machine_info(), "compile_seconds": compile_seconds,
-        "column": column, "parquet": parquet,
-        "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
-        "load_average_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-    }, indent=2))
+    output.write_text(
+        json.dumps(
+            {
+                "machine": machine_info(),
+                "compile_seconds": compile_seconds,
+                "column": column,
+                "parquet": parquet,
+                "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
+                "load_average_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+            },
+            indent=2,
+        )
+    )
     print(f"\nwrote {output}")
     return 0
 

@@ -12,11 +12,16 @@ from batchkeccak.dask import hash_column
 
 
 def main() -> None:
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
-            Client(cluster):
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster),
+    ):
         frame = pd.DataFrame(
-            {"email": pd.Series([f"user{i}@example.org" for i in range(10_000)],
-                                dtype="string[pyarrow]")}
+            {
+                "email": pd.Series(
+                    [f"user{i}@example.org" for i in range(10_000)], dtype="string[pyarrow]"
+                )
+            }
         )
         ddf = dd.from_pandas(frame, npartitions=4)
         # Two workers on one machine: one hashing thread each.

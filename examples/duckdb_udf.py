@@ -50,8 +50,9 @@ def main() -> None:
         )
         connection = duckdb.connect()
         register_hash_function(connection, "keccak_256")
-        register_hash_function(connection, "sha3_256", name="sha3_256_hex", input_type="BLOB",
-                               hex=True)
+        register_hash_function(
+            connection, "sha3_256", name="sha3_256_hex", input_type="BLOB", hex=True
+        )
         rows = connection.sql(
             f"SELECT address, keccak_256(address), sha3_256_hex(blob) FROM '{path}'"
         ).fetchall()

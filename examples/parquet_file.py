@@ -30,9 +30,11 @@ def main() -> None:
         )
         batchkeccak.warmup()  # compile (or load) the kernels before the timed run
         report = hash_file(source, target, ["email"], "sha3_256", hex=True, progress=True)
-        print(f"{report.rows:,} rows in {report.total_seconds:.2f} s "
-              f"(read {report.read_seconds:.2f}, hash {report.hash_seconds:.2f}, "
-              f"write {report.write_seconds:.2f})")
+        print(
+            f"{report.rows:,} rows in {report.total_seconds:.2f} s "
+            f"(read {report.read_seconds:.2f}, hash {report.hash_seconds:.2f}, "
+            f"write {report.write_seconds:.2f})"
+        )
         print(pq.read_table(target).slice(0, 3).to_pylist())
 
 

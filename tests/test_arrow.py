@@ -41,8 +41,10 @@ def expected(values, algorithm="sha3_256", length=None, hex=False):
 
 
 def values_for(arrow_type):
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
-        pa.types.is_string_view(arrow_type)
+    if (
+        pa.types.is_string(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+        or (pa.types.is_string_view(arrow_type))
     ):
         return TEXTS
     return [None if t is None else t.encode("utf-8") for t in TEXTS]
@@ -203,8 +205,9 @@ def test_large_binary_offsets_beyond_2_gib():
         pa.large_binary(), 4, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     ).slice(1)
     result = hash_array(array, "keccak_256")
-    assert result.to_pylist() == expected([straddling, data[base + 8 : base + 100], after],
-                                          "keccak_256")
+    assert result.to_pylist() == expected(
+        [straddling, data[base + 8 : base + 100], after], "keccak_256"
+    )
 
 
 def test_binary_buffers_reads_arrow_memory_in_place():

@@ -8,11 +8,11 @@ pd = pytest.importorskip("pandas")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-import pyarrow as pa  # noqa: E402
-from oracles import oracle  # noqa: E402
+import pyarrow as pa
+from oracles import oracle
 
-from batchkeccak.arrow import hash_array  # noqa: E402
-from batchkeccak.dask import hash_column  # noqa: E402
+from batchkeccak.arrow import hash_array
+from batchkeccak.dask import hash_column
 
 ROWS = 2000
 
@@ -36,9 +36,12 @@ def frame():
 @pytest.mark.slow
 def test_hash_column_on_a_two_worker_local_cluster():
     local = frame()
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert len(client.scheduler_info()["workers"]) == 2
         ddf = dd.from_pandas(local, npartitions=6)
         ddf["email_keccak_256"] = hash_column(ddf, "email", "keccak_256", threads=1)
@@ -65,8 +68,9 @@ def test_hash_column_local_scheduler_and_errors():
     assert str(series.dtype) == "fixed_size_binary[8][pyarrow]"
     computed = series.compute(scheduler="sync")
     assert list(computed[:5]) == [oracle("shake_128", bytes([i]) * i, 8) for i in range(5)]
-    objects = dd.from_pandas(pd.DataFrame({"b": pd.Series([b"x", None], dtype=object)}),
-                             npartitions=1)
+    objects = dd.from_pandas(
+        pd.DataFrame({"b": pd.Series([b"x", None], dtype=object)}), npartitions=1
+    )
     assert list(hash_column(objects, "b").compute(scheduler="sync").isna()) == [False, True]
     with pytest.raises(ValueError, match="no column named 'nope'"):
         hash_column(ddf, "nope")

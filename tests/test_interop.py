@@ -72,7 +72,7 @@ def test_compute_functions_take_binary_and_strings_cast_for_free():
 
 
 def test_dataset_projection_and_acero_plan(tmp_path):
-    import pyarrow.acero as acero
+    from pyarrow import acero
 
     register()
     path = tmp_path / "data.parquet"
@@ -112,11 +112,8 @@ def test_duckdb_arrow_udf_over_a_parquet_file(tmp_path):
     pq.write_table(pa.table({"col": addresses, "raw": blobs}), path)
     connection = duckdb.connect()
     register_hash_function(connection, "keccak_256")
-    register_hash_function(connection, "sha3_512", name="sha3_512_hex", input_type="BLOB",
-                           hex=True)
-    rows = connection.sql(
-        f"SELECT keccak_256(col), sha3_512_hex(raw) FROM '{path}'"
-    ).fetchall()
+    register_hash_function(connection, "sha3_512", name="sha3_512_hex", input_type="BLOB", hex=True)
+    rows = connection.sql(f"SELECT keccak_256(col), sha3_512_hex(raw) FROM '{path}'").fetchall()
     assert [r[0] for r in rows] == expected(
         [None if a is None else a.encode() for a in addresses], "keccak_256"
     )

@@ -66,8 +66,10 @@ def test_round_trip_larger_than_one_batch(source, tmp_path):
     ]
     metadata = pq.ParquetFile(dst).metadata
     assert all(metadata.row_group(i).num_rows <= 128 for i in range(metadata.num_row_groups))
-    codecs = {metadata.row_group(0).column(i).path_in_schema:
-              metadata.row_group(0).column(i).compression for i in range(metadata.num_columns)}
+    codecs = {
+        metadata.row_group(0).column(i).path_in_schema: metadata.row_group(0).column(i).compression
+        for i in range(metadata.num_columns)
+    }
     assert codecs["email"] == "ZSTD" and codecs["email_keccak_256"] == "UNCOMPRESSED"
     assert leftovers(tmp_path) == []
 
@@ -87,8 +89,9 @@ def test_dataset_directory_with_partitions(tmp_path):
     folder = tmp_path / "events"
     for part in (1, 2):
         (folder / f"part={part}").mkdir(parents=True)
-        pq.write_table(sample_table(200, start=part * 1000),
-                       folder / f"part={part}" / "data.parquet")
+        pq.write_table(
+            sample_table(200, start=part * 1000), folder / f"part={part}" / "data.parquet"
+        )
     dst = tmp_path / "events_hashed.parquet"
     report = hash_file(folder, dst, "email", batch_size=64)
     assert report.rows == 400
@@ -146,8 +149,15 @@ def test_existing_destination_is_replaced_only_when_complete(source, tmp_path, m
         ({"columns": "email", "algorithm": "shake_128"}, TypeError, "length is required"),
         ({"columns": "email", "batch_size": 0}, ValueError, "batch_size"),
     ],
-    ids=["missing-column", "unsupported-type", "name-taken", "no-columns", "algorithm",
-         "xof-length", "batch-size"],
+    ids=[
+        "missing-column",
+        "unsupported-type",
+        "name-taken",
+        "no-columns",
+        "algorithm",
+        "xof-length",
+        "batch-size",
+    ],
 )
 def test_argument_errors_leave_nothing_behind(tmp_path, kwargs, error, message):
     table = sample_table(10)
@@ -195,8 +205,25 @@ def test_progress_bar_shows_rows_and_throughput_on_a_terminal(source, tmp_path, 
 
 def test_cli_success_is_silent_on_stderr_when_not_a_terminal(source, tmp_path, capsys):
     dst = tmp_path / "cli.parquet"
-    assert main(["parquet", str(source), str(dst), "--column", "email", "--column", "payload",
-                 "--algorithm", "keccak_256", "--hex", "--batch-size", "256"]) == 0
+    assert (
+        main(
+            [
+                "parquet",
+                str(source),
+                str(dst),
+                "--column",
+                "email",
+                "--column",
+                "payload",
+                "--algorithm",
+                "keccak_256",
+                "--hex",
+                "--batch-size",
+                "256",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert captured.err == ""
     assert "1,000 rows" in captured.out and "email -> email_keccak_256" in captured.out

@@ -13,7 +13,7 @@ from oracles import oracle
 from batchkeccak.arrow import encode_rows, hash_rows
 
 EPOCH_DATE = datetime.date(1970, 1, 1)
-EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def field(value_bytes):
@@ -32,7 +32,7 @@ def le_int(value, width, signed=True):
 
 
 def test_encoding_of_every_fixed_width_type():
-    ts = datetime.datetime(2024, 2, 29, 12, 30, 1, 250000, tzinfo=datetime.timezone.utc)
+    ts = datetime.datetime(2024, 2, 29, 12, 30, 1, 250000, tzinfo=datetime.UTC)
     columns = {
         "i8": (pa.array([-1, None], pa.int8()), [le_int(-1, 1), None]),
         "i16": (pa.array([-300, 7], pa.int16()), [le_int(-300, 2), le_int(7, 2)]),
@@ -43,27 +43,45 @@ def test_encoding_of_every_fixed_width_type():
         "u32": (pa.array([1, None], pa.uint32()), [le_int(1, 4, False), None]),
         "u64": (pa.array([2**64 - 1, 2], pa.uint64()), [b"\xff" * 8, le_int(2, 8, False)]),
         "f16": (pa.array([1.5, None], pa.float16()), [struct.pack("<e", 1.5), None]),
-        "f32": (pa.array([1.25, -0.0], pa.float32()),
-                [struct.pack("<f", 1.25), struct.pack("<f", -0.0)]),
+        "f32": (
+            pa.array([1.25, -0.0], pa.float32()),
+            [struct.pack("<f", 1.25), struct.pack("<f", -0.0)],
+        ),
         "f64": (pa.array([3.5, None]), [struct.pack("<d", 3.5), None]),
         "bool": (pa.array([True, False]), [b"\x01", b"\x00"]),
-        "date32": (pa.array([datetime.date(2024, 2, 29), None], pa.date32()),
-                   [le_int((datetime.date(2024, 2, 29) - EPOCH_DATE).days, 4), None]),
-        "date64": (pa.array([datetime.date(1969, 12, 31), None], pa.date64()),
-                   [le_int(-86_400_000, 8), None]),
-        "ts_us_utc": (pa.array([ts, None], pa.timestamp("us", tz="UTC")),
-                      [le_int((ts - EPOCH) // datetime.timedelta(microseconds=1), 8), None]),
-        "ts_s": (pa.array([ts.replace(tzinfo=None, microsecond=0), None], pa.timestamp("s")),
-                 [le_int(int((ts - EPOCH).total_seconds()), 8), None]),
+        "date32": (
+            pa.array([datetime.date(2024, 2, 29), None], pa.date32()),
+            [le_int((datetime.date(2024, 2, 29) - EPOCH_DATE).days, 4), None],
+        ),
+        "date64": (
+            pa.array([datetime.date(1969, 12, 31), None], pa.date64()),
+            [le_int(-86_400_000, 8), None],
+        ),
+        "ts_us_utc": (
+            pa.array([ts, None], pa.timestamp("us", tz="UTC")),
+            [le_int((ts - EPOCH) // datetime.timedelta(microseconds=1), 8), None],
+        ),
+        "ts_s": (
+            pa.array([ts.replace(tzinfo=None, microsecond=0), None], pa.timestamp("s")),
+            [le_int(int((ts - EPOCH).total_seconds()), 8), None],
+        ),
         "time32": (pa.array([datetime.time(0, 1, 2), None], pa.time32("s")), [le_int(62, 4), None]),
-        "time64": (pa.array([datetime.time(0, 0, 0, 5), None], pa.time64("ns")),
-                   [le_int(5000, 8), None]),
-        "duration": (pa.array([datetime.timedelta(seconds=-2), None], pa.duration("ms")),
-                     [le_int(-2000, 8), None]),
-        "dec128": (pa.array([decimal.Decimal("-1.23"), None], pa.decimal128(10, 2)),
-                   [le_int(-123, 16), None]),
-        "dec256": (pa.array([decimal.Decimal("12.5"), None], pa.decimal256(40, 1)),
-                   [le_int(125, 32), None]),
+        "time64": (
+            pa.array([datetime.time(0, 0, 0, 5), None], pa.time64("ns")),
+            [le_int(5000, 8), None],
+        ),
+        "duration": (
+            pa.array([datetime.timedelta(seconds=-2), None], pa.duration("ms")),
+            [le_int(-2000, 8), None],
+        ),
+        "dec128": (
+            pa.array([decimal.Decimal("-1.23"), None], pa.decimal128(10, 2)),
+            [le_int(-123, 16), None],
+        ),
+        "dec256": (
+            pa.array([decimal.Decimal("12.5"), None], pa.decimal256(40, 1)),
+            [le_int(125, 32), None],
+        ),
     }
     table = pa.table({name: array for name, (array, _) in columns.items()})
     per_row = list(zip(*(encoded for _, encoded in columns.values())))
@@ -142,16 +160,16 @@ def test_table_chunking_and_slices():
             pa.record_batch({"a": [None, 5], "s": ["r", "s"]}),
         ]
     )
-    rechunked = pa.table({"a": table["a"].combine_chunks(), "s": pa.chunked_array(
-        [["p"], [None, "q", "r"], ["s"]])})
+    rechunked = pa.table(
+        {"a": table["a"].combine_chunks(), "s": pa.chunked_array([["p"], [None, "q", "r"], ["s"]])}
+    )
     whole = hash_rows(table, hex=True)
     assert [len(c) for c in whole.chunks] == [3, 2]
     assert hash_rows(rechunked, hex=True).to_pylist() == whole.to_pylist()
     assert hash_rows(table.slice(1, 3), hex=True).to_pylist() == whole.to_pylist()[1:4]
     bools = pa.table({"b": [True, None, False, True, True, False, None, True, False, True]})
     sliced = hash_rows(bools.slice(3)).to_pylist()
-    expected = [row_digest([None if v is None else bytes([v])]) for v in
-                bools["b"].to_pylist()[3:]]
+    expected = [row_digest([None if v is None else bytes([v])]) for v in bools["b"].to_pylist()[3:]]
     assert sliced == expected
 
 
@@ -174,8 +192,10 @@ def test_empty_table():
         pa.array([[1, 2]]),
         pa.array([{"x": 1}]),
         pa.array([[(b"k", 1)]], pa.map_(pa.binary(), pa.int64())),
-        pa.array([pa.scalar((1, 2, 3), pa.month_day_nano_interval()).as_py()],
-                 pa.month_day_nano_interval()),
+        pa.array(
+            [pa.scalar((1, 2, 3), pa.month_day_nano_interval()).as_py()],
+            pa.month_day_nano_interval(),
+        ),
     ],
     ids=["list", "struct", "map", "interval"],
 )

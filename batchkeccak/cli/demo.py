@@ -35,8 +35,9 @@ def register(subparsers) -> None:
 def generate_messages(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Deterministic messages, lengths log-uniform-ish from 0 to 1 KiB, as (data, offsets)."""
     rng = np.random.default_rng(seed)
-    lengths = np.minimum(np.exp(rng.uniform(0, np.log(1025), size=count)).astype(np.int64) - 1,
-                         1024)
+    lengths = np.minimum(
+        np.exp(rng.uniform(0, np.log(1025), size=count)).astype(np.int64) - 1, 1024
+    )
     offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     data = rng.integers(0, 256, size=int(offsets[-1]), dtype=np.uint8)
@@ -85,22 +86,30 @@ def run(args) -> int:
         started = time.perf_counter()
         payload_bytes = write_sample(source, args.count, args.seed)
         payload_mb = payload_bytes / 1e6
-        print(f"sample: {args.count:,} rows, payload {payload_mb:,.1f} MB (0 to 1024 bytes per "
-              f"value), written to {source} in {time.perf_counter() - started:.2f} s")
+        print(
+            f"sample: {args.count:,} rows, payload {payload_mb:,.1f} MB (0 to 1024 bytes per "
+            f"value), written to {source} in {time.perf_counter() - started:.2f} s"
+        )
 
         started = time.perf_counter()
         bk.warmup()
-        print(f"kernels ready in {time.perf_counter() - started:.2f} s "
-              "(compiled or loaded from cache)")
+        print(
+            f"kernels ready in {time.perf_counter() - started:.2f} s "
+            "(compiled or loaded from cache)"
+        )
 
         report = hash_file(source, hashed, "payload", spec.name, length=length, progress=True)
         digest_column = report.digest_columns["payload"]
-        print(f"added {digest_column} in {report.total_seconds:.2f} s: read "
-              f"{report.read_seconds:.2f} s, hash {report.hash_seconds:.2f} s, write "
-              f"{report.write_seconds:.2f} s")
+        print(
+            f"added {digest_column} in {report.total_seconds:.2f} s: read "
+            f"{report.read_seconds:.2f} s, hash {report.hash_seconds:.2f} s, write "
+            f"{report.write_seconds:.2f} s"
+        )
         hash_ns = report.hash_seconds / args.count * 1e9
-        print(f"hashing: {hash_ns:,.0f} ns/row, {payload_mb / report.hash_seconds:,.0f} MB/s; "
-              f"end to end: {report.rows_per_second:,.0f} rows/s")
+        print(
+            f"hashing: {hash_ns:,.0f} ns/row, {payload_mb / report.hash_seconds:,.0f} MB/s; "
+            f"end to end: {report.rows_per_second:,.0f} rows/s"
+        )
 
         written = pq.read_table(hashed, columns=["payload", digest_column])
         rng = np.random.default_rng(args.seed + 1)
@@ -119,8 +128,10 @@ def run(args) -> int:
     for message in messages:
         reference(message)
     loop_ns = (time.perf_counter() - started) / len(messages) * 1e9
-    print(f"reference loop: {loop_ns:,.0f} ns/value -> batchkeccak hashing is "
-          f"{loop_ns / hash_ns:.1f}x faster")
+    print(
+        f"reference loop: {loop_ns:,.0f} ns/value -> batchkeccak hashing is "
+        f"{loop_ns / hash_ns:.1f}x faster"
+    )
     return 0
 
 

@@ -14,20 +14,37 @@ def register(subparsers) -> None:
     parser.add_argument("src", metavar="SRC", help="Parquet file or dataset directory")
     parser.add_argument("dst", metavar="DST", help="Parquet file to write (replaced if present)")
     parser.add_argument(
-        "--column", "-c", dest="columns", action="append", required=True, metavar="C",
+        "--column",
+        "-c",
+        dest="columns",
+        action="append",
+        required=True,
+        metavar="C",
         help="column to hash (binary or string); repeat for several",
     )
-    parser.add_argument("--algorithm", "-a", default="sha3_256",
-                        help="sha3_256 (default), keccak_256, shake_256, ...")
-    parser.add_argument("--length", type=int, default=None,
-                        help="output bytes, for shake_* and turboshake* only")
+    parser.add_argument(
+        "--algorithm",
+        "-a",
+        default="sha3_256",
+        help="sha3_256 (default), keccak_256, shake_256, ...",
+    )
+    parser.add_argument(
+        "--length", type=int, default=None, help="output bytes, for shake_* and turboshake* only"
+    )
     parser.add_argument("--hex", action="store_true", help="write lowercase hex strings")
-    parser.add_argument("--suffix", default=None,
-                        help="digest column name suffix (default _ALGORITHM)")
-    parser.add_argument("--batch-size", type=int, default=None, metavar="ROWS",
-                        help="rows per batch and row group (default 131072)")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="hashing threads (default: every core)")
+    parser.add_argument(
+        "--suffix", default=None, help="digest column name suffix (default _ALGORITHM)"
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="ROWS",
+        help="rows per batch and row group (default 131072)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="hashing threads (default: every core)"
+    )
     parser.set_defaults(run=run)
 
 
