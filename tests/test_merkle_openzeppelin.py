@@ -340,6 +340,8 @@ def test_every_leaf_input_form_gives_the_same_root():
         [memoryview(x) for x in leaves],
         np.frombuffer(joined, np.uint8).reshape(-1, 32),
         (np.frombuffer(joined, np.uint8), np.arange(0, 37 * 32 + 1, 32, dtype=np.int64)),
+        # Offsets into a larger buffer: the rows start one byte past a word boundary.
+        (np.frombuffer(b"x" + joined, np.uint8), np.arange(1, 37 * 32 + 2, 32, dtype=np.int64)),
         pa.array(leaves, pa.binary()),
         pa.array(leaves, pa.binary(32)),
         ["0x" + x.hex() for x in leaves],

@@ -8,11 +8,11 @@ from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_flat, output_length
 
-PAIRS_PER_CALL = 1 << 16
+PAIRS_PER_CALL = 1 << 14
 """Parent messages assembled per batch call when a level's messages must be copied first
-(sorted pairs, a 0x01 prefix): large enough that each call keeps every core busy, small enough
-that the scratch buffer (4 MiB of 64-byte messages) stays beside the tree instead of doubling
-it."""
+(sorted pairs, a 0x01 prefix): large enough that each call keeps 16 cores busy and its fixed
+cost (about 0.1 ms) stays under 2 % of it, small enough that the scratch buffer (1 MiB of
+64-byte messages) adds little to the tree instead of another copy of a level."""
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:

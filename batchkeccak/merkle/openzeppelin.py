@@ -19,6 +19,7 @@ The rules (``src/core.ts``, ``src/merkletree.ts``, ``src/hashes.ts`` of that lib
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Mapping, Sequence
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
+from batchkeccak.merkle._kernels import sorted_pairs
 from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
 from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
 
@@ -46,29 +48,33 @@ def _hasher(algorithm: object, threads: object) -> Hasher:
 # Levels
 
 
+def _leading_words(rows: np.ndarray, column: int) -> np.ndarray:
+    """Bytes ``8 * column .. 8 * column + 7`` of every row as native uint64, compared as the
+    big-endian numbers they spell (so integer order is byte order). One copy, no temporaries."""
+    # Always a copy (ascontiguousarray may return a view, and the swap below is in place).
+    words = rows[:, 8 * column : 8 * column + 8].copy().view(np.uint64)
+    if sys.byteorder == "little":
+        words.byteswap(inplace=True)
+    return words.reshape(rows.shape[0])
+
+
 def sort_order(leaves: np.ndarray) -> np.ndarray:
     """The stable ascending byte-order permutation of (n, 32) leaves.
 
     Sorting on the first 8 bytes settles random leaves (hashes) at once; only when two
-    share them does the full four-word lexicographic sort run.
+    share them does the full four-word lexicographic sort run. Without ties every sort gives
+    the same order, so the first pass may use numpy's faster unstable sort; the fallback,
+    which sees the ties, is stable.
     """
     count = leaves.shape[0]
-    first = np.ascontiguousarray(leaves[:, :8]).view(">u8").reshape(count).astype(np.uint64)
-    order = np.argsort(first, kind="stable")
+    first = _leading_words(leaves, 0)
+    order = np.argsort(first)
     ranked = first[order]
+    del first
     if count > 1 and bool((ranked[1:] == ranked[:-1]).any()):
-        words = np.ascontiguousarray(leaves).view(">u8").astype(np.uint64)
-        order = np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
+        del ranked
+        order = np.lexsort([_leading_words(leaves, c) for c in (3, 2, 1, 0)])
     return order
-
-
-def _right_first(pairs: np.ndarray) -> np.ndarray:
-    """For (k, 64) pairs, True where the right child sorts before the left one."""
-    words = pairs.view(">u8").astype(np.uint64)  # (k, 8): left words 0..3, right 4..7
-    swap = words[:, 7] < words[:, 3]
-    for c in (2, 1, 0):
-        swap = (words[:, 4 + c] < words[:, c]) | ((words[:, 4 + c] == words[:, c]) & swap)
-    return swap
 
 
 def hash_sorted_pairs(children: np.ndarray, out: np.ndarray, hasher: Hasher) -> None:
@@ -79,16 +85,14 @@ def hash_sorted_pairs(children: np.ndarray, out: np.ndarray, hasher: Hasher) -> 
     time, so each batch call sees 64-byte messages without a second copy of the level.
     """
     count = children.shape[0] // 2
-    pairs = children.reshape(count, 2 * NODE_SIZE)
+    pairs = children.reshape(count, 2 * NODE_SIZE).view()
+    pairs.flags.writeable = False  # one compiled specialization for every caller
+    words = pairs.view(np.uint64)
     scratch = np.empty((min(count, PAIRS_PER_CALL), 2 * NODE_SIZE), dtype=np.uint8)
     for start in range(0, count, PAIRS_PER_CALL):
         stop = min(count, start + PAIRS_PER_CALL)
-        chunk = pairs[start:stop]
         messages = scratch[: stop - start]
-        swap = _right_first(chunk)
-        messages[:] = chunk
-        messages[swap, :NODE_SIZE] = chunk[swap, NODE_SIZE:]
-        messages[swap, NODE_SIZE:] = chunk[swap, :NODE_SIZE]
+        sorted_pairs(pairs[start:stop], words[start:stop], messages.view(np.uint64))
         hasher.rows(messages, out=out[start:stop])
 
 
@@ -121,12 +125,23 @@ def build_heap(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> tuple[
     leaf of input ``i``.
     """
     count = leaves.shape[0]
+    # Sort before the tree exists, so that the sort's scratch and the tree never coexist.
+    order = sort_order(leaves) if sort_leaves else None
     tree = np.empty((2 * count - 1, NODE_SIZE), dtype=np.uint8)
-    order = sort_order(leaves) if sort_leaves else np.arange(count, dtype=np.int64)
+    index_type = np.int32 if 2 * count - 1 <= np.iinfo(np.int32).max else np.int64
     # Sorted leaf j goes to 2n - 2 - j: the leaves fill the end of the array backwards.
-    np.take(leaves, order[::-1], axis=0, out=tree[count - 1 :], mode="clip")
-    tree_index = np.empty(count, dtype=np.int64)
-    tree_index[order] = np.arange(2 * count - 2, count - 2, -1, dtype=np.int64)
+    if order is None:
+        tree[count - 1 :] = leaves[::-1]
+        tree_index = np.arange(2 * count - 2, count - 2, -1, dtype=index_type)
+    else:
+        np.take(leaves, order[::-1], axis=0, out=tree[count - 1 :], mode="clip")
+        tree_index = np.empty(count, dtype=index_type)
+        for start in range(0, count, PAIRS_PER_CALL):  # in steps: no second n-long temporary
+            stop = min(count, start + PAIRS_PER_CALL)
+            tree_index[order[start:stop]] = np.arange(
+                2 * count - 2 - start, 2 * count - 2 - stop, -1, dtype=index_type
+            )
+        del order
     fill_internal_nodes(tree, hasher)
     return tree, tree_index
 
