@@ -87,22 +87,31 @@ def main(argv: list[str] | None = None) -> int:
     leaves = np.random.default_rng(2026).integers(0, 256, (count, 32), dtype=np.uint8)
     leaf_bytes = leaves.nbytes
     threads = resolve_threads(args.threads)
-    print(f"{count:,} leaves of 32 bytes ({leaf_bytes / 2**20:.0f} MiB), openzeppelin simple "
-          f"tree, {threads} thread(s) of {available_cores()} core(s)")
+    print(
+        f"{count:,} leaves of 32 bytes ({leaf_bytes / 2**20:.0f} MiB), openzeppelin simple "
+        f"tree, {threads} thread(s) of {available_cores()} core(s)"
+    )
 
     started = time.perf_counter()
     merkle.merkle_root(leaves[:64], scheme="openzeppelin", threads=threads)
     warmup = time.perf_counter() - started
     print(f"kernels ready in {warmup:.2f} s (compiled or loaded from cache)")
 
-    root_s, root = best_of(args.repeats, lambda: merkle.merkle_root(
-        leaves, scheme="openzeppelin", threads=threads))
-    build_s, tree = best_of(args.repeats, lambda: merkle.MerkleTree.build(
-        leaves, scheme="openzeppelin", threads=threads))
+    root_s, root = best_of(
+        args.repeats, lambda: merkle.merkle_root(leaves, scheme="openzeppelin", threads=threads)
+    )
+    build_s, tree = best_of(
+        args.repeats,
+        lambda: merkle.MerkleTree.build(leaves, scheme="openzeppelin", threads=threads),
+    )
     assert tree.root == root  # type: ignore[union-attr]
     del tree
-    unsorted_s, _ = best_of(args.repeats, lambda: merkle.merkle_root(
-        leaves, scheme="openzeppelin", sort_leaves=False, threads=threads))
+    unsorted_s, _ = best_of(
+        args.repeats,
+        lambda: merkle.merkle_root(
+            leaves, scheme="openzeppelin", sort_leaves=False, threads=threads
+        ),
+    )
 
     as_bytes = [bytes(row) for row in leaves]
     started = time.perf_counter()
@@ -110,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     baseline_s = time.perf_counter() - started
     del as_bytes
     if baseline_root != root:
-        print("MISMATCH: batchkeccak and the Python pair loop disagree on the root",
-              file=sys.stderr)
+        print(
+            "MISMATCH: batchkeccak and the Python pair loop disagree on the root", file=sys.stderr
+        )
         return 1
 
     ns = 1e9 / count
@@ -119,19 +129,30 @@ def main(argv: list[str] | None = None) -> int:
     print(f"merkle_root (input order) {unsorted_s:8.3f} s  {unsorted_s * ns:7.0f} ns/leaf")
     print(f"MerkleTree.build          {build_s:8.3f} s  {build_s * ns:7.0f} ns/leaf")
     print(f"Python pair loop (pysha3) {baseline_s:8.3f} s  {baseline_s * ns:7.0f} ns/leaf")
-    print(f"root speed-up: {baseline_s / root_s:.1f}x (target >= 10x); "
-          f"full tree: {baseline_s / build_s:.1f}x; roots equal: 0x{root.hex()[:16]}...")
+    print(
+        f"root speed-up: {baseline_s / root_s:.1f}x (target >= 10x); "
+        f"full tree: {baseline_s / build_s:.1f}x; roots equal: 0x{root.hex()[:16]}..."
+    )
 
-    sorted_peak = peak_bytes(lambda: merkle.MerkleTree.build(
-        leaves, scheme="openzeppelin", threads=threads))
-    plain_peak = peak_bytes(lambda: merkle.MerkleTree.build(
-        leaves, scheme="openzeppelin", sort_leaves=False, threads=threads))
-    root_peak = peak_bytes(lambda: merkle.merkle_root(
-        leaves, scheme="openzeppelin", sort_leaves=False, threads=threads))
-    print(f"peak memory, full tree: {sorted_peak / leaf_bytes:.2f}x the leaf array sorted, "
-          f"{plain_peak / leaf_bytes:.2f}x in input order (the tree itself is "
-          f"{(2 * count - 1) * 32 / leaf_bytes:.2f}x); merkle_root in input order: "
-          f"{root_peak / leaf_bytes:.2f}x")
+    sorted_peak = peak_bytes(
+        lambda: merkle.MerkleTree.build(leaves, scheme="openzeppelin", threads=threads)
+    )
+    plain_peak = peak_bytes(
+        lambda: merkle.MerkleTree.build(
+            leaves, scheme="openzeppelin", sort_leaves=False, threads=threads
+        )
+    )
+    root_peak = peak_bytes(
+        lambda: merkle.merkle_root(
+            leaves, scheme="openzeppelin", sort_leaves=False, threads=threads
+        )
+    )
+    print(
+        f"peak memory, full tree: {sorted_peak / leaf_bytes:.2f}x the leaf array sorted, "
+        f"{plain_peak / leaf_bytes:.2f}x in input order (the tree itself is "
+        f"{(2 * count - 1) * 32 / leaf_bytes:.2f}x); merkle_root in input order: "
+        f"{root_peak / leaf_bytes:.2f}x"
+    )
 
     result = {
         "workload": "openzeppelin simple tree root",

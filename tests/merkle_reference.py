@@ -93,8 +93,7 @@ def largest_power_of_two_below(n: int) -> int:
 class RFC9162Reference:
     """MTH, PATH and PROOF exactly as the RFC's recursive definitions read."""
 
-    def __init__(self, values: list[bytes], algorithm: str = "sha3_256",
-                 length: int | None = None):
+    def __init__(self, values: list[bytes], algorithm: str = "sha3_256", length: int | None = None):
         self.values = values
         self.h = lambda data: digest(algorithm, data, length)
         self.mth = lru_cache(maxsize=None)(self._mth)

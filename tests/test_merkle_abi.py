@@ -51,25 +51,65 @@ def test_static_types_match_eth_abi_value_by_value():
 
 
 def test_dynamic_types_match_eth_abi():
-    types = ["string", "bytes", "uint256[]", "address[2]", "bytes32", "string[]", "uint8[3]",
-             "bytes[]", "uint16[2][]", "bool"]
+    types = [
+        "string",
+        "bytes",
+        "uint256[]",
+        "address[2]",
+        "bytes32",
+        "string[]",
+        "uint8[3]",
+        "bytes[]",
+        "uint16[2][]",
+        "bool",
+    ]
     rows = [
         ["", b"", [], [b"\x11" * 20, b"\x22" * 20], b"\x00" * 32, [], [1, 2, 3], [], [], True],
-        ["héllo ✓", b"\xab" * 33, [1, 2**256 - 1], [b"\x01" * 20, b"\x02" * 20], b"\x05" * 32,
-         ["", "x" * 40], [0, 0, 255], [b"", b"\x01" * 32, b"\x02" * 65], [[1, 2], [3, 65535]],
-         False],
-        ["x" * 64, b"\x00" * 32, [7], [b"\x03" * 20, b"\x04" * 20], b"\x06" * 32, ["a"],
-         [9, 8, 7], [b"z"], [[0, 0]], True],
+        [
+            "héllo ✓",
+            b"\xab" * 33,
+            [1, 2**256 - 1],
+            [b"\x01" * 20, b"\x02" * 20],
+            b"\x05" * 32,
+            ["", "x" * 40],
+            [0, 0, 255],
+            [b"", b"\x01" * 32, b"\x02" * 65],
+            [[1, 2], [3, 65535]],
+            False,
+        ],
+        [
+            "x" * 64,
+            b"\x00" * 32,
+            [7],
+            [b"\x03" * 20, b"\x04" * 20],
+            b"\x06" * 32,
+            ["a"],
+            [9, 8, 7],
+            [b"z"],
+            [[0, 0]],
+            True,
+        ],
     ]
     data, offsets = abi.encode_rows(types, rows)
     assert _flat_rows(data, offsets) == _reference(types, rows)
 
 
-@given(st.lists(st.tuples(
-    st.integers(0, 2**256 - 1), st.integers(-(2**255), 2**255 - 1), st.binary(min_size=20, max_size=20),
-    st.booleans(), st.binary(max_size=32), st.text(max_size=40), st.binary(max_size=80),
-    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4),
-), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 2**256 - 1),
+            st.integers(-(2**255), 2**255 - 1),
+            st.binary(min_size=20, max_size=20),
+            st.booleans(),
+            st.binary(max_size=32),
+            st.text(max_size=40),
+            st.binary(max_size=80),
+            st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_random_rows_match_eth_abi(rows):
     types = ["uint256", "int256", "address", "bool", "bytes32", "string", "bytes", "int64[]"]
     rows = [list(r) for r in rows]
@@ -81,11 +121,19 @@ def test_javascript_value_spellings():
     # Strings for numbers (decimal, 0x hex, negative), "true"/"false", 0x-hex bytes: the forms
     # @metamask/abi-utils accepts and JSON dumps carry.
     types = ["uint256", "int16", "bool", "bool", "address", "bytes4", "bytes", "uint"]
-    row = ["1000000000000000000", "-0x10", "true", "false", "0x" + "Ab" * 20, "0x0102",
-           "0xdeadbeef", "0x10"]
+    row = [
+        "1000000000000000000",
+        "-0x10",
+        "true",
+        "false",
+        "0x" + "Ab" * 20,
+        "0x0102",
+        "0xdeadbeef",
+        "0x10",
+    ]
     expected = eth_abi.encode(
-        types, [10**18, -16, True, False, bytes.fromhex("ab" * 20), b"\x01\x02", b"\xde\xad\xbe\xef",
-                16],
+        types,
+        [10**18, -16, True, False, bytes.fromhex("ab" * 20), b"\x01\x02", b"\xde\xad\xbe\xef", 16],
     )
     assert abi.encode(types, row) == expected
     data, offsets = abi.encode_rows(types, [row, row])
@@ -102,29 +150,56 @@ def test_numpy_and_arrow_columns_take_the_vectorized_path(monkeypatch):
     flags = rng.integers(0, 2, n).astype(bool)
     tags = rng.integers(0, 256, (n, 4), dtype=np.uint8)
     types = ["address", "uint256", "int32", "bool", "bytes4", "int64"]
-    rows = [[bytes(addresses[i]), int(amounts_u64[i]), int(amounts_i32[i]), bool(flags[i]),
-             bytes(tags[i]), int(amounts_i32[i]) * 3] for i in range(n)]
+    rows = [
+        [
+            bytes(addresses[i]),
+            int(amounts_u64[i]),
+            int(amounts_i32[i]),
+            bool(flags[i]),
+            bytes(tags[i]),
+            int(amounts_i32[i]) * 3,
+        ]
+        for i in range(n)
+    ]
     expected = _reference(types, rows)
-    columns = {"a": addresses, "b": amounts_u64, "c": amounts_i32, "d": flags, "e": tags,
-               "f": amounts_i32.astype(np.int64) * 3}
+    columns = {
+        "a": addresses,
+        "b": amounts_u64,
+        "c": amounts_i32,
+        "d": flags,
+        "e": tags,
+        "f": amounts_i32.astype(np.int64) * 3,
+    }
     with monkeypatch.context() as patch:
         patch.setattr(abi, "_word", None)  # any per-value fallback would fail here
         assert _flat_rows(*abi.encode_rows(types, columns)) == expected
         assert _flat_rows(*abi.encode_rows(types, rows)) == expected
-    table = pa.table({
-        "a": pa.array([bytes(r) for r in addresses], pa.binary(20)),
-        "b": pa.array(amounts_u64), "c": pa.array(amounts_i32), "d": pa.array(flags),
-        "e": pa.array([bytes(r) for r in tags], pa.binary(4)),
-        "f": pa.array(amounts_i32.astype(np.int64) * 3),
-    })
+    table = pa.table(
+        {
+            "a": pa.array([bytes(r) for r in addresses], pa.binary(20)),
+            "b": pa.array(amounts_u64),
+            "c": pa.array(amounts_i32),
+            "d": pa.array(flags),
+            "e": pa.array([bytes(r) for r in tags], pa.binary(4)),
+            "f": pa.array(amounts_i32.astype(np.int64) * 3),
+        }
+    )
     chunked = pa.concat_tables([table.slice(0, 100), table.slice(100)])
     with monkeypatch.context() as patch:
         patch.setattr(abi, "_word", None)
         assert _flat_rows(*abi.encode_rows(types, table)) == expected
         assert _flat_rows(*abi.encode_rows(types, chunked)) == expected
-    hex_rows = [["0x" + bytes(addresses[i]).hex(), str(int(amounts_u64[i])),
-                 int(amounts_i32[i]), bool(flags[i]), "0x" + bytes(tags[i]).hex(),
-                 int(amounts_i32[i]) * 3] for i in range(n)]
+    hex_rows = [
+        [
+            "0x" + bytes(addresses[i]).hex(),
+            str(int(amounts_u64[i])),
+            int(amounts_i32[i]),
+            bool(flags[i]),
+            "0x" + bytes(tags[i]).hex(),
+            int(amounts_i32[i]) * 3,
+        ]
+        for i in range(n)
+    ]
     assert _flat_rows(*abi.encode_rows(types, hex_rows)) == expected
 
 
@@ -161,8 +236,9 @@ def test_out_of_range_and_wrong_values():
         abi.encode_rows(["uint8", "bool"], [[1, True], [2]])
 
 
-@pytest.mark.parametrize("bad", ["uint7", "uint264", "bytes0", "bytes33", "(uint8,bool)", "foo",
-                                 "uint8[0]", "int"])
+@pytest.mark.parametrize(
+    "bad", ["uint7", "uint264", "bytes0", "bytes33", "(uint8,bool)", "foo", "uint8[0]", "int"]
+)
 def test_type_parsing(bad):
     if bad == "int":
         assert abi.parse_type("int").name == "int256"
@@ -177,6 +253,7 @@ def test_json_values_are_what_javascript_reads():
     assert abi.json_value("int8", np.int8(-3)) == "-3"
     assert abi.json_value("bytes32", b"\x01" * 32) == "0x" + "01" * 32
     assert abi.json_value("address", "0xAbC0000000000000000000000000000000000000") == (
-        "0xAbC0000000000000000000000000000000000000")
+        "0xAbC0000000000000000000000000000000000000"
+    )
     assert abi.json_value("bool", np.bool_(True)) is True
     assert abi.json_value("uint8[]", [1, 2]) == ["1", "2"]

@@ -35,8 +35,9 @@ def test_root_of_hex_file(capsys, hex_file, leaves):
     code, out, _ = run(capsys, "merkle", "root", str(hex_file), "--scheme", "openzeppelin")
     assert code == 0
     assert out.strip() == "0x" + oz_tree(leaves, True)[0][0].hex()
-    code, out, _ = run(capsys, "merkle", "root", str(hex_file), "-s", "openzeppelin",
-                       "--keep-order")
+    code, out, _ = run(
+        capsys, "merkle", "root", str(hex_file), "-s", "openzeppelin", "--keep-order"
+    )
     assert out.strip() == "0x" + oz_tree(leaves, False)[0][0].hex()
 
 
@@ -50,9 +51,22 @@ def test_root_of_raw_and_lines_files(capsys, tmp_path, leaves):
     lines = tmp_path / "values.txt"
     lines.write_bytes(b"\n".join(values) + b"\n")
     code, out, _ = run(capsys, "merkle", "root", str(lines), "-s", "rfc9162", "-f", "lines")
+    assert code == 0
     assert out.strip() == "0x" + RFC9162Reference(values).root().hex()
-    code, out, _ = run(capsys, "merkle", "root", str(raw), "-s", "rfc9162", "-f", "raw",
-                       "--record-size", "16", "-a", "keccak_256")
+    _, out, _ = run(
+        capsys,
+        "merkle",
+        "root",
+        str(raw),
+        "-s",
+        "rfc9162",
+        "-f",
+        "raw",
+        "--record-size",
+        "16",
+        "-a",
+        "keccak_256",
+    )
     chunks = [b"".join(leaves)[i : i + 16] for i in range(0, 13 * 32, 16)]
     assert out.strip() == "0x" + RFC9162Reference(chunks, "keccak_256").root().hex()
 
@@ -64,41 +78,75 @@ def test_root_of_parquet_column_and_standard_tree(capsys, tmp_path, leaves):
     accounts = [rng.randbytes(20) for _ in range(9)]
     amounts = [rng.randint(0, 10**24) for _ in range(9)]
     path = tmp_path / "data.parquet"
-    pq.write_table(pa.table({
-        "leaf": pa.array(leaves[:9], pa.binary(32)),
-        "account": pa.array(["0x" + a.hex() for a in accounts]),
-        "amount": pa.array([str(a) for a in amounts]),
-    }), path)
+    pq.write_table(
+        pa.table(
+            {
+                "leaf": pa.array(leaves[:9], pa.binary(32)),
+                "account": pa.array(["0x" + a.hex() for a in accounts]),
+                "amount": pa.array([str(a) for a in amounts]),
+            }
+        ),
+        path,
+    )
     code, out, _ = run(capsys, "merkle", "root", str(path), "-s", "openzeppelin", "-c", "leaf")
     assert out.strip() == "0x" + oz_tree(leaves[:9], True)[0][0].hex()
 
     eth_abi = pytest.importorskip("eth_abi")
-    standard_leaves = [keccak256(keccak256(eth_abi.encode(["address", "uint256"], [a, v])))
-                       for a, v in zip(accounts, amounts)]
-    code, out, _ = run(capsys, "merkle", "root", str(path), "-s", "openzeppelin",
-                       "--types", "address,uint256", "-c", "account", "-c", "amount")
+    standard_leaves = [
+        keccak256(keccak256(eth_abi.encode(["address", "uint256"], [a, v])))
+        for a, v in zip(accounts, amounts)
+    ]
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "root",
+        str(path),
+        "-s",
+        "openzeppelin",
+        "--types",
+        "address,uint256",
+        "-c",
+        "account",
+        "-c",
+        "amount",
+    )
     assert code == 0
     assert out.strip() == "0x" + oz_tree(standard_leaves, True)[0][0].hex()
 
     csv_path = tmp_path / "airdrop.csv"
-    csv_path.write_text("amount,account\n" + "".join(
-        f"{v},0x{a.hex()}\n" for a, v in zip(accounts, amounts)))
-    code, out, _ = run(capsys, "merkle", "root", str(csv_path), "-s", "openzeppelin",
-                       "--types", "address,uint256", "-c", "account", "-c", "amount")
+    csv_path.write_text(
+        "amount,account\n" + "".join(f"{v},0x{a.hex()}\n" for a, v in zip(accounts, amounts))
+    )
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "root",
+        str(csv_path),
+        "-s",
+        "openzeppelin",
+        "--types",
+        "address,uint256",
+        "-c",
+        "account",
+        "-c",
+        "amount",
+    )
     assert out.strip() == "0x" + oz_tree(standard_leaves, True)[0][0].hex()
 
 
 def test_dump_proof_verify_round_trip(capsys, tmp_path, hex_file, leaves):
     dump = tmp_path / "tree.json"
-    code, out, _ = run(capsys, "merkle", "root", str(hex_file), "-s", "openzeppelin",
-                       "--dump", str(dump))
+    code, out, _ = run(
+        capsys, "merkle", "root", str(hex_file), "-s", "openzeppelin", "--dump", str(dump)
+    )
     root = out.strip()
     assert json.loads(dump.read_text())["format"] == "simple-v1"
     assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed away
 
     proof_path = tmp_path / "proof.json"
-    code, _, _ = run(capsys, "merkle", "proof", "--load", str(dump), "-i", "5",
-                     "-o", str(proof_path))
+    code, _, _ = run(
+        capsys, "merkle", "proof", "--load", str(dump), "-i", "5", "-o", str(proof_path)
+    )
     proof = json.loads(proof_path.read_text())
     assert proof["leaf"] == "0x" + leaves[5].hex() and proof["root"] == root
     ref_tree, ref_index = oz_tree(leaves, True)
@@ -122,15 +170,29 @@ def test_dump_proof_verify_round_trip(capsys, tmp_path, hex_file, leaves):
 
 def test_all_proofs_and_multiproof(capsys, tmp_path, hex_file):
     out_path = tmp_path / "proofs.jsonl"
-    code, _, _ = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all",
-                     "-o", str(out_path))
+    code, _, _ = run(
+        capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all", "-o", str(out_path)
+    )
     lines = out_path.read_text().splitlines()
     assert len(lines) == 13 and [json.loads(x)["index"] for x in lines] == list(range(13))
     code, out, _ = run(capsys, "merkle", "verify", str(out_path))
     assert (code, out.strip()) == (0, "valid: all 13 proofs")
 
-    code, out, _ = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
-                       "-i", "1", "-i", "7", "-i", "12", "--multi")
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "proof",
+        str(hex_file),
+        "-s",
+        "openzeppelin",
+        "-i",
+        "1",
+        "-i",
+        "7",
+        "-i",
+        "12",
+        "--multi",
+    )
     multi = json.loads(out)
     assert len(multi["multiproof"]["leaves"]) == 3
     path = tmp_path / "multi.json"
@@ -143,16 +205,41 @@ def test_rfc9162_proofs(capsys, tmp_path):
     lines = tmp_path / "log.txt"
     lines.write_bytes(b"\n".join(values) + b"\n")
     ref = RFC9162Reference(values, "sha3_512")
-    code, out, _ = run(capsys, "merkle", "proof", str(lines), "-s", "rfc9162", "-f", "lines",
-                       "-a", "sha3_512", "-i", "9")
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "proof",
+        str(lines),
+        "-s",
+        "rfc9162",
+        "-f",
+        "lines",
+        "-a",
+        "sha3_512",
+        "-i",
+        "9",
+    )
     proof = json.loads(out)
     assert proof["proof"] == ["0x" + p.hex() for p in ref.path(9)]
     path = tmp_path / "p.json"
     path.write_text(out)
     assert run(capsys, "merkle", "verify", str(path), "--root", "0x" + ref.root().hex())[0] == 0
 
-    code, out, _ = run(capsys, "merkle", "proof", str(lines), "-s", "rfc9162", "-f", "lines",
-                       "-a", "sha3_512", "--consistency", "4")
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "proof",
+        str(lines),
+        "-s",
+        "rfc9162",
+        "-f",
+        "lines",
+        "-a",
+        "sha3_512",
+        "--consistency",
+        "4",
+    )
+    assert code == 0
     consistency = json.loads(out)
     assert consistency["oldRoot"] == "0x" + ref.root(4).hex()
     assert consistency["proof"] == ["0x" + p.hex() for p in ref.consistency(4)]
@@ -164,9 +251,21 @@ def test_rfc9162_proofs(capsys, tmp_path):
 
     # From a dump the values are gone; the proof carries the leaf hash instead.
     dump = tmp_path / "log.json"
-    run(capsys, "merkle", "root", str(lines), "-s", "rfc9162", "-f", "lines", "-a", "sha3_512",
-        "--dump", str(dump))
-    code, out, _ = run(capsys, "merkle", "proof", "--load", str(dump), "-i", "3")
+    run(
+        capsys,
+        "merkle",
+        "root",
+        str(lines),
+        "-s",
+        "rfc9162",
+        "-f",
+        "lines",
+        "-a",
+        "sha3_512",
+        "--dump",
+        str(dump),
+    )
+    _, out, _ = run(capsys, "merkle", "proof", "--load", str(dump), "-i", "3")
     assert "value" not in json.loads(out)
     path.write_text(out)
     assert run(capsys, "merkle", "verify", str(path), "--root", "0x" + ref.root().hex())[0] == 0
@@ -183,8 +282,10 @@ def test_rfc9162_proofs(capsys, tmp_path):
         (["proof", "{hex}", "-s", "openzeppelin", "--consistency", "3"], "rfc9162 trees"),
         (["root", "{bad_hex}", "-s", "openzeppelin"], "not a hex value"),
         (["root", "{hex}", "-s", "openzeppelin", "--types", "address"], "needs rows"),
-        (["root", "{raw}", "-s", "rfc9162", "-f", "raw", "--record-size", "5"],
-         "whole number of 5-byte records"),
+        (
+            ["root", "{raw}", "-s", "rfc9162", "-f", "raw", "--record-size", "5"],
+            "whole number of 5-byte records",
+        ),
         (["verify", "{values}"], "neither JSON nor JSON Lines"),
     ],
 )
@@ -197,8 +298,14 @@ def test_bad_input_exits_2(capsys, tmp_path, hex_file, argv, message):
     raw.write_bytes(bytes(12))
     short = tmp_path / "short.txt"
     short.write_text("0xabcdef\n")
-    names = {"hex": hex_file, "missing": tmp_path / "nope.txt", "values": values,
-             "bad_hex": bad_hex, "raw": raw, "short": short}
+    names = {
+        "hex": hex_file,
+        "missing": tmp_path / "nope.txt",
+        "values": values,
+        "bad_hex": bad_hex,
+        "raw": raw,
+        "short": short,
+    }
     code, _, err = run(capsys, "merkle", *[a.format(**names) for a in argv])
     assert code == 2
     assert message in err
@@ -208,5 +315,5 @@ def test_raw_records_are_read_without_copying_lines(capsys, tmp_path):
     rows = np.arange(64 * 32, dtype=np.uint32).astype(np.uint8).reshape(64, 32)
     raw = tmp_path / "l.bin"
     rows.tofile(raw)
-    code, out, _ = run(capsys, "merkle", "root", str(raw), "-s", "openzeppelin", "-f", "raw")
+    _, out, _ = run(capsys, "merkle", "root", str(raw), "-s", "openzeppelin", "-f", "raw")
     assert out.strip() == "0x" + oz_tree([bytes(r) for r in rows], True)[0][0].hex()

@@ -111,8 +111,9 @@ def test_documented_simple_tree(sort_leaves):
 @pytest.mark.parametrize("sort_leaves", [True, False])
 def test_documented_standard_tree(sort_leaves):
     rows = [[c] for c in "abcdef"]
-    tree = merkle.MerkleTree.build(rows, scheme="openzeppelin", types=["string"],
-                                   sort_leaves=sort_leaves)
+    tree = merkle.MerkleTree.build(
+        rows, scheme="openzeppelin", types=["string"], sort_leaves=sort_leaves
+    )
     assert hx(tree.nodes) == DOCUMENTED_STANDARD_STRINGS[sort_leaves]
 
 
@@ -136,8 +137,9 @@ def _multiproof_json(case_multiproof):
 
 @pytest.mark.parametrize("case", FIXTURES["simple"], ids=_case_id)
 def test_simple_tree_matches_javascript(case):
-    tree = merkle.MerkleTree.build(case["leaves"], scheme="openzeppelin",
-                                   sort_leaves=case["sortLeaves"])
+    tree = merkle.MerkleTree.build(
+        case["leaves"], scheme="openzeppelin", sort_leaves=case["sortLeaves"]
+    )
     assert tree.root == unhex(case["root"])
     assert [hx(tree.proof(i)) for i in range(tree.size)] == case["proofs"]
     for expected in case["multiproofs"]:
@@ -168,11 +170,10 @@ def test_simple_javascript_dump_loads(case):
 
 @pytest.mark.parametrize("case", FIXTURES["standard"], ids=_case_id)
 def test_standard_tree_matches_javascript(case):
-    tree = merkle.MerkleTree.build(case["values"], scheme="openzeppelin", types=case["types"],
-                                   sort_leaves=case["sortLeaves"])
-    assert [tree.leaf_hash(i) for i in range(tree.size)] == [
-        unhex(h) for h in case["leafHashes"]
-    ]
+    tree = merkle.MerkleTree.build(
+        case["values"], scheme="openzeppelin", types=case["types"], sort_leaves=case["sortLeaves"]
+    )
+    assert [tree.leaf_hash(i) for i in range(tree.size)] == [unhex(h) for h in case["leafHashes"]]
     assert tree.root == unhex(case["root"])
     assert [hx(tree.proof(i)) for i in range(tree.size)] == case["proofs"]
     for expected in case["multiproofs"]:
@@ -188,11 +189,11 @@ def test_standard_javascript_dump_loads_and_proofs_verify(case):
     assert [hx(tree.proof(i)) for i in range(tree.size)] == case["proofs"]
     assert tree.dump() == case["dump"]
     for row, proof in zip(case["values"], case["proofs"]):
-        assert merkle.verify(row, proof, case["root"], scheme="openzeppelin",
-                             types=case["types"])
+        assert merkle.verify(row, proof, case["root"], scheme="openzeppelin", types=case["types"])
     for expected in case["multiproofs"]:
-        assert merkle.verify_multiproof(_multiproof_json(expected), case["root"],
-                                        types=case["types"])
+        assert merkle.verify_multiproof(
+            _multiproof_json(expected), case["root"], types=case["types"]
+        )
 
 
 def test_standard_python_values_dump_as_javascript_writes_them():
@@ -207,14 +208,18 @@ def test_standard_tree_from_arrow_table_and_columns():
     case = next(c for c in FIXTURES["standard"] if c["name"] == "airdrop" and c["sortLeaves"])
     addresses = [bytes.fromhex(a[2:]) for a, _ in case["values"]]
     amounts = [int(v) for _, v in case["values"]]
-    table = pa.table({
-        "account": pa.array(addresses, pa.binary(20)),
-        "amount": pa.array(amounts, pa.decimal256(76, 0)),
-    })
+    table = pa.table(
+        {
+            "account": pa.array(addresses, pa.binary(20)),
+            "amount": pa.array(amounts, pa.decimal256(76, 0)),
+        }
+    )
     tree = merkle.MerkleTree.build(table, scheme="openzeppelin", types=case["types"])
     assert tree.root == unhex(case["root"])
-    columns = {"account": np.frombuffer(b"".join(addresses), np.uint8).reshape(-1, 20),
-               "amount": [a for a in amounts]}
+    columns = {
+        "account": np.frombuffer(b"".join(addresses), np.uint8).reshape(-1, 20),
+        "amount": [a for a in amounts],
+    }
     assert merkle.merkle_root(columns, scheme="openzeppelin", types=case["types"]) == tree.root
     # Arrow rows come back as Python values; the dump writes them the JS way.
     assert tree.dump()["values"][3]["value"] == case["values"][3]
@@ -241,8 +246,10 @@ def test_every_size_and_index_against_reference(sort_leaves):
         tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin", sort_leaves=sort_leaves)
         assert [bytes(r) for r in tree.nodes] == ref_tree, n
         assert tree.tree_index.tolist() == ref_index
-        assert merkle.merkle_root(leaves, scheme="openzeppelin",
-                                  sort_leaves=sort_leaves) == ref_tree[0]
+        assert (
+            merkle.merkle_root(leaves, scheme="openzeppelin", sort_leaves=sort_leaves)
+            == ref_tree[0]
+        )
         for i in range(n):
             proof = tree.proof(i)
             assert proof == oz_proof(ref_tree, ref_index[i])
@@ -264,8 +271,9 @@ def test_tampered_proofs_are_rejected():
                     bad[k] = bytes(flipped)
                     assert not merkle.verify(leaves[i], bad, tree.root, scheme="openzeppelin")
             assert not merkle.verify(leaves[i], proof[:-1], tree.root, scheme="openzeppelin")
-            assert not merkle.verify(leaves[i], proof + [tree.root], tree.root,
-                                     scheme="openzeppelin")
+            assert not merkle.verify(
+                leaves[i], proof + [tree.root], tree.root, scheme="openzeppelin"
+            )
             wrong_leaf = leaves[(i + 1) % n]
             if wrong_leaf != leaves[i]:
                 assert not merkle.verify(wrong_leaf, proof, tree.root, scheme="openzeppelin")
@@ -288,21 +296,24 @@ def test_multiproofs_against_reference_and_tampering():
                 flipped = list(mp.proof_flags)
                 flipped[0] = not flipped[0]
                 assert not merkle.verify_multiproof(
-                    merkle.MultiProof(mp.leaves, mp.proof, flipped), tree.root)
+                    merkle.MultiProof(mp.leaves, mp.proof, flipped), tree.root
+                )
             if mp.proof:
                 bad = [bytes(32)] + mp.proof[1:]
                 assert not merkle.verify_multiproof(
-                    merkle.MultiProof(mp.leaves, bad, mp.proof_flags), tree.root)
+                    merkle.MultiProof(mp.leaves, bad, mp.proof_flags), tree.root
+                )
             if mp.leaves:
                 assert not merkle.verify_multiproof(
-                    merkle.MultiProof(mp.leaves[1:], mp.proof, mp.proof_flags), tree.root)
+                    merkle.MultiProof(mp.leaves[1:], mp.proof, mp.proof_flags), tree.root
+                )
 
 
 def test_large_tree_crossing_batch_chunks(monkeypatch):
     # Small chunks make every level span several batch calls, as 2**17+ leaves would.
     monkeypatch.setattr(openzeppelin, "PAIRS_PER_CALL", 5)
     leaves = _random_leaves(203, seed=3, duplicates=True)
-    ref_tree, ref_index = oz_tree(leaves, True)
+    ref_tree, _ = oz_tree(leaves, True)
     tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin")
     assert [bytes(r) for r in tree.nodes] == ref_tree
     assert merkle.merkle_root(leaves, scheme="openzeppelin") == ref_tree[0]
@@ -426,9 +437,11 @@ def test_malformed_proofs_raise_and_wrong_ones_return_false():
     assert not merkle.verify(leaf, [], root, scheme="openzeppelin")
     mp = tree.multiproof([0, 1])
     assert not merkle.verify_multiproof(
-        merkle.MultiProof(mp.leaves, mp.proof + [root], mp.proof_flags), root)
+        merkle.MultiProof(mp.leaves, mp.proof + [root], mp.proof_flags), root
+    )
     assert not merkle.verify_multiproof(
-        merkle.MultiProof(mp.leaves, mp.proof, [True] * len(mp.proof_flags)), root)
+        merkle.MultiProof(mp.leaves, mp.proof, [True] * len(mp.proof_flags)), root
+    )
     with pytest.raises(TypeError, match=r"proof_flags\[0\] must be a bool"):
         merkle.verify_multiproof(merkle.MultiProof(mp.leaves, mp.proof, [1, 0, 0, 0]), root)
     with pytest.raises(ValueError, match="lacks proofFlags"):
@@ -436,8 +449,9 @@ def test_malformed_proofs_raise_and_wrong_ones_return_false():
 
 
 def _simple_dump():
-    return merkle.MerkleTree.build([bytes([i]) * 32 for i in range(5)],
-                                   scheme="openzeppelin").dump()
+    return merkle.MerkleTree.build(
+        [bytes([i]) * 32 for i in range(5)], scheme="openzeppelin"
+    ).dump()
 
 
 def test_malformed_dumps():
@@ -496,8 +510,9 @@ def test_malformed_dumps():
 
 
 def test_dump_round_trip_through_a_file(tmp_path):
-    tree = merkle.MerkleTree.build(_random_leaves(12, seed=4), scheme="openzeppelin",
-                                   sort_leaves=False)
+    tree = merkle.MerkleTree.build(
+        _random_leaves(12, seed=4), scheme="openzeppelin", sort_leaves=False
+    )
     path = tmp_path / "tree.json"
     path.write_text(tree.dumps())
     loaded = merkle.MerkleTree.load(path)

@@ -20,7 +20,7 @@ def _values(n: int, seed: int = 0) -> list[bytes]:
 
 
 def test_structure_for_every_size_up_to_70():
-    for n in range(0, 71):
+    for n in range(71):
         values = _values(n, seed=n)
         ref = RFC9162Reference(values)
         tree = merkle.MerkleTree.build(values, scheme="rfc9162")
@@ -39,13 +39,14 @@ def test_consistency_proofs_for_every_pair_of_sizes():
     ref = RFC9162Reference(values)
     for n in range(1, 71):
         tree = merkle.MerkleTree.build(values[:n], scheme="rfc9162")
-        for m in range(0, n + 1):
+        for m in range(n + 1):
             proof = tree.consistency_proof(m)
             expected = [] if m in (0, n) else ref.consistency(m, n)
             assert proof == expected, (m, n)
             assert tree.root_at(m) == ref.root(m)
-            assert merkle.verify_consistency(ref.root(m), ref.root(n), proof,
-                                             old_size=m, new_size=n)
+            assert merkle.verify_consistency(
+                ref.root(m), ref.root(n), proof, old_size=m, new_size=n
+            )
 
 
 def test_tampered_inclusion_proofs_are_rejected():
@@ -59,20 +60,21 @@ def test_tampered_inclusion_proofs_are_rejected():
                 bad = list(path)
                 bad[k] = bytes([bad[k][0] ^ 1]) + bad[k][1:]
                 assert not merkle.verify(values[i], bad, root, scheme="rfc9162", index=i, size=n)
-            assert not merkle.verify(values[i] + b"x", path, root, scheme="rfc9162", index=i,
-                                     size=n)
-            assert not merkle.verify(values[i], path[:-1], root, scheme="rfc9162", index=i,
-                                     size=n)
-            assert not merkle.verify(values[i], path + [root], root, scheme="rfc9162", index=i,
-                                     size=n)
+            assert not merkle.verify(
+                values[i] + b"x", path, root, scheme="rfc9162", index=i, size=n
+            )
+            assert not merkle.verify(values[i], path[:-1], root, scheme="rfc9162", index=i, size=n)
+            assert not merkle.verify(
+                values[i], path + [root], root, scheme="rfc9162", index=i, size=n
+            )
             # A path too short for the claimed size (the leaf-0 path of 3 leaves is also the
             # leaf-0 path of 4, so only sizes that change its length are wrong for sure).
-            assert not merkle.verify(values[i], path, root, scheme="rfc9162", index=i,
-                                     size=4 * n)
+            assert not merkle.verify(values[i], path, root, scheme="rfc9162", index=i, size=4 * n)
             assert not merkle.verify(values[i], path, root, scheme="rfc9162", index=n, size=n)
             if i + 1 < n and values[i + 1] != values[i]:
-                assert not merkle.verify(values[i], path, root, scheme="rfc9162", index=i + 1,
-                                         size=n)
+                assert not merkle.verify(
+                    values[i], path, root, scheme="rfc9162", index=i + 1, size=n
+                )
 
 
 def test_tampered_consistency_proofs_are_rejected():
@@ -91,33 +93,46 @@ def test_tampered_consistency_proofs_are_rejected():
             assert not merkle.verify_consistency(old, new, [], old_size=m, new_size=n)
             assert not merkle.verify_consistency(new, old, proof, old_size=m, new_size=n)
             if m + 1 < n:
-                assert not merkle.verify_consistency(old, new, proof, old_size=m + 1,
-                                                     new_size=n)
+                assert not merkle.verify_consistency(old, new, proof, old_size=m + 1, new_size=n)
     empty = digest("sha3_256", b"")
     assert merkle.verify_consistency(empty, ref.root(5), [], old_size=0, new_size=5)
     assert not merkle.verify_consistency(ref.root(1), ref.root(5), [], old_size=0, new_size=5)
-    assert not merkle.verify_consistency(ref.root(5), ref.root(5), [ref.root(5)], old_size=5,
-                                         new_size=5)
+    assert not merkle.verify_consistency(
+        ref.root(5), ref.root(5), [ref.root(5)], old_size=5, new_size=5
+    )
     assert not merkle.verify_consistency(ref.root(5), ref.root(3), [], old_size=5, new_size=3)
 
 
 @pytest.mark.parametrize(
     ("algorithm", "length"),
-    [("keccak_256", None), ("sha3_512", None), ("sha3_224", None), ("shake_128", 32),
-     ("turboshake256", 48), ("keccak_384", None)],
+    [
+        ("keccak_256", None),
+        ("sha3_512", None),
+        ("sha3_224", None),
+        ("shake_128", 32),
+        ("turboshake256", 48),
+        ("keccak_384", None),
+    ],
 )
 def test_other_algorithms(algorithm, length):
     for n in (0, 1, 2, 5, 17):
         values = _values(n, seed=n + 3)
         ref = RFC9162Reference(values, algorithm, length)
-        tree = merkle.MerkleTree.build(values, scheme="rfc9162", algorithm=algorithm,
-                                       length=length)
+        tree = merkle.MerkleTree.build(values, scheme="rfc9162", algorithm=algorithm, length=length)
         assert tree.root == ref.root()
         assert tree.algorithm == algorithm
         for i in range(n):
             assert tree.proof(i) == ref.path(i)
-            assert merkle.verify(values[i], tree.proof(i), tree.root, scheme="rfc9162", index=i,
-                                 size=n, algorithm=algorithm, length=length)
+            assert merkle.verify(
+                values[i],
+                tree.proof(i),
+                tree.root,
+                scheme="rfc9162",
+                index=i,
+                size=n,
+                algorithm=algorithm,
+                length=length,
+            )
         loaded = merkle.MerkleTree.load(tree.dump())
         assert loaded.root == tree.root and loaded.algorithm == algorithm
 
@@ -138,8 +153,13 @@ def test_every_value_input_form_gives_the_same_root():
     expected = RFC9162Reference(values).root()
     lengths = np.array([0] + [len(v) for v in values], np.int64)
     flat = (np.frombuffer(b"".join(values), np.uint8), np.cumsum(lengths))
-    for form in (values, [bytearray(v) for v in values], flat, pa.array(values, pa.binary()),
-                 pa.array(values, pa.large_binary())):
+    for form in (
+        values,
+        [bytearray(v) for v in values],
+        flat,
+        pa.array(values, pa.binary()),
+        pa.array(values, pa.large_binary()),
+    ):
         assert merkle.MerkleTree.build(form, scheme="rfc9162").root == expected
         assert merkle.merkle_root(form, scheme="rfc9162") == expected
     rows = np.arange(29 * 40, dtype=np.uint64).astype(np.uint8).reshape(29, 40)

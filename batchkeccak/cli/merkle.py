@@ -35,77 +35,134 @@ def register(subparsers) -> None:
     commands = parser.add_subparsers(dest="merkle_command", metavar="ACTION", required=True)
 
     root = commands.add_parser(
-        "root", help="print the root of the tree over INPUT",
+        "root",
+        help="print the root of the tree over INPUT",
         description="Print the root (0x hex) of the tree over INPUT.",
-        epilog=_INPUT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_INPUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_arguments(root, required=True)
     _tree_arguments(root)
-    root.add_argument("--dump", metavar="FILE",
-                      help="also write the whole tree as JSON (the JS library's format for "
-                      "openzeppelin trees), atomically")
+    root.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="also write the whole tree as JSON (the JS library's format for "
+        "openzeppelin trees), atomically",
+    )
     root.set_defaults(run=run_root)
 
     proof = commands.add_parser(
-        "proof", help="write inclusion proofs (or a multiproof / consistency proof)",
+        "proof",
+        help="write inclusion proofs (or a multiproof / consistency proof)",
         description="Print inclusion proofs as JSON for the leaves at --index (input order), "
         "or write one proof per leaf as JSON Lines with --all. The tree comes from INPUT or "
         "from a dump written by 'root --dump' (--load).",
-        epilog=_INPUT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_INPUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_arguments(proof, required=False)
     proof.add_argument("--load", metavar="DUMP", help="read the tree from a JSON dump")
     _tree_arguments(proof)
-    proof.add_argument("--index", "-i", dest="indices", type=int, action="append", default=[],
-                       metavar="I", help="leaf index in input order; repeat for several")
-    proof.add_argument("--all", action="store_true",
-                       help="one proof per leaf, as JSON Lines (use with --output)")
-    proof.add_argument("--multi", action="store_true",
-                       help="one multiproof for all --index leaves (openzeppelin)")
-    proof.add_argument("--consistency", type=int, metavar="OLD_SIZE",
-                       help="a consistency proof from the first OLD_SIZE leaves (rfc9162)")
-    proof.add_argument("--output", "-o", metavar="FILE",
-                       help="write to FILE atomically instead of standard output")
+    proof.add_argument(
+        "--index",
+        "-i",
+        dest="indices",
+        type=int,
+        action="append",
+        default=[],
+        metavar="I",
+        help="leaf index in input order; repeat for several",
+    )
+    proof.add_argument(
+        "--all", action="store_true", help="one proof per leaf, as JSON Lines (use with --output)"
+    )
+    proof.add_argument(
+        "--multi", action="store_true", help="one multiproof for all --index leaves (openzeppelin)"
+    )
+    proof.add_argument(
+        "--consistency",
+        type=int,
+        metavar="OLD_SIZE",
+        help="a consistency proof from the first OLD_SIZE leaves (rfc9162)",
+    )
+    proof.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE atomically instead of standard output"
+    )
     proof.set_defaults(run=run_proof)
 
     verify = commands.add_parser(
-        "verify", help="verify proofs written by 'proof' (exit status 1 if any fails)",
+        "verify",
+        help="verify proofs written by 'proof' (exit status 1 if any fails)",
         description="Verify the proof(s) in PROOF (a file written by 'batchkeccak merkle "
         "proof', or '-' for standard input): inclusion proofs, JSON Lines of them, a "
         "multiproof or a consistency proof. Prints 'valid' and exits 0 when every proof "
         "holds, else prints what failed and exits 1.",
     )
     verify.add_argument("proof_file", metavar="PROOF", help="proof JSON / JSON Lines, or -")
-    verify.add_argument("--root", help="the root you trust (0x hex); without it the proofs are "
-                        "checked against the root written in PROOF")
+    verify.add_argument(
+        "--root",
+        help="the root you trust (0x hex); without it the proofs are "
+        "checked against the root written in PROOF",
+    )
     verify.set_defaults(run=run_verify)
 
 
 def _input_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
-    parser.add_argument("input", metavar="INPUT", nargs=None if required else "?",
-                        help="file of leaves (see input formats below)")
+    parser.add_argument(
+        "input",
+        metavar="INPUT",
+        nargs=None if required else "?",
+        help="file of leaves (see input formats below)",
+    )
     parser.add_argument("--format", "-f", choices=FORMATS, default="auto")
-    parser.add_argument("--column", "-c", dest="columns", action="append", default=[],
-                        metavar="C", help="Parquet/CSV column; repeat for several (--types)")
-    parser.add_argument("--record-size", type=int, default=32, metavar="BYTES",
-                        help="record size for --format raw (default 32)")
+    parser.add_argument(
+        "--column",
+        "-c",
+        dest="columns",
+        action="append",
+        default=[],
+        metavar="C",
+        help="Parquet/CSV column; repeat for several (--types)",
+    )
+    parser.add_argument(
+        "--record-size",
+        type=int,
+        default=32,
+        metavar="BYTES",
+        help="record size for --format raw (default 32)",
+    )
 
 
 def _tree_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scheme", "-s", choices=("openzeppelin", "rfc9162"),
-                        help="tree construction (required unless --load gives it)")
-    parser.add_argument("--algorithm", "-a", default=None,
-                        help="rfc9162: any batchkeccak algorithm (default sha3_256); "
-                        "openzeppelin: keccak_256 only")
-    parser.add_argument("--length", type=int, default=None,
-                        help="rfc9162 with shake_*/turboshake*: output bytes")
-    parser.add_argument("--types", default=None, metavar="T1,T2",
-                        help="openzeppelin standard tree: ABI types of the columns, e.g. "
-                        "address,uint256")
-    parser.add_argument("--keep-order", action="store_true",
-                        help="openzeppelin: do not sort the leaves (sortLeaves: false)")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="hashing threads (default: every core)")
+    parser.add_argument(
+        "--scheme",
+        "-s",
+        choices=("openzeppelin", "rfc9162"),
+        help="tree construction (required unless --load gives it)",
+    )
+    parser.add_argument(
+        "--algorithm",
+        "-a",
+        default=None,
+        help="rfc9162: any batchkeccak algorithm (default sha3_256); openzeppelin: keccak_256 only",
+    )
+    parser.add_argument(
+        "--length", type=int, default=None, help="rfc9162 with shake_*/turboshake*: output bytes"
+    )
+    parser.add_argument(
+        "--types",
+        default=None,
+        metavar="T1,T2",
+        help="openzeppelin standard tree: ABI types of the columns, e.g. address,uint256",
+    )
+    parser.add_argument(
+        "--keep-order",
+        action="store_true",
+        help="openzeppelin: do not sort the leaves (sortLeaves: false)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="hashing threads (default: every core)"
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -166,8 +223,9 @@ def _read_raw(path: Path, record_size: int) -> object:
         raise CommandError(f"--record-size must be >= 1, got {record_size}")
     size = path.stat().st_size
     if size % record_size:
-        raise CommandError(f"{path} holds {size} bytes, not a whole number of "
-                           f"{record_size}-byte records")
+        raise CommandError(
+            f"{path} holds {size} bytes, not a whole number of {record_size}-byte records"
+        )
     return np.fromfile(path, dtype=np.uint8).reshape(size // record_size, record_size)
 
 
@@ -205,8 +263,7 @@ def _read_csv(path: Path, columns: list[str], types: list[str] | None) -> object
         names = columns or header
         missing = [c for c in names if c not in header]
         if missing:
-            raise CommandError(f"{path} has no column {missing[0]!r}; columns: "
-                               f"{', '.join(header)}")
+            raise CommandError(f"{path} has no column {missing[0]!r}; columns: {', '.join(header)}")
         if len(names) != len(types):
             raise CommandError(f"{len(names)} columns but {len(types)} --types")
         picks = [header.index(c) for c in names]
@@ -245,8 +302,14 @@ def _tree_from_args(args):
         options["types"] = types
     elif args.keep_order or types:
         raise CommandError("--keep-order and --types apply to the openzeppelin scheme only")
-    tree = merkle.MerkleTree.build(leaves, scheme=args.scheme, algorithm=args.algorithm,
-                                   length=args.length, threads=args.threads, **options)
+    tree = merkle.MerkleTree.build(
+        leaves,
+        scheme=args.scheme,
+        algorithm=args.algorithm,
+        length=args.length,
+        threads=args.threads,
+        **options,
+    )
     return tree, leaves
 
 
@@ -293,8 +356,10 @@ def _value_json(tree, leaves, index: int) -> dict:
         from batchkeccak.merkle.abi import json_value, parse_type
 
         row = tree.value(index)
-        return {"types": list(tree.types),
-                "value": [json_value(parse_type(t), v) for t, v in zip(tree.types, row)]}
+        return {
+            "types": list(tree.types),
+            "value": [json_value(parse_type(t), v) for t, v in zip(tree.types, row)],
+        }
     entry = {"leafHash": _hex(tree.leaf_hash(index))}
     if leaves is not None:
         entry["value"] = _hex(_rfc_value(leaves, index))
@@ -313,8 +378,12 @@ def _rfc_value(leaves, index: int) -> bytes:
 
 
 def _inclusion_json(tree, leaves, index: int) -> dict:
-    entry = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": _hex(tree.root),
-             "index": index}
+    entry = {
+        "scheme": tree.scheme,
+        "algorithm": tree.algorithm,
+        "root": _hex(tree.root),
+        "index": index,
+    }
     if tree.scheme == "rfc9162":
         entry["digestSize"] = tree.digest_size
         entry["size"] = tree.size
@@ -336,10 +405,16 @@ def run_proof(args) -> int:
     if args.consistency is not None:
         if tree.scheme != "rfc9162":
             raise CommandError("--consistency applies to rfc9162 trees")
-        result = {"scheme": tree.scheme, "algorithm": tree.algorithm,
-                  "digestSize": tree.digest_size, "oldSize": args.consistency, "newSize": tree.size,
-                  "oldRoot": _hex(tree.root_at(args.consistency)), "newRoot": _hex(tree.root),
-                  "proof": [_hex(p) for p in tree.consistency_proof(args.consistency)]}
+        result = {
+            "scheme": tree.scheme,
+            "algorithm": tree.algorithm,
+            "digestSize": tree.digest_size,
+            "oldSize": args.consistency,
+            "newSize": tree.size,
+            "oldRoot": _hex(tree.root_at(args.consistency)),
+            "newRoot": _hex(tree.root),
+            "proof": [_hex(p) for p in tree.consistency_proof(args.consistency)],
+        }
         return _emit(args, json.dumps(result, indent=1) + "\n")
     if args.all:
         lines = (json.dumps(_inclusion_json(tree, leaves, i)) for i in range(tree.size))
@@ -392,13 +467,17 @@ def _verify_entry(entry: dict, root: str | None) -> tuple[bool, str]:
     from batchkeccak.merkle import rfc9162
 
     if not isinstance(entry, dict):
-        raise ValueError("a proof must be a JSON object")
+        raise TypeError("a proof must be a JSON object")
     scheme = entry.get("scheme")
     if "oldSize" in entry:
         new_root = root or entry["newRoot"]
         ok = merkle.verify_consistency(
-            entry["oldRoot"], new_root, entry["proof"], old_size=entry["oldSize"],
-            new_size=entry["newSize"], algorithm=entry.get("algorithm"),
+            entry["oldRoot"],
+            new_root,
+            entry["proof"],
+            old_size=entry["oldSize"],
+            new_size=entry["newSize"],
+            algorithm=entry.get("algorithm"),
             length=_xof_length(entry),
         )
         return ok, f"consistency {entry['oldSize']} -> {entry['newSize']}"
@@ -410,8 +489,9 @@ def _verify_entry(entry: dict, root: str | None) -> tuple[bool, str]:
         return ok, "multiproof"
     if scheme == "openzeppelin":
         if "types" in entry:
-            ok = merkle.verify(entry["value"], entry["proof"], trusted, scheme=scheme,
-                               types=entry["types"])
+            ok = merkle.verify(
+                entry["value"], entry["proof"], trusted, scheme=scheme, types=entry["types"]
+            )
         else:
             ok = merkle.verify(entry["leaf"], entry["proof"], trusted, scheme=scheme)
         return ok, f"leaf {entry.get('index', '?')}"
@@ -420,14 +500,26 @@ def _verify_entry(entry: dict, root: str | None) -> tuple[bool, str]:
             from batchkeccak.merkle._bytes import hex_to_bytes
 
             value = hex_to_bytes(entry["value"], "value")
-            ok = merkle.verify(value, entry["proof"], trusted, scheme=scheme,
-                               index=entry["index"], size=entry["size"],
-                               algorithm=entry.get("algorithm"), length=_xof_length(entry))
+            ok = merkle.verify(
+                value,
+                entry["proof"],
+                trusted,
+                scheme=scheme,
+                index=entry["index"],
+                size=entry["size"],
+                algorithm=entry.get("algorithm"),
+                length=_xof_length(entry),
+            )
         else:
-            ok = rfc9162.verify_leaf_hash(entry["leafHash"], entry["proof"], trusted,
-                                          index=entry["index"], size=entry["size"],
-                                          algorithm=entry.get("algorithm"),
-                                          length=_xof_length(entry))
+            ok = rfc9162.verify_leaf_hash(
+                entry["leafHash"],
+                entry["proof"],
+                trusted,
+                index=entry["index"],
+                size=entry["size"],
+                algorithm=entry.get("algorithm"),
+                length=_xof_length(entry),
+            )
         return ok, f"leaf {entry['index']}"
     raise ValueError(f"unknown scheme {scheme!r} in proof")
 
@@ -449,14 +541,16 @@ def run_verify(args) -> int:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
     try:
         document = json.loads(text)
-        entries = document["proofs"] if isinstance(document, dict) and "proofs" in document \
+        entries = (
+            document["proofs"]
+            if isinstance(document, dict) and "proofs" in document
             else [document]
+        )
     except ValueError:
         try:  # JSON Lines, as 'proof --all' writes
             entries = [json.loads(line) for line in text.splitlines() if line.strip()]
         except ValueError as exc:
-            raise CommandError(f"{args.proof_file} is neither JSON nor JSON Lines: {exc}") \
-                from None
+            raise CommandError(f"{args.proof_file} is neither JSON nor JSON Lines: {exc}") from None
     if not entries:
         raise CommandError(f"{args.proof_file} holds no proofs")
     failed = []
@@ -468,8 +562,11 @@ def run_verify(args) -> int:
         if not ok:
             failed.append(what)
     if args.root is None:
-        print("note: checked against the root written in the proof; pass --root to check "
-              "against a root you trust", file=sys.stderr)
+        print(
+            "note: checked against the root written in the proof; pass --root to check "
+            "against a root you trust",
+            file=sys.stderr,
+        )
     if failed:
         shown = ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else "")
         print(f"invalid: {len(failed)} of {len(entries)} proofs fail ({shown})")

@@ -47,12 +47,18 @@ class Hasher:
     def rows(self, messages: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Hash every row of a C-contiguous (k, w) uint8 array; returns (k, size)."""
         count, width = messages.shape
-        offsets = np.arange(0, count * width + 1, width, dtype=np.int64) if width else (
-            np.zeros(count + 1, dtype=np.int64)
+        offsets = (
+            np.arange(0, count * width + 1, width, dtype=np.int64)
+            if width
+            else (np.zeros(count + 1, dtype=np.int64))
         )
         return hash_flat(
-            _readonly(messages.reshape(-1)), _readonly(offsets), self.spec, self.size,
-            self.threads, out,
+            _readonly(messages.reshape(-1)),
+            _readonly(offsets),
+            self.spec,
+            self.size,
+            self.threads,
+            out,
         )
 
     def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:

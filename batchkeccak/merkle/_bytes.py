@@ -36,13 +36,11 @@ def as_bytes(value: object, argument: str, width: int | None = None) -> bytes:
             raise TypeError(f"{argument} must be a uint8 array, got dtype {value.dtype}")
         result = np.ascontiguousarray(value).tobytes()
     elif isinstance(value, (bytes, bytearray, memoryview)):
-        result = bytes(memoryview(value).cast("B")) if isinstance(value, memoryview) else bytes(
-            value
+        result = (
+            bytes(memoryview(value).cast("B")) if isinstance(value, memoryview) else bytes(value)
         )
     else:
-        raise TypeError(
-            f"{argument} must be bytes or a hex string, got {type(value).__name__}"
-        )
+        raise TypeError(f"{argument} must be bytes or a hex string, got {type(value).__name__}")
     if width is not None and len(result) != width:
         raise ValueError(f"{argument} must be {width} bytes, got {len(result)}")
     return result
@@ -57,12 +55,10 @@ def as_node_list(proof: object, argument: str, width: int) -> list[bytes]:
             f"{argument} must be a list of {width}-byte nodes (bytes or hex strings), "
             f"got {type(proof).__name__}"
         )
-    if isinstance(proof, np.ndarray):
-        if proof.ndim != 2 or proof.dtype != np.uint8:
-            raise TypeError(
-                f"{argument} as an array must be (k, {width}) uint8, got "
-                f"{proof.ndim}-D {proof.dtype}"
-            )
+    if isinstance(proof, np.ndarray) and (proof.ndim != 2 or proof.dtype != np.uint8):
+        raise TypeError(
+            f"{argument} as an array must be (k, {width}) uint8, got {proof.ndim}-D {proof.dtype}"
+        )
     return [as_bytes(node, f"{argument}[{i}]", width) for i, node in enumerate(proof)]
 
 
@@ -105,9 +101,7 @@ def _all_prefixed(strings: Sequence[str], argument: str) -> bool:
     first = strings[0][:2] in ("0x", "0X")
     for i, s in enumerate(strings):
         if not isinstance(s, str):
-            raise TypeError(
-                f"{argument}[{i}] is {type(s).__name__}; hex values must all be str"
-            )
+            raise TypeError(f"{argument}[{i}] is {type(s).__name__}; hex values must all be str")
         if (s[:2] in ("0x", "0X")) != first:
             raise ValueError(
                 f"{argument}[{i}] {'lacks' if first else 'has'} the 0x prefix that {argument}[0] "
@@ -129,16 +123,11 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
     """
     if isinstance(leaves, np.ndarray) and leaves.ndim == 2 and leaves.dtype == np.uint8:
         if leaves.shape[1] != width:
-            raise ValueError(
-                f"{argument} rows are {leaves.shape[1]} bytes; {what}"
-            )
+            raise ValueError(f"{argument} rows are {leaves.shape[1]} bytes; {what}")
         return np.ascontiguousarray(leaves)
     if is_hex_sequence(leaves):
         return hex_matrix(leaves, width, argument)  # type: ignore[arg-type]
-    try:
-        data, offsets = to_flat(leaves)
-    except TypeError as exc:
-        raise TypeError(str(exc).replace("messages", argument)) from None
+    data, offsets = flat_messages(leaves, argument)
     lengths = np.diff(offsets)
     wrong = np.flatnonzero(lengths != width)
     if wrong.size:
@@ -147,6 +136,22 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
     start = int(offsets[0])
     count = lengths.shape[0]
     return data[start : start + count * width].reshape(count, width)
+
+
+def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    """``batchkeccak._messages.to_flat`` with errors that name ``argument``."""
+    try:
+        return to_flat(values)
+    except TypeError as exc:
+        raise TypeError(str(exc).replace("messages", argument)) from None
+    except ValueError as exc:
+        if "null" not in str(exc):
+            raise
+        nulls = getattr(values, "null_count", "some")
+        raise ValueError(
+            f"{argument} holds {nulls} null(s); a Merkle leaf cannot be null: drop or fill "
+            "them first (pyarrow.compute.drop_null / fill_null)"
+        ) from None
 
 
 def hex_list(rows: np.ndarray) -> list[str]:

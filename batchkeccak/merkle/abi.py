@@ -21,9 +21,9 @@ right-padded with zeros, as both ``abi-utils`` and ``eth-abi`` do); ``string`` a
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 
 import numpy as np
@@ -97,7 +97,11 @@ def parse_type(text: str) -> AbiType:
             "bytes1..bytes32, uint8..uint256, int8..int256 or an array of these"
         )
     base, bytes_size, int_kind, int_bits, suffixes = (
-        match.group(1), match.group(2), match.group(3), match.group(4), match.group(5)
+        match.group(1),
+        match.group(2),
+        match.group(3),
+        match.group(4),
+        match.group(5),
     )
     if bytes_size is not None:
         size = int(bytes_size)
@@ -150,7 +154,7 @@ def _int_value(t: AbiType, value: object, where: str) -> int:
         digits = text[1:] if negative else text
         try:
             if digits[:2] in ("0x", "0X"):
-                number = int(digits[2:], 16)
+                number = int(digits, 16)
             elif digits.isdigit():
                 number = int(digits, 10)
             else:
@@ -195,9 +199,7 @@ def _bool_value(value: object, where: str) -> bool:
         return bool(value)
     if value == "true" or value == "false":
         return value == "true"
-    raise TypeError(
-        f"{where} is {value!r}; bool takes True/False or the strings 'true'/'false'"
-    )
+    raise TypeError(f"{where} is {value!r}; bool takes True/False or the strings 'true'/'false'")
 
 
 def _word(t: AbiType, value: object, where: str) -> bytes:
@@ -231,9 +233,7 @@ def _encode_value(t: AbiType, value: object, where: str) -> bytes:
     if t.kind == "bytes":
         return _padded(_bytes_value(value, where, "bytes"))
     assert t.item is not None
-    if isinstance(value, (str, bytes, bytearray)) or not isinstance(
-        value, (Sequence, np.ndarray)
-    ):
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Sequence, np.ndarray)):
         raise TypeError(f"{where} is {type(value).__name__}; {t.name} takes a list")
     items = list(value)
     if t.length is not None and len(items) != t.length:
@@ -324,9 +324,7 @@ class Rows:
             self.count = rows.num_rows  # type: ignore[attr-defined]
         elif isinstance(rows, Mapping):
             if len(rows) != width:
-                raise ValueError(
-                    f"{argument} has {len(rows)} columns but {width} types were given"
-                )
+                raise ValueError(f"{argument} has {len(rows)} columns but {width} types were given")
             self._columns = list(rows.values())
             lengths = {len(c) for c in self._columns}  # type: ignore[arg-type]
             if len(lengths) > 1:
@@ -386,9 +384,9 @@ def _python_list(column: object) -> list[object]:
     return list(column)  # type: ignore[call-overload]
 
 
-def encode_rows(types: Sequence[str], rows: object, argument: str = "rows") -> tuple[
-    np.ndarray, np.ndarray
-]:
+def encode_rows(
+    types: Sequence[str], rows: object, argument: str = "rows"
+) -> tuple[np.ndarray, np.ndarray]:
     """``abi.encode`` of every row, as flat (data, int64 offsets) messages.
 
     Parameters
@@ -414,8 +412,7 @@ def encode_rows(types: Sequence[str], rows: object, argument: str = "rows") -> t
         offsets = np.arange(0, source.count * width + 1, width, dtype=np.int64)
         return words.reshape(-1), offsets
     encoded = [
-        _encode_tuple(parsed, row, f"{argument}[{i}]")
-        for i, row in enumerate(source.python_rows())
+        _encode_tuple(parsed, row, f"{argument}[{i}]") for i, row in enumerate(source.python_rows())
     ]
     lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
@@ -429,7 +426,9 @@ def encode_static_columns(
     """Rows of static elementary values as an (n, 32 * len(types)) uint8 array."""
     words = np.empty((count, WORD * len(types)), dtype=np.uint8)
     for k, (t, column) in enumerate(zip(types, columns)):
-        words[:, WORD * k : WORD * (k + 1)] = _column_words(t, column, count, f"{argument} column {k}")
+        words[:, WORD * k : WORD * (k + 1)] = _column_words(
+            t, column, count, f"{argument} column {k}"
+        )
     return words
 
 
@@ -606,8 +605,10 @@ def json_value(t: AbiType | str, value: object) -> object:
         return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
         return "0x" + bytes(memoryview(value).cast("B")).hex()  # type: ignore[arg-type]
-    if t.kind in ("uint", "int") and isinstance(value, (int, Decimal)) and not isinstance(
-        value, bool
+    if (
+        t.kind in ("uint", "int")
+        and isinstance(value, (int, Decimal))
+        and not isinstance(value, bool)
     ):
         return str(int(value))
     return value

@@ -27,8 +27,8 @@ import numpy as np
 
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
-from batchkeccak.merkle._kernels import sorted_pairs
 from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
+from batchkeccak.merkle._kernels import sorted_pairs
 from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
@@ -116,9 +116,9 @@ def fill_internal_nodes(tree: np.ndarray, hasher: Hasher) -> None:
         hash_sorted_pairs(tree[2 * first + 1 : 2 * stop + 1], tree[first:stop], hasher)
 
 
-def build_heap(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> tuple[
-    np.ndarray, np.ndarray
-]:
+def build_heap(
+    leaves: np.ndarray, sort_leaves: bool, hasher: Hasher
+) -> tuple[np.ndarray, np.ndarray]:
     """The JavaScript library's tree array and each input leaf's position in it.
 
     Returns ``(tree, tree_index)``: ``tree`` is (2n - 1, 32), ``tree[tree_index[i]]`` the
@@ -187,8 +187,9 @@ def _leaf_rows(leaves: object, types: object, hasher: Hasher) -> tuple[np.ndarra
     return standard_leaf_hashes(parsed, source, hasher), source
 
 
-def standard_leaf_hashes(types: Sequence, rows: object, hasher: Hasher,
-                         argument: str = "leaves") -> np.ndarray:
+def standard_leaf_hashes(
+    types: Sequence, rows: object, hasher: Hasher, argument: str = "leaves"
+) -> np.ndarray:
     """``keccak256(keccak256(abi.encode(types, row)))`` of every row, as (n, 32)."""
     names = [t.name if isinstance(t, abi.AbiType) else t for t in types]
     data, offsets = abi.encode_rows(names, rows, argument)
@@ -255,8 +256,9 @@ class OpenZeppelinTree(MerkleTree):
         if rows.shape[0] == 0:
             raise ValueError("leaves is empty: an openzeppelin tree needs at least one leaf")
         tree, tree_index = build_heap(rows, sort, hasher)
-        return cls(tree, tree_index, hasher, types=list(types) if types is not None else None,
-                   rows=source)  # type: ignore[arg-type]
+        return cls(
+            tree, tree_index, hasher, types=list(types) if types is not None else None, rows=source
+        )  # type: ignore[arg-type]
 
     @property
     def root(self) -> bytes:
@@ -318,8 +320,10 @@ class OpenZeppelinTree(MerkleTree):
         """
         if isinstance(indices, (str, bytes)) or not isinstance(indices, (Sequence, np.ndarray)):
             raise TypeError(f"indices must be a list of ints, got {type(indices).__name__}")
-        positions = [int(self._tree_index[check_index(i, self.size, f"indices[{k}]")])
-                     for k, i in enumerate(indices)]
+        positions = [
+            int(self._tree_index[check_index(i, self.size, f"indices[{k}]")])
+            for k, i in enumerate(indices)
+        ]
         positions.sort(reverse=True)
         for k in range(1, len(positions)):
             if positions[k] == positions[k - 1]:
@@ -366,14 +370,19 @@ class OpenZeppelinTree(MerkleTree):
             return {"format": "simple-v1", "tree": tree, "values": values}
         rows = self._json_rows if self._json_rows is not None else self._json_from_rows()
         values = [{"value": row, "treeIndex": p} for row, p in zip(rows, positions)]
-        return {"format": "standard-v1", "leafEncoding": list(self.types), "tree": tree,
-                "values": values}
+        return {
+            "format": "standard-v1",
+            "leafEncoding": list(self.types),
+            "tree": tree,
+            "values": values,
+        }
 
     def _json_from_rows(self) -> list:
         assert self._rows is not None and self.types is not None
         parsed = [abi.parse_type(t) for t in self.types]
-        return [[abi.json_value(t, v) for t, v in zip(parsed, row)]
-                for row in self._rows.python_rows()]
+        return [
+            [abi.json_value(t, v) for t, v in zip(parsed, row)] for row in self._rows.python_rows()
+        ]
 
     @classmethod
     def from_dump(cls, data: Mapping, threads: int | None = None) -> OpenZeppelinTree:
@@ -382,8 +391,10 @@ class OpenZeppelinTree(MerkleTree):
         hasher = _hasher(None, threads)
         fmt = data["format"]
         if data.get("hash") == "custom":
-            raise ValueError("dump was made with a custom node hash; batchkeccak builds "
-                             "OpenZeppelin trees with the standard node hash only")
+            raise ValueError(
+                "dump was made with a custom node hash; batchkeccak builds "
+                "OpenZeppelin trees with the standard node hash only"
+            )
         tree_hex = data.get("tree")
         entries = data.get("values")
         if not isinstance(tree_hex, list) or not tree_hex:
@@ -392,8 +403,10 @@ class OpenZeppelinTree(MerkleTree):
             raise ValueError("dump 'values' must be a non-empty list of {value, treeIndex}")
         count = len(entries)
         if len(tree_hex) != 2 * count - 1:
-            raise ValueError(f"dump holds {count} values, so 'tree' must hold {2 * count - 1} "
-                             f"nodes; it holds {len(tree_hex)}")
+            raise ValueError(
+                f"dump holds {count} values, so 'tree' must hold {2 * count - 1} "
+                f"nodes; it holds {len(tree_hex)}"
+            )
         for k, entry in enumerate(entries):
             if not isinstance(entry, Mapping) or "value" not in entry or "treeIndex" not in entry:
                 raise ValueError(f"dump values[{k}] must be an object with value and treeIndex")
@@ -408,19 +421,22 @@ class OpenZeppelinTree(MerkleTree):
             if not isinstance(types, list):
                 raise ValueError("dump 'leafEncoding' must be a list of ABI types")
             json_rows = [e["value"] for e in entries]
-            leaves = standard_leaf_hashes(abi.parse_types(types), json_rows, hasher,
-                                          "dump values")
+            leaves = standard_leaf_hashes(abi.parse_types(types), json_rows, hasher, "dump values")
         wrong = np.flatnonzero((nodes[tree_index] != leaves).any(axis=1))
         if wrong.size:
             k = int(wrong[0])
-            raise ValueError(f"dump values[{k}] does not hash to its tree node "
-                             f"{int(tree_index[k])}: the dump is corrupt or tampered with")
+            raise ValueError(
+                f"dump values[{k}] does not hash to its tree node "
+                f"{int(tree_index[k])}: the dump is corrupt or tampered with"
+            )
         expected = nodes.copy()
         fill_internal_nodes(expected, hasher)
         wrong = np.flatnonzero((expected != nodes).any(axis=1))
         if wrong.size:
-            raise ValueError(f"dump tree node {int(wrong[0])} is not the hash of its children: "
-                             "the dump is corrupt or tampered with")
+            raise ValueError(
+                f"dump tree node {int(wrong[0])} is not the hash of its children: "
+                "the dump is corrupt or tampered with"
+            )
         return cls(nodes, tree_index, hasher, types=types, json_rows=json_rows)
 
 
@@ -436,15 +452,19 @@ def _tree_positions(values: list) -> np.ndarray:
     count = len(values)
     for k, p in enumerate(values):
         if isinstance(p, bool) or not isinstance(p, int):
-            raise ValueError(f"dump values[{k}].treeIndex must be an int, got {p!r}")
+            # Bad content of a dump rather than a wrong argument type: ValueError, as for
+            # every other malformed dump.
+            raise ValueError(f"dump values[{k}].treeIndex must be an int, got {p!r}")  # noqa: TRY004
     positions = np.array(values, dtype=np.int64)
     # Leaves occupy the last n positions of the 2n - 1 array, each exactly once.
     seen = np.zeros(count, dtype=np.int64)
     outside = np.flatnonzero((positions < count - 1) | (positions > 2 * count - 2))
     if outside.size:
         k = int(outside[0])
-        raise ValueError(f"dump values[{k}].treeIndex {values[k]} is not a leaf position "
-                         f"(leaves sit at {count - 1}..{2 * count - 2})")
+        raise ValueError(
+            f"dump values[{k}].treeIndex {values[k]} is not a leaf position "
+            f"(leaves sit at {count - 1}..{2 * count - 2})"
+        )
     np.add.at(seen, positions - (count - 1), 1)
     if (seen != 1).any():
         raise ValueError("dump values share a treeIndex; each leaf position must appear once")
@@ -472,8 +492,9 @@ def merkle_root(
     return root_of_leaves(rows, sort, hasher)
 
 
-def _leaf_node(leaf: object, types: Sequence[str] | None, hasher: Hasher,
-               argument: str = "leaf") -> bytes:
+def _leaf_node(
+    leaf: object, types: Sequence[str] | None, hasher: Hasher, argument: str = "leaf"
+) -> bytes:
     if types is None:
         return as_bytes(leaf, argument, NODE_SIZE)
     return _standard_leaf(types, leaf, hasher)
@@ -487,8 +508,14 @@ def process_proof(leaf: bytes, proof: Sequence[bytes], hasher: Hasher) -> bytes:
     return node
 
 
-def verify(leaf: object, proof: Sequence[object], root: object, *,
-           types: Sequence[str] | None = None, algorithm: str | None = None) -> bool:
+def verify(
+    leaf: object,
+    proof: Sequence[object],
+    root: object,
+    *,
+    types: Sequence[str] | None = None,
+    algorithm: str | None = None,
+) -> bool:
     """See :func:`batchkeccak.merkle.verify`."""
     hasher = _hasher(algorithm, 1)
     root_bytes = as_bytes(root, "root", NODE_SIZE)
@@ -496,8 +523,9 @@ def verify(leaf: object, proof: Sequence[object], root: object, *,
     return process_proof(_leaf_node(leaf, types, hasher), nodes, hasher) == root_bytes
 
 
-def verify_multiproof(multiproof: MultiProof, root: object, *,
-                      types: Sequence[str] | None = None) -> bool:
+def verify_multiproof(
+    multiproof: MultiProof, root: object, *, types: Sequence[str] | None = None
+) -> bool:
     """See :func:`batchkeccak.merkle.verify_multiproof` (``processMultiProof``)."""
     hasher = _hasher(None, 1)
     root_bytes = as_bytes(root, "root", NODE_SIZE)
@@ -505,8 +533,10 @@ def verify_multiproof(multiproof: MultiProof, root: object, *,
         multiproof.leaves, (Sequence, np.ndarray)
     ):
         raise TypeError("multiproof leaves must be a list")
-    leaves = [_leaf_node(v, types, hasher, f"multiproof leaves[{k}]")
-              for k, v in enumerate(multiproof.leaves)]
+    leaves = [
+        _leaf_node(v, types, hasher, f"multiproof leaves[{k}]")
+        for k, v in enumerate(multiproof.leaves)
+    ]
     proof = as_node_list(multiproof.proof, "multiproof proof", NODE_SIZE)
     flags = multiproof.proof_flags
     if isinstance(flags, (str, bytes)) or not isinstance(flags, (Sequence, np.ndarray)):

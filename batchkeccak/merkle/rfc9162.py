@@ -21,9 +21,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from batchkeccak._messages import to_flat
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
-from batchkeccak.merkle._bytes import as_bytes, as_node_list, hex_list, hex_matrix
+from batchkeccak.merkle._bytes import (
+    as_bytes,
+    as_node_list,
+    flat_messages,
+    hex_list,
+    hex_matrix,
+)
 from batchkeccak.merkle.tree import MerkleTree, check_count, check_index
 
 DEFAULT_ALGORITHM = "sha3_256"
@@ -42,10 +47,7 @@ def leaf_hashes(values: object, hasher: Hasher) -> np.ndarray:
         messages[:, 0] = 0
         messages[:, 1:] = values
         return hasher.rows(messages)
-    try:
-        data, offsets = to_flat(values)
-    except TypeError as exc:
-        raise TypeError(str(exc).replace("messages", "values")) from None
+    data, offsets = flat_messages(values, "values")
     start = int(offsets[0])
     relative = offsets - start
     # One 0x00 byte in front of every value: inserted before each value's first byte (empty
@@ -202,8 +204,13 @@ class RFC9162Tree(MerkleTree):
         the levels from them.
         """
         leaves = hex_list(self.levels[0]) if self.levels else []
-        return {"format": "rfc9162-v1", "algorithm": self.algorithm,
-                "digestSize": self.digest_size, "size": self.size, "leaves": leaves}
+        return {
+            "format": "rfc9162-v1",
+            "algorithm": self.algorithm,
+            "digestSize": self.digest_size,
+            "size": self.size,
+            "leaves": leaves,
+        }
 
     @classmethod
     def from_dump(cls, data: Mapping, threads: int | None = None) -> RFC9162Tree:
@@ -218,21 +225,26 @@ class RFC9162Tree(MerkleTree):
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"dump digestSize must be a positive int, got {size!r}")
         if not spec.xof and size != spec.digest_size:
-            raise ValueError(f"dump digestSize {size} does not match {spec.name} "
-                             f"({spec.digest_size} bytes)")
+            raise ValueError(
+                f"dump digestSize {size} does not match {spec.name} ({spec.digest_size} bytes)"
+            )
         hasher = _hasher(spec.name, size if spec.xof else None, threads)
         leaves = data["leaves"]
         if not isinstance(leaves, list):
-            raise ValueError("dump 'leaves' must be a list of hex leaf hashes")
+            raise ValueError("dump 'leaves' must be a list of hex leaf hashes")  # noqa: TRY004
         if data["size"] != len(leaves):
-            raise ValueError(f"dump size {data['size']!r} does not match its "
-                             f"{len(leaves)} leaves")
+            raise ValueError(f"dump size {data['size']!r} does not match its {len(leaves)} leaves")
         hashes = hex_matrix(leaves, size, "dump leaves")
         return cls(build_levels(hashes, hasher), hasher)
 
 
-def merkle_root(values: object, *, algorithm: str | None = None, length: int | None = None,
-                threads: int | None = None) -> bytes:
+def merkle_root(
+    values: object,
+    *,
+    algorithm: str | None = None,
+    length: int | None = None,
+    threads: int | None = None,
+) -> bytes:
     """``MTH(D[n])`` keeping one level in memory at a time."""
     hasher = _hasher(algorithm, length, threads)
     level = leaf_hashes(values, hasher)
@@ -245,13 +257,13 @@ def merkle_root(values: object, *, algorithm: str | None = None, length: int | N
 
 def _value_bytes(value: object) -> bytes:
     if isinstance(value, str):
-        raise TypeError("leaf is a str: values must be bytes (encode it, e.g. "
-                        "s.encode('utf-8'))")
+        raise TypeError("leaf is a str: values must be bytes (encode it, e.g. s.encode('utf-8'))")
     return as_bytes(value, "leaf")
 
 
-def verify_inclusion(leaf_hash: bytes, index: int, size: int, path: Sequence[bytes],
-                     root: bytes, hasher: Hasher) -> bool:
+def verify_inclusion(
+    leaf_hash: bytes, index: int, size: int, path: Sequence[bytes], root: bytes, hasher: Hasher
+) -> bool:
     """RFC 9162 section 2.1.3.2, step by step."""
     if index >= size:
         return False
@@ -273,8 +285,16 @@ def verify_inclusion(leaf_hash: bytes, index: int, size: int, path: Sequence[byt
     return sn == 0 and node == root
 
 
-def verify(value: object, proof: Sequence[object], root: object, *, index: int, size: int,
-           algorithm: str | None = None, length: int | None = None) -> bool:
+def verify(
+    value: object,
+    proof: Sequence[object],
+    root: object,
+    *,
+    index: int,
+    size: int,
+    algorithm: str | None = None,
+    length: int | None = None,
+) -> bool:
     """See :func:`batchkeccak.merkle.verify`."""
     hasher = _hasher(algorithm, length, 1)
     index = check_count(index, "index")
@@ -285,9 +305,16 @@ def verify(value: object, proof: Sequence[object], root: object, *, index: int, 
     return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
 
 
-def verify_leaf_hash(leaf_hash: object, proof: Sequence[object], root: object, *, index: int,
-                     size: int, algorithm: str | None = None,
-                     length: int | None = None) -> bool:
+def verify_leaf_hash(
+    leaf_hash: object,
+    proof: Sequence[object],
+    root: object,
+    *,
+    index: int,
+    size: int,
+    algorithm: str | None = None,
+    length: int | None = None,
+) -> bool:
     """Like :func:`verify`, given the leaf hash ``H(0x00 || value)`` instead of the value."""
     hasher = _hasher(algorithm, length, 1)
     index = check_count(index, "index")
@@ -298,9 +325,16 @@ def verify_leaf_hash(leaf_hash: object, proof: Sequence[object], root: object, *
     return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
 
 
-def verify_consistency(old_root: object, new_root: object, proof: Sequence[object], *,
-                       old_size: int, new_size: int, algorithm: str | None = None,
-                       length: int | None = None) -> bool:
+def verify_consistency(
+    old_root: object,
+    new_root: object,
+    proof: Sequence[object],
+    *,
+    old_size: int,
+    new_size: int,
+    algorithm: str | None = None,
+    length: int | None = None,
+) -> bool:
     """RFC 9162 section 2.1.4.2; see :func:`batchkeccak.merkle.verify_consistency`."""
     hasher = _hasher(algorithm, length, 1)
     first = check_count(old_size, "old_size")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 
@@ -24,8 +24,9 @@ class LeafIndexError(IndexError, ValueError):
 def check_scheme(scheme: object) -> str:
     """``scheme`` as one of :data:`SCHEMES`; TypeError / ValueError naming the choices."""
     if not isinstance(scheme, str):
-        raise TypeError(f"scheme must be a str, one of {', '.join(SCHEMES)}; got "
-                        f"{type(scheme).__name__}")
+        raise TypeError(
+            f"scheme must be a str, one of {', '.join(SCHEMES)}; got {type(scheme).__name__}"
+        )
     key = scheme.lower().replace("-", "").replace("_", "")
     if key not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; valid schemes: {', '.join(SCHEMES)}")
@@ -79,6 +80,7 @@ class MultiProof:
 
     def to_json(self) -> dict:
         """The JavaScript library's JSON shape: ``{"leaves", "proof", "proofFlags"}``."""
+
         def leaf(value: object) -> object:
             if isinstance(value, (bytes, bytearray, memoryview)):
                 return "0x" + bytes(value).hex()
@@ -192,7 +194,10 @@ class MerkleTree:
             if length is not None:
                 raise TypeError("length does not apply to the openzeppelin scheme (keccak_256)")
             return OpenZeppelinTree.build(
-                leaves, algorithm=algorithm, sort_leaves=sort_leaves, types=types,
+                leaves,
+                algorithm=algorithm,
+                sort_leaves=sort_leaves,
+                types=types,
                 threads=threads,
             )
         from batchkeccak.merkle.rfc9162 import RFC9162Tree
@@ -229,9 +234,7 @@ class MerkleTree:
             from batchkeccak.merkle.rfc9162 import RFC9162Tree
 
             return RFC9162Tree.from_dump(data, threads=threads)
-        raise ValueError(
-            f"unknown dump format {fmt!r}; expected one of {', '.join(DUMP_FORMATS)}"
-        )
+        raise ValueError(f"unknown dump format {fmt!r}; expected one of {', '.join(DUMP_FORMATS)}")
 
     # The methods below are implemented by each scheme.
 
@@ -258,13 +261,15 @@ class MerkleTree:
 
     def multiproof(self, indices: Sequence[int]) -> MultiProof:
         """A proof for several leaves at once (OpenZeppelin trees only)."""
-        raise TypeError(f"multiproofs are defined by the openzeppelin scheme; this tree is "
-                        f"{self.scheme}")
+        raise TypeError(
+            f"multiproofs are defined by the openzeppelin scheme; this tree is {self.scheme}"
+        )
 
     def consistency_proof(self, old_size: int) -> list[bytes]:
         """A proof that the first ``old_size`` leaves form an earlier tree (RFC 9162 only)."""
-        raise TypeError(f"consistency proofs are defined by the rfc9162 scheme; this tree is "
-                        f"{self.scheme}")
+        raise TypeError(
+            f"consistency proofs are defined by the rfc9162 scheme; this tree is {self.scheme}"
+        )
 
     def dump(self) -> dict:
         """The tree as a JSON-serializable dict that :meth:`load` reads back."""
@@ -275,14 +280,18 @@ class MerkleTree:
         return json.dumps(self.dump())
 
     def __repr__(self) -> str:
-        return (f"<MerkleTree scheme={self.scheme} algorithm={self.algorithm} "
-                f"size={self.size} root=0x{self.root.hex()}>")
+        return (
+            f"<MerkleTree scheme={self.scheme} algorithm={self.algorithm} "
+            f"size={self.size} root=0x{self.root.hex()}>"
+        )
 
 
 def _reject_openzeppelin_options(sort_leaves: object, types: object) -> None:
     if sort_leaves is not None:
-        raise TypeError("sort_leaves applies to the openzeppelin scheme only; rfc9162 keeps "
-                        "leaves in their order")
+        raise TypeError(
+            "sort_leaves applies to the openzeppelin scheme only; rfc9162 keeps "
+            "leaves in their order"
+        )
     if types is not None:
         raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
 
@@ -396,8 +405,9 @@ def verify(
         raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
     if index is None or size is None:
         raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
-    return rfc9162.verify(leaf, proof, root, index=index, size=size, algorithm=algorithm,
-                          length=length)
+    return rfc9162.verify(
+        leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
+    )
 
 
 def verify_multiproof(
@@ -465,6 +475,11 @@ def verify_consistency(
     from batchkeccak.merkle import rfc9162
 
     return rfc9162.verify_consistency(
-        old_root, new_root, proof, old_size=old_size, new_size=new_size,
-        algorithm=algorithm, length=length,
+        old_root,
+        new_root,
+        proof,
+        old_size=old_size,
+        new_size=new_size,
+        algorithm=algorithm,
+        length=length,
     )
