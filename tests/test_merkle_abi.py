@@ -203,6 +203,33 @@ def test_numpy_and_arrow_columns_take_the_vectorized_path(monkeypatch):
     assert _flat_rows(*abi.encode_rows(types, hex_rows)) == expected
 
 
+@pytest.mark.parametrize(("arrow_type", "limit"), [("decimal256", 76), ("decimal128", 38)])
+def test_arrow_decimal_columns(arrow_type, limit):
+    pa = pytest.importorskip("pyarrow")
+    from decimal import Decimal
+
+    rng = random.Random(limit)
+    values = [0, 1, -1, 10**limit - 1, -(10**limit) + 1, 2**64, -(2**64)]
+    values += [rng.randrange(-(10**limit) + 1, 10**limit) for _ in range(20)]
+    decimal_type = getattr(pa, arrow_type)(limit, 0)
+    column = pa.array([Decimal(v) for v in values], decimal_type)
+    chunked = pa.chunked_array([column.slice(0, 5), column.slice(5)])
+    for form, expected_values in (
+        (column, values),
+        (chunked, values),
+        (column.slice(3), values[3:]),
+    ):
+        expected = [eth_abi.encode(["int256"], [v]) for v in expected_values]
+        assert _flat_rows(*abi.encode_rows(["int256"], {"x": form})) == expected
+    positive = pa.array([Decimal(v) for v in (0, 5, 2**64 + 3)], decimal_type)
+    expected = [eth_abi.encode(["uint72"], [v]) for v in (0, 5, 2**64 + 3)]
+    assert _flat_rows(*abi.encode_rows(["uint72"], {"x": positive})) == expected
+    with pytest.raises(ValueError, match=r"row 2 = -1 is out of range for uint256"):
+        abi.encode_rows(["uint256"], {"x": column})
+    with pytest.raises(ValueError, match=r"row 3 = .* is out of range for int64"):
+        abi.encode_rows(["int64"], {"x": column})
+
+
 def test_out_of_range_and_wrong_values():
     with pytest.raises(ValueError, match=r"256 is out of range for uint8 \[0, 255\]"):
         abi.encode(["uint8"], [256])

@@ -433,6 +433,10 @@ def encode_static_columns(
 
 
 def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndarray:
+    if t.kind in ("uint", "int") and type(column).__module__.startswith("pyarrow"):
+        words = _arrow_decimal_words(t, column, where)
+        if words is not None:
+            return words
     column = _arrow_column(t, column)
     if len(column) != count:  # type: ignore[arg-type]
         raise ValueError(f"{where} holds {len(column)} values, expected {count}")  # type: ignore[arg-type]
@@ -468,6 +472,41 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
     values = _python_list(column)
     joined = b"".join(_word(t, v, f"{where} row {i}") for i, v in enumerate(values))
     return np.frombuffer(joined, dtype=np.uint8).reshape(count, WORD)
+
+
+def _arrow_decimal_words(t: AbiType, column: object, where: str) -> np.ndarray | None:
+    """Integer words straight from an Arrow decimal column with scale 0, or None.
+
+    Arrow stores decimal128 / decimal256 values as 16 / 32-byte little-endian two's
+    complement integers: reversed and sign-extended they are the ABI's 32-byte words.
+    """
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    kind = column.type  # type: ignore[attr-defined]
+    if not pa.types.is_decimal(kind) or kind.scale != 0 or kind.bit_width not in (128, 256):
+        return None
+    width = kind.bit_width // 8
+    count = len(column)  # type: ignore[arg-type]
+    data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]
+    start = column.offset * width  # type: ignore[attr-defined]
+    little = data[start : start + count * width].reshape(count, width)
+    words = np.empty((count, WORD), dtype=np.uint8)
+    words[:, WORD - width :] = little[:, ::-1]
+    negative = (words[:, WORD - width] & 0x80).astype(bool)
+    words[:, : WORD - width] = np.where(negative, 0xFF, 0)[:, None]
+    # In range when the bytes above the type's width only repeat its sign (zeros for uintN).
+    top = WORD - t.bits // 8
+    if t.kind == "uint":
+        bad = negative | (words[:, :top] != 0).any(axis=1)
+    else:
+        sign = np.where(words[:, top] & 0x80, 0xFF, 0).astype(np.uint8)
+        bad = (words[:, :top] != sign[:, None]).any(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        _int_value(t, column[row].as_py(), f"{where} row {row}")  # type: ignore[index]
+    return words
 
 
 def _arrow_column(t: AbiType, column: object) -> object:

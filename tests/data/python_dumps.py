@@ -18,7 +18,7 @@ import sys
 from batchkeccak import merkle
 
 
-def case(tree, rows_for_js=None):
+def case(tree):
     size = tree.size
     indices = sorted(random.Random(size).sample(range(size), min(size, 3)))
     multiproof = tree.multiproof(indices).to_json()
@@ -48,7 +48,7 @@ def main() -> None:
             rng.random() < 0.5,
             rng.randrange(-128, 128),
             rng.randbytes(4),
-            "text %d" % i,
+            f"text {i}",
             rng.randbytes(i),
             [rng.randrange(2**64) for _ in range(i % 3)],
         ]
