@@ -116,6 +116,27 @@ def test_dataset_object_with_dictionary_columns(source, tmp_path):
     ]
 
 
+def test_memory_follows_the_batch_not_the_file(tmp_path, monkeypatch):
+    rows, width = 20_000, 512  # 10 MB of payload in 20 row groups
+    payload = pa.array([bytes([i % 251]) * width for i in range(rows)], pa.binary())
+    src = tmp_path / "wide.parquet"
+    pq.write_table(pa.table({"payload": payload}), src, compression="none", row_group_size=1000)
+    del payload
+    held = []
+    real_hash_array = parquet.hash_array
+
+    def recording_hash_array(*args, **kwargs):
+        held.append(pa.total_allocated_bytes())
+        return real_hash_array(*args, **kwargs)
+
+    monkeypatch.setattr(parquet, "hash_array", recording_hash_array)
+    before = pa.total_allocated_bytes()
+    hash_file(src, tmp_path / "out.parquet", "payload", batch_size=1000)
+    assert len(held) == 20
+    # About one row group (0.5 MB) is alive at a time, not the 10 MB file.
+    assert max(held) - before < 3_000_000
+
+
 def test_existing_destination_is_replaced_only_when_complete(source, tmp_path, monkeypatch):
     dst = tmp_path / "out.parquet"
     dst.write_bytes(b"previous contents")
