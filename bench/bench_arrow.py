@@ -37,7 +37,12 @@ from batchkeccak._parallel import available_cores
 from batchkeccak.arrow import hash_array
 from batchkeccak.benchmark.report import machine_info
 from batchkeccak.benchmark.timing import interleaved
-from batchkeccak.parquet import DEFAULT_BATCH_SIZE, _writer_options, hash_file
+from batchkeccak.parquet import (
+    DEFAULT_BATCH_SIZE,
+    _record_batches,
+    _writer_options,
+    hash_file,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LOOP_SPEEDUP_TARGET = 9.0
@@ -177,11 +182,8 @@ def bench_parquet(rows: int, repeats: int, folder: Path) -> dict:
     dataset = ds.dataset(source)
 
     def scan():
-        return list(
-            dataset.to_batches(
-                batch_size=DEFAULT_BATCH_SIZE, batch_readahead=2, fragment_readahead=1
-            )
-        )
+        # The reading hash_file does: one file, one row group at a time.
+        return list(_record_batches(dataset, DEFAULT_BATCH_SIZE, opened_here=True))
 
     batches = scan()
     digests = [hash_array(b.column("key")) for b in batches]
