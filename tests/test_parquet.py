@@ -272,3 +272,12 @@ def test_cli_errors_exit_2_and_leave_no_output(source, tmp_path, capsys, argumen
     assert status == 2
     assert captured.err.startswith("batchkeccak: error: ") and message in captured.err
     assert not dst.exists() and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "shake_256"])
+def test_demo_runs_the_parquet_path_and_checks_against_the_reference(capsys, algorithm):
+    assert main(["demo", "--count", "3000", "--algorithm", algorithm]) == 0
+    captured = capsys.readouterr()
+    assert "checked 3,000 random digests against the reference: all equal" in captured.out
+    assert f"added payload_{algorithm}" in captured.out
+    assert captured.err == ""
