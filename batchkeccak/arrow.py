@@ -188,14 +188,16 @@ def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray
             f"{argument} must be a pyarrow Array or ChunkedArray, got {type(values).__name__}"
         )
     _check_hashable_type(values.type, argument, "hash_many")
-    if values.null_count:
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    # Decoded first: a dictionary's nulls may sit in its values, which null_count omits.
+    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in chunks]
+    null_count = sum(chunk.null_count for chunk in chunks)
+    if null_count:
         raise ValueError(
-            f"{argument} holds {values.null_count} null(s), and hash_many returns one digest "
+            f"{argument} holds {null_count} null(s), and hash_many returns one digest "
             "per value with no way to mark a null: use batchkeccak.arrow.hash_array, which "
             "keeps nulls, or fill them first (pyarrow.compute.fill_null)"
         )
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in chunks]
     parts = [_value_buffers(chunk, argument) for chunk in chunks if len(chunk)]
     if not parts:
         return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))

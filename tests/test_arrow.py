@@ -230,6 +230,12 @@ def test_hash_many_reads_pyarrow_input():
 def test_hash_many_refuses_nulls_naming_the_argument():
     with pytest.raises(ValueError, match=r"messages holds 1 null.*hash_array"):
         bk.hash_many(pa.array([b"a", None]))
+    # A null dictionary entry behind a valid index is a null too.
+    indices = pa.array([0, 1], pa.int8())
+    dictionary_array = pa.DictionaryArray.from_arrays(indices, pa.array(["a", None]))
+    assert dictionary_array.null_count == 0
+    with pytest.raises(ValueError, match="messages holds 1 null"):
+        bk.hash_many(dictionary_array)
 
 
 @pytest.mark.parametrize(
