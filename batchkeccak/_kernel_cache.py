@@ -1,10 +1,12 @@
-"""Make numba's on-disk cache notice changes to *any* kernel source, not just the caller's file.
+"""Make numba's on-disk cache notice changes to any file of the kernel layer, not just one.
 
-numba keys a cached function on the contents of the file that defines it. Our kernels inline
-functions from other files (the sponge calls the generated permutation, which reads the round
+numba keys a cached function on the contents of the file that defines it. The sponge kernel
+inlines functions from other files (the generated permutation, which reads the round
 constants), so after an edit to ``permutation/`` a cached ``hash_queue`` would still run the old
-permutation: a stale cache could produce wrong digests. For functions defined in this package
-the source stamp is therefore a hash of every Python file in the package.
+permutation: a stale cache could produce wrong digests. For functions defined in the kernel
+layer (``KERNEL_SOURCES``) the source stamp is therefore a hash of all of those files. Jitted
+functions elsewhere in the package must not call into the kernel layer from jitted code
+(``tests/test_kernel_cache.py`` checks this), so numba's per-file stamp is enough for them.
 
 This hooks numba's cache locator classes (not a public API); if they ever move, the hook stays
 off and numba's per-file behaviour applies.
@@ -19,32 +21,38 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+
+
+def kernel_sources() -> list[Path]:
+    """The files whose jitted functions are compiled into one another."""
+    return sorted([PACKAGE_DIR / "sponge.py", *(PACKAGE_DIR / "permutation").glob("*.py")])
+
+
 @functools.lru_cache(maxsize=1)
-def package_fingerprint() -> str:
-    """SHA-256 over the relative path and contents of every .py file of the package."""
+def kernel_fingerprint() -> str:
+    """SHA-256 over the relative path and contents of every kernel source."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+    for path in kernel_sources():
         digest.update(str(path.relative_to(PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def _in_package(py_file: str) -> bool:
+def _is_kernel_source(py_file: str) -> bool:
     try:
-        Path(py_file).resolve().relative_to(PACKAGE_DIR)
-    except (ValueError, OSError):
+        return Path(py_file).resolve() in kernel_sources()
+    except OSError:
         return False
-    return True
 
 
 def _package_locator(base: type) -> type:
     class PackageLocator(base):  # type: ignore[misc, valid-type]
         def get_source_stamp(self):
-            return ("batchkeccak", package_fingerprint())
+            return ("batchkeccak-kernels", kernel_fingerprint())
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not _in_package(py_file):
+            if not _is_kernel_source(py_file):
                 return None
             return super().from_function(py_func, py_file)
 

@@ -14,7 +14,7 @@ MIN_PERMUTATIONS_PER_THREAD = 64 * TILE_WIDTH
 """Below this much work per extra thread, starting it costs more than it saves."""
 
 _CHUNK = 8 * TILE_WIDTH
-"""Messages dealt to threads in chunks of this many, so each thread sees every size class."""
+"""Messages dealt to threads in chunks of this many (contiguous, for memory locality)."""
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -49,11 +49,15 @@ def resolve_threads(threads: object) -> int:
     return int(threads)
 
 
-def split_queue(order: np.ndarray, threads: int, sorted_by_size: bool) -> list[np.ndarray]:
-    """Cut the message queue into one queue per thread with similar amounts of work."""
+def split_queue(order: np.ndarray, threads: int, varied: bool) -> list[np.ndarray]:
+    """Cut the message queue into one queue per thread with similar amounts of work.
+
+    Equal-sized messages are cut into contiguous parts; messages of ``varied`` sizes are dealt
+    in chunks, round robin, so that a run of long messages is shared out too.
+    """
     if threads == 1 or order.shape[0] == 0:
         return [order]
-    if not sorted_by_size:
+    if not varied:
         return [part for part in np.array_split(order, threads) if part.shape[0]]
     chunk = max(1, min(_CHUNK, -(-order.shape[0] // threads)))
     owner = (np.arange(order.shape[0]) // chunk) % threads

@@ -58,27 +58,34 @@ def _store_le64(flat, pos, word):
 
 
 @njit(cache=True, nogil=True)
-def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix):
-    """XOR the next block of a message into one state of ``lanes``.
+def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh):
+    """Absorb the next block of a message into one state of ``lanes``.
 
     ``remaining`` counts the message bytes from ``pos`` on. A full block is absorbed as is;
     fewer than ``rate`` bytes make the final block: the bytes, then the domain ``suffix``
-    byte, then the pad10*1 closing bit in the last byte of the block.
+    byte, then the pad10*1 closing bit in the last byte of the block. A ``fresh`` state (the
+    message's first block) is written rather than XORed, and its other lanes are zeroed: the
+    lane left over from the previous message never needs clearing separately.
     """
-    if remaining >= rate:
-        for k in range(rate >> 3):
+    rate_words = rate >> 3
+    whole_words = rate_words if remaining >= rate else remaining >> 3
+    if fresh:
+        for k in range(whole_words):
+            lanes[k * width + lane] = _load_le64(data, pos + 8 * k)
+        for k in range(whole_words, LANE_COUNT):
+            lanes[k * width + lane] = 0
+    else:
+        for k in range(whole_words):
             lanes[k * width + lane] ^= _load_le64(data, pos + 8 * k)
+    if remaining >= rate:
         return
-    whole_words = remaining >> 3
-    for k in range(whole_words):
-        lanes[k * width + lane] ^= _load_le64(data, pos + 8 * k)
     tail = remaining & 7
     base = pos + 8 * whole_words
     word = np.uint64(suffix) << np.uint64(8 * tail)
     for b in range(tail):
         word |= np.uint64(data[base + b]) << np.uint64(8 * b)
     lanes[whole_words * width + lane] ^= word
-    lanes[((rate >> 3) - 1) * width + lane] ^= _PAD_LAST_BIT
+    lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
 
 
 @njit(cache=True, nogil=True)
@@ -105,7 +112,9 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
     total = absorb_blocks + (out_len + rate - 1) // rate - 1
     for p in range(next_block, total):
         if p < absorb_blocks:
-            _absorb_block(lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix)
+            _absorb_block(
+                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, p == 0
+            )
         state_permute(lanes, first_round)
         q = p - (absorb_blocks - 1)
         if q >= 0:
@@ -120,9 +129,9 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
 
     ``rate`` is in bytes (a multiple of 8), ``suffix`` the domain byte (0x06 SHA-3, 0x1F
-    SHAKE, 0x01 Keccak, 0x07 TurboSHAKE...), ``first_round`` 0 for Keccak-f[1600] or 12 for
-    Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Lists of messages sorted by
-    descending block count keep the lanes of the tile evenly loaded.
+    SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
+    Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Any order works; messages
+    in buffer order keep the reads of neighbouring lanes close together in memory.
     """
     width = TILE_WIDTH
     out_len = out.shape[1]
@@ -150,7 +159,8 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                 length = offsets[m + 1] - start
                 if p <= length // rate:
                     _absorb_block(
-                        tile, lane, width, data, start + p * rate, length - p * rate, rate, suffix
+                        tile, lane, width, data, start + p * rate, length - p * rate, rate,
+                        suffix, p == 0,
                     )
         tile_permute(tile, spare, first_round)
         for lane in range(width):
@@ -167,9 +177,8 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             if q + 1 < squeeze_blocks:
                 lane_block[lane] = p + 1
                 continue
-            # This lane's message is done: refill it from the queue or leave it idle.
-            for k in range(LANE_COUNT):
-                tile[k * width + lane] = 0
+            # This lane's message is done: refill it from the queue or leave it idle. (Its
+            # state is overwritten by the next message's first block.)
             lane_block[lane] = 0
             if taken < queued:
                 lane_message[lane] = order[taken]
