@@ -317,3 +317,54 @@ def test_raw_records_are_read_without_copying_lines(capsys, tmp_path):
     rows.tofile(raw)
     _, out, _ = run(capsys, "merkle", "root", str(raw), "-s", "openzeppelin", "-f", "raw")
     assert out.strip() == "0x" + oz_tree([bytes(r) for r in rows], True)[0][0].hex()
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 13, 64, 100])
+def test_all_proofs_match_the_reference(capsys, tmp_path, n):
+    rng = random.Random(n)
+    leaves = [rng.randbytes(32) for _ in range(n)]
+    path = tmp_path / "leaves.txt"
+    path.write_text("".join(x.hex() + "\n" for x in leaves))
+    ref_tree, ref_index = oz_tree(leaves, True)
+    out_path = tmp_path / "all.jsonl"
+    assert (
+        run(
+            capsys, "merkle", "proof", str(path), "-s", "openzeppelin", "--all", "-o", str(out_path)
+        )[0]
+        == 0
+    )
+    for i, line in enumerate(out_path.read_text().splitlines()):
+        entry = json.loads(line)
+        position, expected = ref_index[i], []
+        while position > 0:
+            expected.append("0x" + ref_tree[position - (-1) ** (position % 2)].hex())
+            position = (position - 1) // 2
+        assert (entry["index"], entry["leaf"], entry["proof"]) == (
+            i,
+            "0x" + leaves[i].hex(),
+            expected,
+        )
+
+    ref = RFC9162Reference(leaves)
+    code, out, _ = run(capsys, "merkle", "proof", str(path), "-s", "rfc9162", "--all")
+    assert code == 0
+    for i, line in enumerate(out.splitlines()):
+        entry = json.loads(line)
+        assert entry["value"] == "0x" + leaves[i].hex()
+        assert entry["proof"] == ["0x" + p.hex() for p in ref.path(i)]
+
+
+def test_verify_reports_each_failing_proof(capsys, tmp_path, hex_file):
+    out_path = tmp_path / "all.jsonl"
+    run(
+        capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all", "-o", str(out_path)
+    )
+    lines = out_path.read_text().splitlines()
+    for k in (2, 7):
+        entry = json.loads(lines[k])
+        entry["proof"][-1] = "0x" + "00" * 32
+        lines[k] = json.dumps(entry)
+    out_path.write_text("\n".join(lines) + "\n")
+    code, out, _ = run(capsys, "merkle", "verify", str(out_path))
+    assert code == 1
+    assert out.strip() == "invalid: 2 of 13 proofs fail (leaf 2, leaf 7)"

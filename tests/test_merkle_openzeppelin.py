@@ -518,3 +518,29 @@ def test_dump_round_trip_through_a_file(tmp_path):
     loaded = merkle.MerkleTree.load(path)
     assert loaded.root == tree.root
     assert [loaded.proof(i) for i in range(12)] == [tree.proof(i) for i in range(12)]
+
+
+def test_verify_many_agrees_with_verify():
+    leaves = _random_leaves(45, seed=21, duplicates=True)
+    tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin")
+    proofs = [tree.proof(i) for i in range(45)]
+    proofs[3] = proofs[3][:-1]
+    proofs[10] = [bytes(32)] + proofs[10][1:]
+    claimed = list(leaves)
+    claimed[20] = keccak256(b"someone else")
+    expected = [oz_process_proof(leaf, proof) == tree.root for leaf, proof in zip(claimed, proofs)]
+    assert expected.count(False) == 3
+    assert openzeppelin.verify_many(claimed, proofs, tree.root).tolist() == expected
+    hex_proofs = [hx(p) for p in proofs]
+    assert openzeppelin.verify_many(hx(claimed), hex_proofs, "0x" + tree.root.hex()).tolist() == (
+        expected
+    )
+
+
+def test_verify_many_standard_rows():
+    case = next(c for c in FIXTURES["standard"] if c["name"] == "dynamic")
+    rows, proofs = case["values"], case["proofs"]
+    valid = openzeppelin.verify_many(rows, proofs, case["root"], types=case["types"])
+    assert valid.all()
+    rotated = rows[1:] + rows[:1]
+    assert not openzeppelin.verify_many(rotated, proofs, case["root"], types=case["types"]).any()

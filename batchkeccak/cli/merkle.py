@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet")
@@ -417,8 +418,7 @@ def run_proof(args) -> int:
         }
         return _emit(args, json.dumps(result, indent=1) + "\n")
     if args.all:
-        lines = (json.dumps(_inclusion_json(tree, leaves, i)) for i in range(tree.size))
-        return _emit(args, "".join(line + "\n" for line in lines))
+        return _emit(args, _all_inclusion_lines(tree, leaves))
     if args.multi:
         if tree.scheme != "openzeppelin":
             raise CommandError("--multi applies to openzeppelin trees")
@@ -433,22 +433,64 @@ def run_proof(args) -> int:
     return _emit(args, json.dumps(result, indent=1) + "\n")
 
 
-def _emit(args, text: str) -> int:
+_BLOCK = 1 << 14
+"""Proofs assembled per step of --all: the sibling nodes of a block of leaves are gathered and
+hex-encoded level by level with numpy, and the block's lines are written before the next."""
+
+
+def _all_inclusion_lines(tree, leaves) -> Iterator[str]:
+    """One JSON line per leaf, in input order, without holding every proof in memory."""
+    import numpy as np
+
+    from batchkeccak.merkle._bytes import hex_list
+
+    head = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": _hex(tree.root)}
+    if tree.scheme == "rfc9162":
+        head.update(digestSize=tree.digest_size, size=tree.size)
+    values = tree._json_values() if tree.scheme == "openzeppelin" else None
+    for start in range(0, tree.size, _BLOCK):
+        indices = np.arange(start, min(tree.size, start + _BLOCK))
+        steps = [(has, hex_list(nodes)) for has, nodes in tree._sibling_levels(indices)]
+        if tree.scheme == "rfc9162":
+            leaf_hashes = hex_list(tree.levels[0][indices])
+        lines = []
+        for k, index in enumerate(indices.tolist()):
+            entry = dict(head, index=index)
+            if tree.scheme == "openzeppelin":
+                if tree.types is None:
+                    entry["leaf"] = values[index]
+                else:
+                    entry.update(types=list(tree.types), value=values[index])
+            else:
+                entry["leafHash"] = leaf_hashes[k]
+                if leaves is not None:
+                    entry["value"] = _hex(_rfc_value(leaves, index))
+            entry["proof"] = [nodes[k] for has, nodes in steps if has[k]]
+            lines.append(json.dumps(entry) + "\n")
+        yield "".join(lines)
+
+
+def _emit(args, chunks: str | Iterable[str]) -> int:
+    if isinstance(chunks, str):
+        chunks = [chunks]
     if args.output:
-        write_atomic(args.output, text)
+        write_atomic(args.output, chunks)
     else:
-        sys.stdout.write(text)
+        for chunk in chunks:
+            sys.stdout.write(chunk)
     return 0
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+def write_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
+    """Write ``chunks`` to ``path`` so that readers see the old file or the whole new one."""
+    if isinstance(chunks, str):
+        chunks = [chunks]
     target = Path(path)
     # Beside the target, so that os.replace is a rename within one filesystem.
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
     try:
         with open(temporary, "x", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
@@ -524,6 +566,35 @@ def _verify_entry(entry: dict, root: str | None) -> tuple[bool, str]:
     raise ValueError(f"unknown scheme {scheme!r} in proof")
 
 
+def _verify_openzeppelin_batches(entries: list, root: str | None, failed: list) -> list:
+    """Check OpenZeppelin inclusion proofs in batches (one hash call per proof step for all
+    proofs with the same root and types); returns the entries left for one-by-one checks."""
+    from batchkeccak.merkle import openzeppelin
+
+    groups: dict = {}
+    rest = []
+    for entry in entries:
+        if (
+            isinstance(entry, dict)
+            and entry.get("scheme") == "openzeppelin"
+            and "proof" in entry
+            and "multiproof" not in entry
+        ):
+            trusted = root or entry.get("root")
+            types = tuple(entry["types"]) if "types" in entry else None
+            groups.setdefault((trusted, types), []).append(entry)
+        else:
+            rest.append(entry)
+    for (trusted, types), group in groups.items():
+        if trusted is None:
+            raise ValueError("the proof names no root; pass --root")
+        leaves = [e["value"] for e in group] if types else [e["leaf"] for e in group]
+        proofs = [e["proof"] for e in group]
+        valid = openzeppelin.verify_many(leaves, proofs, trusted, types=types)
+        failed.extend(f"leaf {e.get('index', '?')}" for e, ok in zip(group, valid) if not ok)
+    return rest
+
+
 def _xof_length(entry: dict) -> int | None:
     from batchkeccak.algorithms import get_algorithm
 
@@ -553,14 +624,14 @@ def run_verify(args) -> int:
             raise CommandError(f"{args.proof_file} is neither JSON nor JSON Lines: {exc}") from None
     if not entries:
         raise CommandError(f"{args.proof_file} holds no proofs")
-    failed = []
-    for entry in entries:
-        try:
+    failed: list[str] = []
+    try:
+        for entry in _verify_openzeppelin_batches(entries, args.root, failed):
             ok, what = _verify_entry(entry, args.root)
-        except KeyError as exc:
-            raise CommandError(f"proof lacks {exc}") from None
-        if not ok:
-            failed.append(what)
+            if not ok:
+                failed.append(what)
+    except KeyError as exc:
+        raise CommandError(f"proof lacks {exc}") from None
     if args.root is None:
         print(
             "note: checked against the root written in the proof; pass --root to check "

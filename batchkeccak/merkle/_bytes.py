@@ -66,18 +66,29 @@ def hex_matrix(strings: Sequence[str], width: int, argument: str) -> np.ndarray:
     """Hex strings of exactly ``width`` bytes each (``0x`` optional) as an (n, width) array.
 
     Decoded with a lookup table over the joined ASCII text rather than ``bytes.fromhex`` per
-    string: one pass over a million addresses instead of a million calls.
+    string: one pass over a million addresses instead of a million calls. Either every
+    string has the ``0x`` prefix or none has.
     """
     count = len(strings)
     if count == 0:
         return np.empty((0, width), dtype=np.uint8)
-    prefixed = _all_prefixed(strings, argument)
+    if set(map(type, strings)) != {str}:
+        i = next(i for i, x in enumerate(strings) if not isinstance(x, str))
+        raise TypeError(f"{argument}[{i}] is {type(strings[i]).__name__}; expected a hex str")
+    prefixed = strings[0][:2] in ("0x", "0X")
     digits = 2 * width
     step = digits + (2 if prefixed else 0)
     lengths = np.fromiter(map(len, strings), np.int64, count)
     wrong = np.flatnonzero(lengths != step)
     if wrong.size:
         i = int(wrong[0])
+        has_prefix = strings[i][:2] in ("0x", "0X")
+        if has_prefix != prefixed and lengths[i] == digits + (2 if has_prefix else 0):
+            raise ValueError(
+                f"{argument}[{i}] {'has' if has_prefix else 'lacks'} the 0x prefix that "
+                f"{argument}[0] {'lacks' if has_prefix else 'has'}; write every hex value "
+                "the same way"
+            )
         raise ValueError(
             f"{argument}[{i}] must be {width} bytes ({digits} hex digits"
             f"{' after 0x' if prefixed else ''}), got {_shorten(strings[i])!r}"
@@ -88,26 +99,15 @@ def hex_matrix(strings: Sequence[str], width: int, argument: str) -> np.ndarray:
         text = b""
     if len(text) != count * step:
         raise ValueError(f"{argument} holds characters that are not hex digits")
-    chars = np.frombuffer(text, dtype=np.uint8).reshape(count, step)[:, step - digits :]
-    nibbles = _NIBBLE[chars]
-    bad = np.flatnonzero((nibbles == 255).any(axis=1))
-    if bad.size:
-        i = int(bad[0])
+    chars = np.frombuffer(text, dtype=np.uint8).reshape(count, step)
+    nibbles = _NIBBLE[chars[:, step - digits :]]
+    bad = (nibbles == 255).any(axis=1)
+    if prefixed:
+        bad |= (chars[:, 0] != ord("0")) | ((chars[:, 1] | 0x20) != ord("x"))
+    if bad.any():
+        i = int(np.argmax(bad))
         raise ValueError(f"{argument}[{i}] is not a hex string: {_shorten(strings[i])!r}")
     return (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
-
-
-def _all_prefixed(strings: Sequence[str], argument: str) -> bool:
-    first = strings[0][:2] in ("0x", "0X")
-    for i, s in enumerate(strings):
-        if not isinstance(s, str):
-            raise TypeError(f"{argument}[{i}] is {type(s).__name__}; hex values must all be str")
-        if (s[:2] in ("0x", "0X")) != first:
-            raise ValueError(
-                f"{argument}[{i}] {'lacks' if first else 'has'} the 0x prefix that {argument}[0] "
-                f"{'has' if first else 'lacks'}; write every hex value the same way"
-            )
-    return first
 
 
 def is_hex_sequence(leaves: object) -> bool:

@@ -304,6 +304,29 @@ class OpenZeppelinTree(MerkleTree):
             position = (position - 1) // 2
         return proof
 
+    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The proofs of many leaves at once, one step at a time from the leaves up.
+
+        Returns ``(has_sibling, nodes)`` per step: ``nodes[k]`` is the sibling for leaf
+        ``indices[k]`` where ``has_sibling[k]`` (proofs of leaves on the upper of the two
+        leaf levels are one step shorter).
+        """
+        position = self._tree_index[indices].astype(np.int64)
+        steps = []
+        while True:
+            active = position > 0
+            if not active.any():
+                return steps
+            sibling = np.where(position % 2 == 1, position + 1, position - 1)
+            steps.append((active, self.nodes[np.where(active, sibling, 0)]))
+            position = np.where(active, (position - 1) // 2, 0)
+
+    def _json_values(self) -> list:
+        """Every value in the JSON form of :meth:`dump`, in input order."""
+        if self.types is None:
+            return hex_list(self.nodes[self._tree_index])
+        return self._json_rows if self._json_rows is not None else self._json_from_rows()
+
     def multiproof(self, indices: Sequence[int]) -> MultiProof:
         """A proof for the leaves at ``indices`` (input order), as ``getMultiProof`` makes it.
 
@@ -368,8 +391,7 @@ class OpenZeppelinTree(MerkleTree):
         if self.types is None:
             values = [{"value": tree[p], "treeIndex": p} for p in positions]
             return {"format": "simple-v1", "tree": tree, "values": values}
-        rows = self._json_rows if self._json_rows is not None else self._json_from_rows()
-        values = [{"value": row, "treeIndex": p} for row, p in zip(rows, positions)]
+        values = [{"value": row, "treeIndex": p} for row, p in zip(self._json_values(), positions)]
         return {
             "format": "standard-v1",
             "leafEncoding": list(self.types),
@@ -521,6 +543,61 @@ def verify(
     root_bytes = as_bytes(root, "root", NODE_SIZE)
     nodes = as_node_list(proof, "proof", NODE_SIZE)
     return process_proof(_leaf_node(leaf, types, hasher), nodes, hasher) == root_bytes
+
+
+def verify_many(
+    leaves: object,
+    proofs: Sequence[Sequence[object]],
+    root: object,
+    *,
+    types: Sequence[str] | None = None,
+    threads: int | None = None,
+) -> np.ndarray:
+    """Check many inclusion proofs against one root, one batch hash call per proof step.
+
+    Parameters
+    ----------
+    leaves
+        Simple trees: the 32-byte leaves (any form :meth:`MerkleTree.build` takes). Standard
+        trees (``types``): their rows.
+    proofs
+        One proof per leaf: lists of 32-byte nodes (bytes or hex strings).
+    root
+        The trusted root.
+    types
+        ABI types, for standard trees.
+    threads
+        As for :func:`batchkeccak.hash_many`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per proof: True where it leads from its leaf to ``root``.
+    """
+    hasher = _hasher(None, threads)
+    root_bytes = as_bytes(root, "root", NODE_SIZE)
+    current, _ = _leaf_rows(leaves, types, hasher)
+    current = np.array(current)  # a private copy: the steps below overwrite it
+    if current.shape[0] != len(proofs):
+        raise ValueError(f"{current.shape[0]} leaves but {len(proofs)} proofs")
+    lengths = np.fromiter(map(len, proofs), np.int64, len(proofs))
+    for step in range(int(lengths.max(initial=0))):
+        rows = np.flatnonzero(lengths > step).tolist()
+        nodes = [proofs[r][step] for r in rows]
+        if all(isinstance(n, str) for n in nodes):
+            siblings = hex_matrix(nodes, NODE_SIZE, f"proofs (step {step})")
+        else:
+            joined = b"".join(
+                as_bytes(n, f"proofs[{r}][{step}]", NODE_SIZE) for r, n in zip(rows, nodes)
+            )
+            siblings = np.frombuffer(joined, dtype=np.uint8).reshape(-1, NODE_SIZE)
+        children = np.empty((2 * len(rows), NODE_SIZE), dtype=np.uint8)
+        children[0::2] = current[rows]
+        children[1::2] = siblings
+        parents = np.empty((len(rows), NODE_SIZE), dtype=np.uint8)
+        hash_sorted_pairs(children, parents, hasher)
+        current[rows] = parents
+    return (current == np.frombuffer(root_bytes, dtype=np.uint8)).all(axis=1)
 
 
 def verify_multiproof(

@@ -152,6 +152,18 @@ class RFC9162Tree(MerkleTree):
             position >>= 1
         return path
 
+    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The audit paths of many leaves at once, level by level: ``(has_sibling, nodes)``
+        per level, ``nodes[k]`` the sibling for leaf ``indices[k]`` where it has one."""
+        position = np.asarray(indices, dtype=np.int64)
+        steps = []
+        for level in self.levels[:-1]:
+            sibling = position ^ 1
+            active = sibling < level.shape[0]
+            steps.append((active, level[np.where(active, sibling, 0)]))
+            position = position >> 1
+        return steps
+
     def _subtree(self, start: int, stop: int) -> bytes:
         """``MTH(D[start:stop])`` for a range the RFC recursion visits: a perfect aligned
         subtree, or one that ends at the tree's right edge."""
