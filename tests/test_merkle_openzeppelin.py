@@ -357,6 +357,13 @@ def test_every_leaf_input_form_gives_the_same_root():
         pa.array(leaves, pa.binary(32)),
         ["0x" + x.hex() for x in leaves],
         [x.hex().upper() for x in leaves],
+        pa.array(["0x" + x.hex() for x in leaves]),  # a text column of hex leaves
+        pa.chunked_array(
+            [
+                pa.array([x.hex() for x in leaves[:5]], pa.large_string()),
+                pa.array([x.hex() for x in leaves[5:]], pa.large_string()),
+            ]
+        ),
     ]
     for form in forms:
         assert merkle.merkle_root(form, scheme="openzeppelin") == expected
@@ -388,6 +395,11 @@ def test_leaves_of_the_wrong_size():
         merkle.MerkleTree.build([], scheme="openzeppelin")
     with pytest.raises(TypeError, match="leaves"):
         merkle.MerkleTree.build(12, scheme="openzeppelin")
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match="leaves holds 1 null"):
+        merkle.MerkleTree.build(pa.array([bytes(32), None], pa.binary(32)), scheme="openzeppelin")
+    with pytest.raises(ValueError, match="leaves holds 1 null"):
+        merkle.merkle_root(pa.array(["00" * 32, None]), scheme="openzeppelin")
 
 
 def test_bad_options():

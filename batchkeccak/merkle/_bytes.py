@@ -110,13 +110,23 @@ def hex_matrix(strings: Sequence[str], width: int, argument: str) -> np.ndarray:
     return (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
 
 
+def _is_arrow_text(values: object) -> bool:
+    if not type(values).__module__.startswith("pyarrow") or not hasattr(values, "type"):
+        return False
+    import pyarrow as pa
+
+    kind = values.type  # type: ignore[attr-defined]
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
 def is_hex_sequence(leaves: object) -> bool:
     """True for a list or tuple whose first element is a str (hex-encoded leaves)."""
     return isinstance(leaves, (list, tuple)) and len(leaves) > 0 and isinstance(leaves[0], str)
 
 
 def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarray:
-    """Any ``hash_many`` input form, or hex strings, as a C-contiguous (n, width) uint8 array.
+    """Any ``hash_many`` input form, or hex strings (a list, or an Arrow string column), as a
+    C-contiguous (n, width) uint8 array.
 
     Every leaf must be exactly ``width`` bytes; ``what`` names the rule in the error
     ("the openzeppelin scheme takes 32-byte leaves").
@@ -127,6 +137,11 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
         return np.ascontiguousarray(leaves)
     if is_hex_sequence(leaves):
         return hex_matrix(leaves, width, argument)  # type: ignore[arg-type]
+    if _is_arrow_text(leaves):
+        # Fixed-size leaves stored as text are hex (a Parquet column of "0x..." strings).
+        if leaves.null_count:  # type: ignore[attr-defined]
+            flat_messages(leaves, argument)  # raises the null error
+        return hex_matrix(leaves.to_pylist(), width, argument)  # type: ignore[attr-defined]
     data, offsets = flat_messages(leaves, argument)
     lengths = np.diff(offsets)
     wrong = np.flatnonzero(lengths != width)
