@@ -81,7 +81,7 @@ def hash_sorted_pairs(children: np.ndarray, out: np.ndarray, hasher: Hasher) -> 
     """``out[i] = keccak256(sorted(children[2i], children[2i + 1]))`` for every pair.
 
     ``children`` is a C-contiguous (2k, 32) array and ``out`` a C-contiguous (k, 32) one. The
-    pairs are copied to a scratch buffer (in ascending order) a few tens of thousands at a
+    pairs are copied, each in ascending order, to a scratch buffer ``PAIRS_PER_CALL`` at a
     time, so each batch call sees 64-byte messages without a second copy of the level.
     """
     count = children.shape[0] // 2
@@ -110,7 +110,10 @@ def fill_internal_nodes(tree: np.ndarray, hasher: Hasher) -> None:
     internal = (tree.shape[0] - 1) // 2
     if internal == 0:
         return
-    for depth in range((internal).bit_length() - 1, -1, -1):
+    # No odd-node rule is needed: in a heap of 2n - 1 nodes every internal node has both
+    # children, even when the last depth is only partly filled (its leaves then sit a depth
+    # higher, among the internal nodes' siblings).
+    for depth in range(internal.bit_length() - 1, -1, -1):
         first = (1 << depth) - 1
         stop = min((1 << (depth + 1)) - 1, internal)
         hash_sorted_pairs(tree[2 * first + 1 : 2 * stop + 1], tree[first:stop], hasher)
@@ -161,6 +164,8 @@ def root_of_leaves(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> byt
     if count == 1:
         return leaves[0].tobytes()
     depth = (2 * count - 1).bit_length() - 1
+    # No node is left over: 'bottom' is even, and the level above it has 2**(depth - 1)
+    # nodes, so every level from there up pairs off exactly.
     bottom = 2 * count - (1 << depth)
     level = np.empty((count - bottom // 2, NODE_SIZE), dtype=np.uint8)
     level[: count - bottom] = leaves[bottom:]
