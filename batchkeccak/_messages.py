@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from batchkeccak._pylist import flatten_bytes
+
 _BYTES_TYPES = frozenset({bytes, bytearray})
 
 
@@ -100,6 +102,9 @@ type check, the length pass and the copy, which together read each object once f
 def _from_sequence(messages: Iterable[object]) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(messages, (list, tuple)):
         messages = list(messages)
+    flat = flatten_bytes(messages)  # lists of plain bytes: read in compiled code
+    if flat is not None:
+        return _readonly(flat[0]), _readonly(flat[1])
     count = len(messages)
     lengths = np.empty(count, dtype=np.int64)
     parts = []
