@@ -556,3 +556,33 @@ def test_verify_many_standard_rows():
     assert valid.all()
     rotated = rows[1:] + rows[:1]
     assert not openzeppelin.verify_many(rotated, proofs, case["root"], types=case["types"]).any()
+
+
+UPSTREAM_DUMPS = json.loads(
+    (Path(__file__).parent / "data" / "openzeppelin_dumps_1_0_6.json").read_text()
+)["dumps"]
+
+
+# Which documented tree each upstream dump holds (the plain "standard-v1" one is unsorted).
+UPSTREAM_SORTED = {
+    "simple-v1.sorted.1_0_6.json": True,
+    "simple-v1.unsorted.1_0_6.json": False,
+    "standard-v1.sorted.1_0_6.json": True,
+    "standard-v1.unsorted.1_0_6.json": False,
+    "standard-v1.1_0_6.json": False,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UPSTREAM_DUMPS))
+def test_upstream_dumps_of_an_older_library_version_load(name):
+    # The library's own dump fixtures (test/dumps/, written by version 1.0.6): they load,
+    # every node checks, and the nodes are the documented ones.
+    dump = UPSTREAM_DUMPS[name]
+    tree = merkle.MerkleTree.load(dump)
+    simple = dump["format"] == "simple-v1"
+    documented = DOCUMENTED_SIMPLE if simple else DOCUMENTED_STANDARD_STRINGS
+    assert hx(tree.nodes) == documented[UPSTREAM_SORTED[name]]
+    for i in range(tree.size):
+        assert merkle.verify(
+            tree.value(i), tree.proof(i), tree.root, scheme="openzeppelin", types=tree.types
+        )
