@@ -586,3 +586,24 @@ def test_upstream_dumps_of_an_older_library_version_load(name):
         assert merkle.verify(
             tree.value(i), tree.proof(i), tree.root, scheme="openzeppelin", types=tree.types
         )
+
+
+@pytest.mark.parametrize("limit", [openzeppelin.BUCKET_LIMIT, 2])
+def test_every_sort_path_gives_the_stable_byte_order(monkeypatch, limit):
+    # Bucket sort, numpy's sort when prefixes bunch up (limit 2 forces it), and the
+    # four-word sort when leaves share their first 8 bytes or repeat.
+    monkeypatch.setattr(openzeppelin, "BUCKET_LIMIT", limit)
+    rng = random.Random(limit)
+    cases = [
+        _random_leaves(500, seed=1),
+        [b"\x00\x00" + rng.randbytes(30) for _ in range(300)],  # one 16-bit bucket
+        [i.to_bytes(32, "big") for i in rng.sample(range(10**6), 300)],  # small integers
+        _random_leaves(200, seed=2, duplicates=True),
+        [b"\x07" * 8 + rng.choice([b"\x01", b"\x02"]) * 24 for _ in range(50)],
+    ]
+    for leaves in cases:
+        rows = np.frombuffer(b"".join(leaves), np.uint8).reshape(-1, 32)
+        expected = sorted(range(len(leaves)), key=lambda i: leaves[i])  # stable
+        assert openzeppelin.sort_order(rows).tolist() == expected
+        ref_tree, _ = oz_tree(leaves, True)
+        assert merkle.merkle_root(rows, scheme="openzeppelin") == ref_tree[0]

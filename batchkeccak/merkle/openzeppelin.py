@@ -28,7 +28,7 @@ import numpy as np
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
-from batchkeccak.merkle._kernels import sorted_pairs
+from batchkeccak.merkle._kernels import key_order, sorted_pairs, sorted_pairs_gathered
 from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
@@ -58,41 +58,61 @@ def _leading_words(rows: np.ndarray, column: int) -> np.ndarray:
     return words.reshape(rows.shape[0])
 
 
+BUCKET_LIMIT = 256
+"""Largest bucket of equal 16-bit prefixes the bucket sort takes on (see ``key_order``)."""
+
+
 def sort_order(leaves: np.ndarray) -> np.ndarray:
     """The stable ascending byte-order permutation of (n, 32) leaves.
 
-    Sorting on the first 8 bytes settles random leaves (hashes) at once; only when two
-    share them does the full four-word lexicographic sort run. Without ties every sort gives
-    the same order, so the first pass may use numpy's faster unstable sort; the fallback,
+    The first 8 bytes of random leaves (hashes) settle the order: a bucket sort on them
+    (``key_order``), or numpy's sort when their prefixes bunch up. Only when two leaves share
+    those 8 bytes does the full four-word lexicographic sort run; without such ties every
+    sort gives the same order, so numpy's faster unstable sort may serve, and the fallback,
     which sees the ties, is stable.
     """
     count = leaves.shape[0]
     first = _leading_words(leaves, 0)
-    order = np.argsort(first)
-    ranked = first[order]
-    del first
-    if count > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+    order, tied = key_order(first, BUCKET_LIMIT)
+    if order.shape[0] != count:
+        order = np.argsort(first)
+        ranked = first[order]
+        tied = count > 1 and bool((ranked[1:] == ranked[:-1]).any())
         del ranked
+    del first
+    if tied:
         order = np.lexsort([_leading_words(leaves, c) for c in (3, 2, 1, 0)])
     return order
 
 
-def hash_sorted_pairs(children: np.ndarray, out: np.ndarray, hasher: Hasher) -> None:
+def hash_sorted_pairs(
+    children: np.ndarray, out: np.ndarray, hasher: Hasher, order: np.ndarray | None = None
+) -> None:
     """``out[i] = keccak256(sorted(children[2i], children[2i + 1]))`` for every pair.
 
     ``children`` is a C-contiguous (2k, 32) array and ``out`` a C-contiguous (k, 32) one. The
     pairs are copied, each in ascending order, to a scratch buffer ``PAIRS_PER_CALL`` at a
-    time, so each batch call sees 64-byte messages without a second copy of the level.
+    time, so each batch call sees 64-byte messages without a second copy of the level. With
+    ``order`` (2k row numbers), pair ``i`` is ``children[order[2i]], children[order[2i + 1]]``
+    instead: sorted leaves read in place through their sort permutation.
     """
-    count = children.shape[0] // 2
-    pairs = children.reshape(count, 2 * NODE_SIZE).view()
-    pairs.flags.writeable = False  # one compiled specialization for every caller
-    words = pairs.view(np.uint64)
+    count = out.shape[0]
+    rows = children.view()
+    rows.flags.writeable = False  # one compiled specialization for every caller
+    words = rows.view(np.uint64)
+    if order is None:
+        pairs = rows.reshape(count, 2 * NODE_SIZE)
+        pair_words = words.reshape(count, 8)
     scratch = np.empty((min(count, PAIRS_PER_CALL), 2 * NODE_SIZE), dtype=np.uint8)
     for start in range(0, count, PAIRS_PER_CALL):
         stop = min(count, start + PAIRS_PER_CALL)
         messages = scratch[: stop - start]
-        sorted_pairs(pairs[start:stop], words[start:stop], messages.view(np.uint64))
+        if order is None:
+            sorted_pairs(pairs[start:stop], pair_words[start:stop], messages.view(np.uint64))
+        else:
+            sorted_pairs_gathered(
+                rows, words, order[2 * start : 2 * stop], messages.view(np.uint64)
+            )
         hasher.rows(messages, out=out[start:stop])
 
 
@@ -159,18 +179,22 @@ def root_of_leaves(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> byt
     pairs the same nodes as the heap does.
     """
     count = leaves.shape[0]
-    if sort_leaves:
-        leaves = np.take(leaves, sort_order(leaves), axis=0)
     if count == 1:
         return leaves[0].tobytes()
+    # Sorted leaves are read through the permutation, never copied in sorted order.
+    order = sort_order(leaves) if sort_leaves else None
     depth = (2 * count - 1).bit_length() - 1
     # No node is left over: 'bottom' is even, and the level above it has 2**(depth - 1)
     # nodes, so every level from there up pairs off exactly.
     bottom = 2 * count - (1 << depth)
     level = np.empty((count - bottom // 2, NODE_SIZE), dtype=np.uint8)
-    level[: count - bottom] = leaves[bottom:]
-    hash_sorted_pairs(np.ascontiguousarray(leaves[:bottom]), level[count - bottom :], hasher)
-    del leaves
+    if order is None:
+        level[: count - bottom] = leaves[bottom:]
+        hash_sorted_pairs(leaves[:bottom], level[count - bottom :], hasher)
+    else:
+        np.take(leaves, order[bottom:], axis=0, out=level[: count - bottom])
+        hash_sorted_pairs(leaves, level[count - bottom :], hasher, order[:bottom])
+    del leaves, order
     while level.shape[0] > 1:
         parents = np.empty((level.shape[0] // 2, NODE_SIZE), dtype=np.uint8)
         hash_sorted_pairs(level, parents, hasher)
