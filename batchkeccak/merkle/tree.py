@@ -327,8 +327,8 @@ def merkle_root(
     """The root alone, keeping one level in memory at a time.
 
     Takes the arguments of :meth:`MerkleTree.build` and returns what its ``root`` would be,
-    without storing the tree: peak memory is the leaves (plus their sorted copy for sorted
-    OpenZeppelin trees) and one more level.
+    without storing the tree: peak memory is the leaves, one more level (at most half their
+    size) and, for sorted OpenZeppelin trees, the sort permutation (8 bytes per leaf).
 
     Examples
     --------
