@@ -115,7 +115,13 @@ def _input_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
         nargs=None if required else "?",
         help="file of leaves (see input formats below)",
     )
-    parser.add_argument("--format", "-f", choices=FORMATS, default="auto")
+    parser.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default="auto",
+        help="input format (see below; default auto)",
+    )
     parser.add_argument(
         "--column",
         "-c",
