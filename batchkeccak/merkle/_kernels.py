@@ -1,4 +1,4 @@
-"""Numba kernels for the Merkle levels: the scratch copies numpy would make in several passes."""
+"""Numba kernels for the Merkle trees: pair ordering for a level, and the leaf sort."""
 
 from __future__ import annotations
 
@@ -31,26 +31,6 @@ def sorted_pairs(pair_bytes, pair_words, out_words):
         else:
             for w in range(8):
                 out_words[i, w] = pair_words[i, w]
-
-
-@njit(cache=True, nogil=True)
-def sorted_pairs_gathered(row_bytes, row_words, order, out_words):
-    """:func:`sorted_pairs` for the pairs ``(order[2i], order[2i + 1])`` of the rows of
-    ``row_bytes`` ((n, 32) uint8; ``row_words`` the same memory as (n, 4) uint64): the level
-    is read through the sort permutation instead of being copied in sorted order first."""
-    for i in range(out_words.shape[0]):
-        a = order[2 * i]
-        b = order[2 * i + 1]
-        for c in range(32):
-            left = row_bytes[a, c]
-            right = row_bytes[b, c]
-            if left != right:
-                if right < left:
-                    a, b = b, a
-                break
-        for w in range(4):
-            out_words[i, w] = row_words[a, w]
-            out_words[i, 4 + w] = row_words[b, w]
 
 
 @njit(cache=True, nogil=True)

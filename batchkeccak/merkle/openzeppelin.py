@@ -28,7 +28,7 @@ import numpy as np
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
-from batchkeccak.merkle._kernels import key_order, sorted_pairs, sorted_pairs_gathered
+from batchkeccak.merkle._kernels import key_order, sorted_pairs
 from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
@@ -92,17 +92,19 @@ def hash_sorted_pairs(
 
     ``children`` is a C-contiguous (2k, 32) array and ``out`` a C-contiguous (k, 32) one. The
     pairs are copied, each in ascending order, to a scratch buffer ``PAIRS_PER_CALL`` at a
-    time, so each batch call sees 64-byte messages without a second copy of the level. With
-    ``order`` (2k row numbers), pair ``i`` is ``children[order[2i]], children[order[2i + 1]]``
-    instead: sorted leaves read in place through their sort permutation.
+    time, so each batch call sees 64-byte messages without a second copy of the level.
+
+    With ``order``, 2k row numbers of ``children`` in ascending byte order of their rows (a
+    slice of a sort permutation), pair ``i`` is ``children[order[2i]], children[order[2i +
+    1]]``: sorted leaves read in place, whose pairs are already in ascending order, so the
+    gathered rows are the messages as they are.
     """
     count = out.shape[0]
     rows = children.view()
     rows.flags.writeable = False  # one compiled specialization for every caller
-    words = rows.view(np.uint64)
     if order is None:
         pairs = rows.reshape(count, 2 * NODE_SIZE)
-        pair_words = words.reshape(count, 8)
+        pair_words = rows.view(np.uint64).reshape(count, 8)
     scratch = np.empty((min(count, PAIRS_PER_CALL), 2 * NODE_SIZE), dtype=np.uint8)
     for start in range(0, count, PAIRS_PER_CALL):
         stop = min(count, start + PAIRS_PER_CALL)
@@ -110,9 +112,7 @@ def hash_sorted_pairs(
         if order is None:
             sorted_pairs(pairs[start:stop], pair_words[start:stop], messages.view(np.uint64))
         else:
-            sorted_pairs_gathered(
-                rows, words, order[2 * start : 2 * stop], messages.view(np.uint64)
-            )
+            np.take(rows, order[2 * start : 2 * stop], axis=0, out=messages.reshape(-1, NODE_SIZE))
         hasher.rows(messages, out=out[start:stop])
 
 
