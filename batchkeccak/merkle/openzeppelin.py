@@ -112,7 +112,13 @@ def hash_sorted_pairs(
         if order is None:
             sorted_pairs(pairs[start:stop], pair_words[start:stop], messages.view(np.uint64))
         else:
-            np.take(rows, order[2 * start : 2 * stop], axis=0, out=messages.reshape(-1, NODE_SIZE))
+            np.take(
+                rows,
+                order[2 * start : 2 * stop],
+                axis=0,
+                out=messages.reshape(-1, NODE_SIZE),
+                mode="clip",  # valid indices; "raise" would copy through a buffer first
+            )
         hasher.rows(messages, out=out[start:stop])
 
 
@@ -192,7 +198,7 @@ def root_of_leaves(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> byt
         level[: count - bottom] = leaves[bottom:]
         hash_sorted_pairs(leaves[:bottom], level[count - bottom :], hasher)
     else:
-        np.take(leaves, order[bottom:], axis=0, out=level[: count - bottom])
+        np.take(leaves, order[bottom:], axis=0, out=level[: count - bottom], mode="clip")
         hash_sorted_pairs(leaves, level[count - bottom :], hasher, order[:bottom])
     del leaves, order
     while level.shape[0] > 1:
