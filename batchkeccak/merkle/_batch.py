@@ -6,8 +6,7 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.api import hash_flat, output_length
-from batchkeccak.sponge import hash_queue
+from batchkeccak.api import hash_bytes, hash_flat, output_length
 
 PAIRS_PER_CALL = 1 << 14
 """Parent messages assembled per batch call when a level's messages must be copied first
@@ -69,21 +68,7 @@ class Hasher:
     def one(self, message: bytes) -> bytes:
         """The digest of one message (a proof step).
 
-        Calls the sponge's queue kernel directly: the batch path's scheduling costs about
-        30 us per call, six times the hash itself, and a proof is a chain of single hashes.
+        Skips the batch path, whose scheduling costs about 30 us per call, six times the hash
+        itself: a proof is a chain of single hashes.
         """
-        data = np.frombuffer(message, dtype=np.uint8)
-        offsets = np.array([0, len(message)], dtype=np.int64)
-        offsets.flags.writeable = False
-        out = np.empty((1, self.size), dtype=np.uint8)
-        # Argument types as batchkeccak.api passes them, so the same compiled kernel serves.
-        hash_queue(
-            data,
-            offsets,
-            np.zeros(1, dtype=np.int64),
-            self.spec.rate,
-            self.spec.suffix,
-            24 - self.spec.rounds,
-            out,
-        )
-        return out[0].tobytes()
+        return hash_bytes(message, self.spec, self.size)
