@@ -13,8 +13,9 @@ from batchkeccak.permutation import TILE_WIDTH
 MIN_PERMUTATIONS_PER_THREAD = 64 * TILE_WIDTH
 """Below this much work per extra thread, starting it costs more than it saves."""
 
-_CHUNK = 8 * TILE_WIDTH
-"""Messages dealt to threads in chunks of this many (contiguous, for memory locality)."""
+CHUNKS_PER_THREAD = 8
+"""The queue is cut into about this many chunks per thread, taken by whichever thread is free:
+on a shared machine one slowed core then delays the call by one chunk, not by half of it."""
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -49,27 +50,51 @@ def resolve_threads(threads: object) -> int:
     return int(threads)
 
 
-def split_queue(order: np.ndarray, threads: int, varied: bool) -> list[np.ndarray]:
-    """Cut the message queue into one queue per thread with similar amounts of work.
+def chunk_queue(order: np.ndarray, threads: int) -> list[np.ndarray]:
+    """Cut the message queue into contiguous chunks (views) for ``threads`` threads to share.
 
-    Equal-sized messages are cut into contiguous parts; messages of ``varied`` sizes are dealt
-    in chunks, round robin, so that a run of long messages is shared out too.
+    A chunk holds at least ``TILE_WIDTH`` messages, so each one can fill a tile.
     """
-    if threads == 1 or order.shape[0] == 0:
+    count = order.shape[0]
+    if threads == 1 or count == 0:
         return [order]
-    if not varied:
-        return [part for part in np.array_split(order, threads) if part.shape[0]]
-    chunk = max(1, min(_CHUNK, -(-order.shape[0] // threads)))
-    owner = (np.arange(order.shape[0]) // chunk) % threads
-    return [order[owner == t] for t in range(threads) if np.any(owner == t)]
+    size = max(-(-count // (threads * CHUNKS_PER_THREAD)), TILE_WIDTH)
+    return [order[start : start + size] for start in range(0, count, size)]
 
 
-def run_parallel(kernel, queues: list[np.ndarray], *args) -> None:
-    """Run ``kernel(queue, *args)`` for every queue, the first on the calling thread."""
-    if len(queues) == 1:
-        kernel(queues[0], *args)
+def run_parallel(kernel, items: list, *args, workers: int | None = None) -> None:
+    """Run ``kernel(item, *args)`` for every item on up to ``workers`` threads.
+
+    The calling thread works too; each thread takes the next item when it finishes one (the
+    kernels release the GIL). ``workers`` defaults to one per item. The first exception is
+    re-raised once every thread has stopped.
+    """
+    workers = min(workers or len(items), len(items))
+    if workers <= 1:
+        for item in items:
+            kernel(item, *args)
         return
-    futures = [_executor().submit(kernel, queue, *args) for queue in queues[1:]]
-    kernel(queues[0], *args)
+    pending = iter(items)
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def drain() -> None:
+        while not failed.is_set():
+            with lock:
+                item = next(pending, None)
+            if item is None:
+                return
+            try:
+                kernel(item, *args)
+            except BaseException:
+                failed.set()
+                raise
+
+    futures = [_executor().submit(drain) for _ in range(workers - 1)]
+    try:
+        drain()
+    finally:
+        for future in futures:
+            future.exception()  # wait for every thread before anything is raised
     for future in futures:
         future.result()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -214,8 +215,8 @@ def test_bad_threads():
 
 
 def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
-    # Force every batch to be spread over threads, so the queue-splitting code runs on small,
-    # irregular inputs too (equal lengths take the contiguous split, mixed the dealt one).
+    # Force every batch to be spread over threads, so the chunking and the shared queue of
+    # chunks run on small, irregular inputs too.
     from batchkeccak import _parallel
 
     monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
@@ -225,5 +226,23 @@ def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
         equal = [pattern_bytes(77, seed=i) for i in range(count)]
         for messages in (mixed, equal):
             for threads in (2, 3, 7):
+                chunks = _parallel.chunk_queue(np.arange(len(messages)), threads)
+                assert np.array_equal(np.concatenate(chunks), np.arange(len(messages)))
                 got = bk.hash_many(messages, "keccak_384", threads=threads)
                 assert_digests(got, "keccak_384", messages)
+
+
+def test_a_failing_chunk_stops_the_others_and_raises():
+    from batchkeccak import _parallel
+
+    done = []
+
+    def kernel(item):
+        if item == 3:
+            raise RuntimeError("chunk 3 failed")
+        time.sleep(0.002)  # other chunks take a while: the failure is seen long before the end
+        done.append(item)
+
+    with pytest.raises(RuntimeError, match="chunk 3 failed"):
+        _parallel.run_parallel(kernel, list(range(50)), workers=3)
+    assert 3 not in done and len(done) < 50
