@@ -308,13 +308,10 @@ def verify(
     length: int | None = None,
 ) -> bool:
     """See :func:`batchkeccak.merkle.verify`."""
-    hasher = _hasher(algorithm, length, 1)
-    index = check_count(index, "index")
-    size = check_count(size, "size")
-    root_bytes = as_bytes(root, "root", hasher.size)
-    path = as_node_list(proof, "proof", hasher.size)
-    leaf = hasher.one(LEAF_PREFIX + _value_bytes(value))
-    return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
+    leaf = _hasher(algorithm, length, 1).one(LEAF_PREFIX + _value_bytes(value))
+    return verify_leaf_hash(
+        leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
+    )
 
 
 def verify_leaf_hash(
