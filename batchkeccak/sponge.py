@@ -185,36 +185,42 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     squeeze_blocks = (out_len + rate - 1) // rate
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     spare = np.empty_like(tile)
+    # Per lane: its message (-1: idle), where the message starts and how long it is, the index
+    # of its final (padded) block, and the block the lane is at. The division happens once per
+    # message here, not twice per block in the loop below.
     lane_message = np.full(width, -1, dtype=np.int64)
+    lane_start = np.zeros(width, dtype=np.int64)
+    lane_length = np.zeros(width, dtype=np.int64)
+    lane_final = np.zeros(width, dtype=np.int64)
     lane_block = np.zeros(width, dtype=np.int64)
     queued = order.shape[0]
     taken = 0
     busy = 0
     for lane in range(width):
         if taken < queued:
-            lane_message[lane] = order[taken]
+            m = order[taken]
+            lane_message[lane] = m
+            lane_start[lane] = offsets[m]
+            lane_length[lane] = offsets[m + 1] - offsets[m]
+            lane_final[lane] = lane_length[lane] // rate
             taken += 1
             busy += 1
 
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
         for lane in range(width):
-            m = lane_message[lane]
-            if m >= 0:
-                p = lane_block[lane]
-                start = offsets[m]
-                length = offsets[m + 1] - start
-                if p <= length // rate:
-                    _absorb_block(
-                        tile, lane, width, data, start + p * rate, length - p * rate, rate,
-                        suffix, p == 0,
-                    )
+            p = lane_block[lane]
+            if lane_message[lane] >= 0 and p <= lane_final[lane]:
+                _absorb_block(
+                    tile, lane, width, data, lane_start[lane] + p * rate,
+                    lane_length[lane] - p * rate, rate, suffix, p == 0,
+                )
         tile_permute(tile, spare, first_round)
         for lane in range(width):
             m = lane_message[lane]
             if m < 0:
                 continue
             p = lane_block[lane]
-            q = p - (offsets[m + 1] - offsets[m]) // rate
+            q = p - lane_final[lane]
             if q >= 0:
                 _squeeze_block(
                     tile, lane, width, flat_out, m * out_len + q * rate,
@@ -227,7 +233,11 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             # state is overwritten by the next message's first block.)
             lane_block[lane] = 0
             if taken < queued:
-                lane_message[lane] = order[taken]
+                m = order[taken]
+                lane_message[lane] = m
+                lane_start[lane] = offsets[m]
+                lane_length[lane] = offsets[m + 1] - offsets[m]
+                lane_final[lane] = lane_length[lane] // rate
                 taken += 1
                 if taken < queued:
                     _prefetch_block(data, offsets[order[taken]], rate)
