@@ -18,7 +18,13 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, state_permute, tile_permute
+from batchkeccak.permutation import (
+    LANE_COUNT,
+    TILE_WIDTH,
+    state_absorb,
+    state_permute,
+    tile_permute,
+)
 
 MIN_TILE_LANES = TILE_WIDTH // 2
 """Below this many busy lanes the single-state permutation is cheaper (measured: one tile
@@ -154,20 +160,27 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
     out_len = out.shape[1]
     start = offsets[message]
     length = offsets[message + 1] - start
-    absorb_blocks = length // rate + 1
-    total = absorb_blocks + (out_len + rate - 1) // rate - 1
+    final = length // rate  # index of the final, padded block
+    if next_block == 0:
+        lanes[:] = 0
+    if next_block < final:
+        # Whole blocks with the state kept in registers across them.
+        state_absorb(
+            lanes, data, start + next_block * rate, final - next_block, rate >> 3, first_round
+        )
+        next_block = final
+    total = final + (out_len + rate - 1) // rate
     for p in range(next_block, total):
-        if p < absorb_blocks:
+        if p == final:
             _absorb_block(
-                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, p == 0
+                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, False
             )
         state_permute(lanes, first_round)
-        q = p - (absorb_blocks - 1)
-        if q >= 0:
-            _squeeze_block(
-                lanes, 0, 1, out.reshape(-1), message * out_len + q * rate,
-                min(rate, out_len - q * rate),
-            )
+        q = p - final
+        _squeeze_block(
+            lanes, 0, 1, out.reshape(-1), message * out_len + q * rate,
+            min(rate, out_len - q * rate),
+        )
 
 
 @njit(cache=True, nogil=True)

@@ -12,6 +12,7 @@ from batchkeccak.permutation import (
     TILE_WIDTH,
     codegen,
     constants,
+    state_absorb,
     state_permute,
     tile_permute,
 )
@@ -65,3 +66,20 @@ def test_tile_permute_matches_reference_for_every_state(rounds):
 
 def test_tile_width_is_a_multiple_of_every_simd_width():
     assert TILE_WIDTH % 8 == 0  # AVX-512 holds 8 lanes, AVX2 4, NEON 2
+
+
+@pytest.mark.parametrize("rate_words", [9, 13, 17, 18, 21])
+@pytest.mark.parametrize("rounds", [24, 12])
+def test_state_absorb_matches_reference(rate_words, rounds):
+    rng = np.random.default_rng(rate_words * rounds)
+    lanes = rng.integers(0, 2**64, size=LANE_COUNT, dtype=np.uint64)
+    blocks, offset = 3, 5  # an unaligned start inside the buffer
+    data = rng.integers(0, 256, size=offset + blocks * 8 * rate_words + 7, dtype=np.uint8)
+    expected = [int(v) for v in lanes]
+    for b in range(blocks):
+        base = offset + b * 8 * rate_words
+        for k in range(rate_words):
+            expected[k] ^= int.from_bytes(data[base + 8 * k : base + 8 * k + 8].tobytes(), "little")
+        expected = ref.keccak_p(expected, rounds)
+    state_absorb(lanes, data, offset, blocks, rate_words, 24 - rounds)
+    assert [int(v) for v in lanes] == expected

@@ -13,11 +13,20 @@ Contract (everything above this layer is written against it alone):
     same shape; ``24 - first_round`` must be even. Nothing is validated.
 ``state_permute(lanes, first_round)``
     The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place.
+``state_absorb(lanes, data, pos, blocks, rate_words, first_round)``
+    One state absorbing ``blocks`` whole blocks of ``rate_words`` words from the uint8 buffer
+    ``data`` starting at byte ``pos`` (XOR, then permute, per block) without leaving
+    registers: the long-message path. ``9 <= rate_words <= 21``.
 
 Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte order.
 """
 
-from batchkeccak.permutation._unrolled import TILE_WIDTH, state_permute, tile_permute
+from batchkeccak.permutation._unrolled import (
+    TILE_WIDTH,
+    state_absorb,
+    state_permute,
+    tile_permute,
+)
 from batchkeccak.permutation.constants import LANE_COUNT, MAX_ROUNDS, ROUND_CONSTANTS
 
 __all__ = [
@@ -25,6 +34,7 @@ __all__ = [
     "MAX_ROUNDS",
     "ROUND_CONSTANTS",
     "TILE_WIDTH",
+    "state_absorb",
     "state_permute",
     "tile_permute",
 ]

@@ -10,28 +10,36 @@ TILE_WIDTH = 32
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U3 = np.uint64(3)
+_U4 = np.uint64(4)
+_U5 = np.uint64(5)
 _U6 = np.uint64(6)
+_U7 = np.uint64(7)
 _U8 = np.uint64(8)
 _U9 = np.uint64(9)
 _U10 = np.uint64(10)
 _U14 = np.uint64(14)
 _U15 = np.uint64(15)
+_U16 = np.uint64(16)
 _U18 = np.uint64(18)
 _U19 = np.uint64(19)
 _U20 = np.uint64(20)
 _U21 = np.uint64(21)
 _U23 = np.uint64(23)
+_U24 = np.uint64(24)
 _U25 = np.uint64(25)
 _U27 = np.uint64(27)
 _U28 = np.uint64(28)
+_U32 = np.uint64(32)
 _U36 = np.uint64(36)
 _U37 = np.uint64(37)
 _U39 = np.uint64(39)
+_U40 = np.uint64(40)
 _U41 = np.uint64(41)
 _U43 = np.uint64(43)
 _U44 = np.uint64(44)
 _U45 = np.uint64(45)
 _U46 = np.uint64(46)
+_U48 = np.uint64(48)
 _U49 = np.uint64(49)
 _U50 = np.uint64(50)
 _U54 = np.uint64(54)
@@ -372,6 +380,286 @@ def state_permute(lanes, first_round):
         a22 = b22 ^ (~b23 & b24)
         a23 = b23 ^ (~b24 & b20)
         a24 = b24 ^ (~b20 & b21)
+    lanes[0] = a0
+    lanes[1] = a1
+    lanes[2] = a2
+    lanes[3] = a3
+    lanes[4] = a4
+    lanes[5] = a5
+    lanes[6] = a6
+    lanes[7] = a7
+    lanes[8] = a8
+    lanes[9] = a9
+    lanes[10] = a10
+    lanes[11] = a11
+    lanes[12] = a12
+    lanes[13] = a13
+    lanes[14] = a14
+    lanes[15] = a15
+    lanes[16] = a16
+    lanes[17] = a17
+    lanes[18] = a18
+    lanes[19] = a19
+    lanes[20] = a20
+    lanes[21] = a21
+    lanes[22] = a22
+    lanes[23] = a23
+    lanes[24] = a24
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _le64(data, pos):
+    # Unsigned indices: LLVM folds the eight byte loads into one 64-bit load.
+    p = np.uint64(pos)
+    return (
+        np.uint64(data[p])
+        | (np.uint64(data[p + _U1]) << _U8)
+        | (np.uint64(data[p + _U2]) << _U16)
+        | (np.uint64(data[p + _U3]) << _U24)
+        | (np.uint64(data[p + _U4]) << _U32)
+        | (np.uint64(data[p + _U5]) << _U40)
+        | (np.uint64(data[p + _U6]) << _U48)
+        | (np.uint64(data[p + _U7]) << _U56)
+    )
+
+
+@njit(cache=True, nogil=True)
+def state_absorb(lanes, data, pos, blocks, rate_words, first_round):
+    """XOR ``blocks`` whole blocks of ``rate_words`` words from ``data[pos:]`` into one
+    state, permuting after each. The state stays in locals from the first block to the
+    last, so a long message pays for no loads or stores of its state between blocks.
+    """
+    a0 = lanes[0]
+    a1 = lanes[1]
+    a2 = lanes[2]
+    a3 = lanes[3]
+    a4 = lanes[4]
+    a5 = lanes[5]
+    a6 = lanes[6]
+    a7 = lanes[7]
+    a8 = lanes[8]
+    a9 = lanes[9]
+    a10 = lanes[10]
+    a11 = lanes[11]
+    a12 = lanes[12]
+    a13 = lanes[13]
+    a14 = lanes[14]
+    a15 = lanes[15]
+    a16 = lanes[16]
+    a17 = lanes[17]
+    a18 = lanes[18]
+    a19 = lanes[19]
+    a20 = lanes[20]
+    a21 = lanes[21]
+    a22 = lanes[22]
+    a23 = lanes[23]
+    a24 = lanes[24]
+    for block in range(blocks):
+        base = pos + block * 8 * rate_words
+        a0 ^= _le64(data, base + 0)
+        a1 ^= _le64(data, base + 8)
+        a2 ^= _le64(data, base + 16)
+        a3 ^= _le64(data, base + 24)
+        a4 ^= _le64(data, base + 32)
+        a5 ^= _le64(data, base + 40)
+        a6 ^= _le64(data, base + 48)
+        a7 ^= _le64(data, base + 56)
+        a8 ^= _le64(data, base + 64)
+        if rate_words > 9:
+            a9 ^= _le64(data, base + 72)
+        if rate_words > 10:
+            a10 ^= _le64(data, base + 80)
+        if rate_words > 11:
+            a11 ^= _le64(data, base + 88)
+        if rate_words > 12:
+            a12 ^= _le64(data, base + 96)
+        if rate_words > 13:
+            a13 ^= _le64(data, base + 104)
+        if rate_words > 14:
+            a14 ^= _le64(data, base + 112)
+        if rate_words > 15:
+            a15 ^= _le64(data, base + 120)
+        if rate_words > 16:
+            a16 ^= _le64(data, base + 128)
+        if rate_words > 17:
+            a17 ^= _le64(data, base + 136)
+        if rate_words > 18:
+            a18 ^= _le64(data, base + 144)
+        if rate_words > 19:
+            a19 ^= _le64(data, base + 152)
+        if rate_words > 20:
+            a20 ^= _le64(data, base + 160)
+        for r in range(first_round, 24, 2):
+            c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20
+            c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21
+            c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22
+            c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23
+            c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24
+            d0 = c4 ^ ((c1 << _U1) | (c1 >> _U63))
+            d1 = c0 ^ ((c2 << _U1) | (c2 >> _U63))
+            d2 = c1 ^ ((c3 << _U1) | (c3 >> _U63))
+            d3 = c2 ^ ((c4 << _U1) | (c4 >> _U63))
+            d4 = c3 ^ ((c0 << _U1) | (c0 >> _U63))
+            t = a0 ^ d0
+            b0 = t
+            t = a1 ^ d1
+            b10 = ((t << _U1) | (t >> _U63))
+            t = a2 ^ d2
+            b20 = ((t << _U62) | (t >> _U2))
+            t = a3 ^ d3
+            b5 = ((t << _U28) | (t >> _U36))
+            t = a4 ^ d4
+            b15 = ((t << _U27) | (t >> _U37))
+            t = a5 ^ d0
+            b16 = ((t << _U36) | (t >> _U28))
+            t = a6 ^ d1
+            b1 = ((t << _U44) | (t >> _U20))
+            t = a7 ^ d2
+            b11 = ((t << _U6) | (t >> _U58))
+            t = a8 ^ d3
+            b21 = ((t << _U55) | (t >> _U9))
+            t = a9 ^ d4
+            b6 = ((t << _U20) | (t >> _U44))
+            t = a10 ^ d0
+            b7 = ((t << _U3) | (t >> _U61))
+            t = a11 ^ d1
+            b17 = ((t << _U10) | (t >> _U54))
+            t = a12 ^ d2
+            b2 = ((t << _U43) | (t >> _U21))
+            t = a13 ^ d3
+            b12 = ((t << _U25) | (t >> _U39))
+            t = a14 ^ d4
+            b22 = ((t << _U39) | (t >> _U25))
+            t = a15 ^ d0
+            b23 = ((t << _U41) | (t >> _U23))
+            t = a16 ^ d1
+            b8 = ((t << _U45) | (t >> _U19))
+            t = a17 ^ d2
+            b18 = ((t << _U15) | (t >> _U49))
+            t = a18 ^ d3
+            b3 = ((t << _U21) | (t >> _U43))
+            t = a19 ^ d4
+            b13 = ((t << _U8) | (t >> _U56))
+            t = a20 ^ d0
+            b14 = ((t << _U18) | (t >> _U46))
+            t = a21 ^ d1
+            b24 = ((t << _U2) | (t >> _U62))
+            t = a22 ^ d2
+            b9 = ((t << _U61) | (t >> _U3))
+            t = a23 ^ d3
+            b19 = ((t << _U56) | (t >> _U8))
+            t = a24 ^ d4
+            b4 = ((t << _U14) | (t >> _U50))
+            a0 = b0 ^ (~b1 & b2) ^ _RC[r]
+            a1 = b1 ^ (~b2 & b3)
+            a2 = b2 ^ (~b3 & b4)
+            a3 = b3 ^ (~b4 & b0)
+            a4 = b4 ^ (~b0 & b1)
+            a5 = b5 ^ (~b6 & b7)
+            a6 = b6 ^ (~b7 & b8)
+            a7 = b7 ^ (~b8 & b9)
+            a8 = b8 ^ (~b9 & b5)
+            a9 = b9 ^ (~b5 & b6)
+            a10 = b10 ^ (~b11 & b12)
+            a11 = b11 ^ (~b12 & b13)
+            a12 = b12 ^ (~b13 & b14)
+            a13 = b13 ^ (~b14 & b10)
+            a14 = b14 ^ (~b10 & b11)
+            a15 = b15 ^ (~b16 & b17)
+            a16 = b16 ^ (~b17 & b18)
+            a17 = b17 ^ (~b18 & b19)
+            a18 = b18 ^ (~b19 & b15)
+            a19 = b19 ^ (~b15 & b16)
+            a20 = b20 ^ (~b21 & b22)
+            a21 = b21 ^ (~b22 & b23)
+            a22 = b22 ^ (~b23 & b24)
+            a23 = b23 ^ (~b24 & b20)
+            a24 = b24 ^ (~b20 & b21)
+            c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20
+            c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21
+            c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22
+            c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23
+            c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24
+            d0 = c4 ^ ((c1 << _U1) | (c1 >> _U63))
+            d1 = c0 ^ ((c2 << _U1) | (c2 >> _U63))
+            d2 = c1 ^ ((c3 << _U1) | (c3 >> _U63))
+            d3 = c2 ^ ((c4 << _U1) | (c4 >> _U63))
+            d4 = c3 ^ ((c0 << _U1) | (c0 >> _U63))
+            t = a0 ^ d0
+            b0 = t
+            t = a1 ^ d1
+            b10 = ((t << _U1) | (t >> _U63))
+            t = a2 ^ d2
+            b20 = ((t << _U62) | (t >> _U2))
+            t = a3 ^ d3
+            b5 = ((t << _U28) | (t >> _U36))
+            t = a4 ^ d4
+            b15 = ((t << _U27) | (t >> _U37))
+            t = a5 ^ d0
+            b16 = ((t << _U36) | (t >> _U28))
+            t = a6 ^ d1
+            b1 = ((t << _U44) | (t >> _U20))
+            t = a7 ^ d2
+            b11 = ((t << _U6) | (t >> _U58))
+            t = a8 ^ d3
+            b21 = ((t << _U55) | (t >> _U9))
+            t = a9 ^ d4
+            b6 = ((t << _U20) | (t >> _U44))
+            t = a10 ^ d0
+            b7 = ((t << _U3) | (t >> _U61))
+            t = a11 ^ d1
+            b17 = ((t << _U10) | (t >> _U54))
+            t = a12 ^ d2
+            b2 = ((t << _U43) | (t >> _U21))
+            t = a13 ^ d3
+            b12 = ((t << _U25) | (t >> _U39))
+            t = a14 ^ d4
+            b22 = ((t << _U39) | (t >> _U25))
+            t = a15 ^ d0
+            b23 = ((t << _U41) | (t >> _U23))
+            t = a16 ^ d1
+            b8 = ((t << _U45) | (t >> _U19))
+            t = a17 ^ d2
+            b18 = ((t << _U15) | (t >> _U49))
+            t = a18 ^ d3
+            b3 = ((t << _U21) | (t >> _U43))
+            t = a19 ^ d4
+            b13 = ((t << _U8) | (t >> _U56))
+            t = a20 ^ d0
+            b14 = ((t << _U18) | (t >> _U46))
+            t = a21 ^ d1
+            b24 = ((t << _U2) | (t >> _U62))
+            t = a22 ^ d2
+            b9 = ((t << _U61) | (t >> _U3))
+            t = a23 ^ d3
+            b19 = ((t << _U56) | (t >> _U8))
+            t = a24 ^ d4
+            b4 = ((t << _U14) | (t >> _U50))
+            a0 = b0 ^ (~b1 & b2) ^ _RC[r + 1]
+            a1 = b1 ^ (~b2 & b3)
+            a2 = b2 ^ (~b3 & b4)
+            a3 = b3 ^ (~b4 & b0)
+            a4 = b4 ^ (~b0 & b1)
+            a5 = b5 ^ (~b6 & b7)
+            a6 = b6 ^ (~b7 & b8)
+            a7 = b7 ^ (~b8 & b9)
+            a8 = b8 ^ (~b9 & b5)
+            a9 = b9 ^ (~b5 & b6)
+            a10 = b10 ^ (~b11 & b12)
+            a11 = b11 ^ (~b12 & b13)
+            a12 = b12 ^ (~b13 & b14)
+            a13 = b13 ^ (~b14 & b10)
+            a14 = b14 ^ (~b10 & b11)
+            a15 = b15 ^ (~b16 & b17)
+            a16 = b16 ^ (~b17 & b18)
+            a17 = b17 ^ (~b18 & b19)
+            a18 = b18 ^ (~b19 & b15)
+            a19 = b19 ^ (~b15 & b16)
+            a20 = b20 ^ (~b21 & b22)
+            a21 = b21 ^ (~b22 & b23)
+            a22 = b22 ^ (~b23 & b24)
+            a23 = b23 ^ (~b24 & b20)
+            a24 = b24 ^ (~b20 & b21)
     lanes[0] = a0
     lanes[1] = a1
     lanes[2] = a2

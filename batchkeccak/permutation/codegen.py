@@ -68,8 +68,50 @@ def _tile_pass_body() -> list[str]:
     return lines
 
 
+MIN_RATE_WORDS = 9
+"""The smallest rate in 64-bit words (SHA3-512's 72 bytes); the largest is 21 (SHAKE128)."""
+
+
+def _state_absorb_function() -> list[str]:
+    """``state_absorb``: whole blocks into one state whose lanes stay in registers throughout."""
+    load = lambda k: f"_le64(data, base + {8 * k})"  # noqa: E731
+    lines = [
+        "@njit(cache=True, nogil=True, inline='always')",
+        "def _le64(data, pos):",
+        "    # Unsigned indices: LLVM folds the eight byte loads into one 64-bit load.",
+        "    p = np.uint64(pos)",
+        "    return (",
+        "        np.uint64(data[p])",
+        *[f"        | (np.uint64(data[p + _U{b}]) << _U{8 * b})" for b in range(1, 8)],
+        "    )",
+        "",
+        "",
+        "@njit(cache=True, nogil=True)",
+        "def state_absorb(lanes, data, pos, blocks, rate_words, first_round):",
+        '    """XOR ``blocks`` whole blocks of ``rate_words`` words from ``data[pos:]`` into one',
+        "    state, permuting after each. The state stays in locals from the first block to the",
+        "    last, so a long message pays for no loads or stores of its state between blocks.",
+        '    """',
+        *[f"    a{i} = lanes[{i}]" for i in range(LANE_COUNT)],
+        "    for block in range(blocks):",
+        "        base = pos + block * 8 * rate_words",
+        *[f"        a{k} ^= {load(k)}" for k in range(MIN_RATE_WORDS)],
+    ]
+    for k in range(MIN_RATE_WORDS, 21):
+        lines += [f"        if rate_words > {k}:", f"            a{k} ^= {load(k)}"]
+    lines += [
+        "        for r in range(first_round, 24, 2):",
+        *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "            ", "_RC[r]"),
+        *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "            ", "_RC[r + 1]"),
+        *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
+        "",
+    ]
+    return lines
+
+
 def _shift_constants() -> list[str]:
     needed = {1, 63} | {n for n in RHO_OFFSETS if n} | {64 - n for n in RHO_OFFSETS if n}
+    needed |= set(range(1, 8)) | {8 * b for b in range(1, 8)}  # byte offsets and shifts
     return [f"_U{n} = np.uint64({n})" for n in sorted(needed)]
 
 
@@ -116,6 +158,8 @@ def generate() -> str:
         *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "        ", "rc"),
         *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
         "",
+        "",
+        *_state_absorb_function(),
     ]
     return "\n".join(out)
 
