@@ -50,16 +50,15 @@ def resolve_threads(threads: object) -> int:
     return int(threads)
 
 
-def chunk_queue(order: np.ndarray, threads: int) -> list[np.ndarray]:
-    """Cut the message queue into contiguous chunks (views) for ``threads`` threads to share.
+def chunk_ranges(count: int, threads: int) -> list[tuple[int, int]]:
+    """Cut messages ``0..count`` into contiguous ``(start, stop)`` ranges for ``threads``.
 
-    A chunk holds at least ``TILE_WIDTH`` messages, so each one can fill a tile.
+    A range holds at least ``TILE_WIDTH`` messages, so each one can fill a tile.
     """
-    count = order.shape[0]
     if threads == 1 or count == 0:
-        return [order]
+        return [(0, count)]
     size = max(-(-count // (threads * CHUNKS_PER_THREAD)), TILE_WIDTH)
-    return [order[start : start + size] for start in range(0, count, size)]
+    return [(start, min(start + size, count)) for start in range(0, count, size)]
 
 
 def run_parallel(kernel, items: list, *args, workers: int | None = None) -> None:

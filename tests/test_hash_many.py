@@ -226,8 +226,9 @@ def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
         equal = [pattern_bytes(77, seed=i) for i in range(count)]
         for messages in (mixed, equal):
             for threads in (2, 3, 7):
-                chunks = _parallel.chunk_queue(np.arange(len(messages)), threads)
-                assert np.array_equal(np.concatenate(chunks), np.arange(len(messages)))
+                spans = _parallel.chunk_ranges(len(messages), threads)
+                covered = np.concatenate([np.arange(a, b) for a, b in spans])
+                assert np.array_equal(covered, np.arange(len(messages)))
                 got = bk.hash_many(messages, "keccak_384", threads=threads)
                 assert_digests(got, "keccak_384", messages)
 
