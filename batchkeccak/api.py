@@ -169,10 +169,10 @@ def hash_one(message: object, algorithm: str = "sha3_256", *, length: int | None
     return out.tobytes()
 
 
-def warmup(algorithms: object = None) -> None:
-    """Compile (or load from the on-disk cache) every kernel now rather than on first use.
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) the hashing kernels now, not on first use.
 
     For services that would rather pay start-up before taking traffic. One call covers every
-    algorithm: they all share the same compiled kernels.
+    algorithm and input form: they all share the same compiled kernels.
     """
     hash_many([b"", b"x" * 200], "sha3_256", threads=1)

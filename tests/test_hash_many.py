@@ -247,3 +247,8 @@ def test_a_failing_chunk_stops_the_others_and_raises():
     with pytest.raises(RuntimeError, match="chunk 3 failed"):
         _parallel.run_parallel(kernel, list(range(50)), workers=3)
     assert 3 not in done and len(done) < 50
+
+
+def test_warmup_then_hash():
+    bk.warmup()
+    assert bk.hash_one(b"after warmup", "sha3_256") == oracle("sha3_256", b"after warmup")
