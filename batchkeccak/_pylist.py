@@ -118,7 +118,7 @@ def layout_matches() -> bool:
                 return False
         if _flatten([b"ok", bytearray(b"no")]) is not None:
             return False
-    except Exception:
+    except Exception:  # noqa: BLE001 - any surprise here means: do not use the fast path
         return False
     return True
 

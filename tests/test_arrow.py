@@ -8,11 +8,12 @@ import pyarrow.compute as pc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from oracles import ALL_ALGORITHMS, XOFS, oracle
 
 import batchkeccak as bk
 from batchkeccak import arrow
 from batchkeccak.arrow import binary_buffers, hash_array
+
+from oracles import ALL_ALGORITHMS, XOFS, oracle
 
 VARIABLE_TYPES = [
     pa.binary(),

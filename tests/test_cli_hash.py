@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from batchkeccak.cli import main
+
 from oracles import oracle
 
 

@@ -9,10 +9,11 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import pyarrow as pa
-from oracles import oracle
 
 from batchkeccak.arrow import hash_array
 from batchkeccak.dask import hash_column
+
+from oracles import oracle
 
 ROWS = 2000
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import batchkeccak as bk
 from batchkeccak.permutation import TILE_WIDTH
+
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
 
 W = TILE_WIDTH
@@ -172,7 +173,7 @@ def test_property_random_batches_equal_the_oracle_loop(messages, algorithm, leng
     [
         ("abc", TypeError, "single str"),
         (b"abc", TypeError, "wrap one message"),
-        (["ok".encode(), "text"], TypeError, "messages[1] is a str"),
+        ([b"ok", "text"], TypeError, "messages[1] is a str"),
         ([b"a", 5], TypeError, "messages[1] is int"),
         (np.zeros(5, dtype=np.uint8), TypeError, "must be 2-D"),
         (np.zeros((2, 3), dtype=np.int16), TypeError, "dtype uint8"),

@@ -11,9 +11,10 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from oracles import ALL_ALGORITHMS, oracle
 
 from batchkeccak.arrow import COMPUTE_XOF_LENGTHS, hash_array, register
+
+from oracles import ALL_ALGORITHMS, oracle
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 VALUES = [b"abc", None, b"", b"\x00" * 200]

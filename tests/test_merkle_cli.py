@@ -7,9 +7,10 @@ import random
 
 import numpy as np
 import pytest
-from merkle_reference import RFC9162Reference, keccak256, oz_tree
 
 from batchkeccak.cli import main
+
+from merkle_reference import RFC9162Reference, keccak256, oz_tree
 
 
 @pytest.fixture

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from batchkeccak import merkle
+from batchkeccak.merkle import openzeppelin
+
 from merkle_reference import (
     keccak256,
     oz_process_multiproof,
@@ -22,9 +26,6 @@ from merkle_reference import (
     oz_proof,
     oz_tree,
 )
-
-from batchkeccak import merkle
-from batchkeccak.merkle import openzeppelin
 
 FIXTURES = json.loads((Path(__file__).parent / "data" / "merkle_openzeppelin.json").read_text())
 

@@ -7,10 +7,11 @@ import random
 
 import numpy as np
 import pytest
-from merkle_reference import RFC9162Reference, digest
 
 from batchkeccak import merkle
 from batchkeccak.merkle import rfc9162
+
+from merkle_reference import RFC9162Reference, digest
 
 
 def _values(n: int, seed: int = 0) -> list[bytes]:

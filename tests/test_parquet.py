@@ -9,11 +9,12 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from oracles import oracle
 
 from batchkeccak import parquet
 from batchkeccak.cli import main
 from batchkeccak.parquet import hash_file
+
+from oracles import oracle
 
 ROWS = 1000
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import reference_keccak as ref
 from batchkeccak.permutation import (
     LANE_COUNT,
     ROUND_CONSTANTS,
@@ -16,6 +15,8 @@ from batchkeccak.permutation import (
     state_permute,
     tile_permute,
 )
+
+import reference_keccak as ref
 
 
 def test_generated_module_is_current():

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import batchkeccak as bk
 from batchkeccak import _pylist
+
 from oracles import oracle
 
 

@@ -8,9 +8,10 @@ import struct
 
 import pyarrow as pa
 import pytest
-from oracles import oracle
 
 from batchkeccak.arrow import encode_rows, hash_rows
+
+from oracles import oracle
 
 EPOCH_DATE = datetime.date(1970, 1, 1)
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)

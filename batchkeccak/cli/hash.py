@@ -37,7 +37,7 @@ def run(args) -> int:
         output_length(spec, args.length)
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc).replace("length ", "--length ", 1)) from None
-    hash_batch = lambda messages: bk.hexdigest_many(  # noqa: E731
+    hash_batch = lambda messages: bk.hexdigest_many(
         messages, spec.name, length=args.length
     )
     out = sys.stdout

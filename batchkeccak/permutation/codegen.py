@@ -61,9 +61,9 @@ def _tile_pass_body() -> list[str]:
     for step in range(ROUNDS_PER_PASS):
         last = step == ROUNDS_PER_PASS - 1
         if last:
-            store = lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}"  # noqa: E731
+            store = lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}"
         else:
-            store = lambda i, e: f"a{i} = {e}"  # noqa: E731
+            store = lambda i, e: f"a{i} = {e}"
         lines += _round_body(lambda i: f"a{i}", store, indent, f"_RC[first + {step}]")
     return lines
 
@@ -74,7 +74,7 @@ MIN_RATE_WORDS = 9
 
 def _state_absorb_function() -> list[str]:
     """``state_absorb``: whole blocks into one state whose lanes stay in registers throughout."""
-    load = lambda k: f"_le64(data, base + {8 * k})"  # noqa: E731
+    load = lambda k: f"_le64(data, base + {8 * k})"
     lines = [
         "@njit(cache=True, nogil=True, inline='always')",
         "def _le64(data, pos):",
