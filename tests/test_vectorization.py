@@ -2,8 +2,8 @@
 
 LLVM decides whether the loop over the states of a tile becomes vector code; a harmless-looking
 change (a runtime stride, an in-place round) can make it stay scalar and lose the speed-up
-without changing a digest. On an AVX2 host the compiled round must use ymm registers for its
-xor / and-not / shift work.
+without changing a digest. On an AVX2 host the compiled round must do its xor / and-not /
+shift work in ymm registers (or zmm, where the host has AVX-512).
 """
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ def test_tile_permutation_uses_ymm_registers(tmp_path):
         [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, check=True
     ).stdout
     assert "tile_round" in asm or "tile_permute" in asm, "did not get the kernel's assembly"
-    vector_xors = re.findall(r"\bvpxor\w*\s+%ymm", asm)
-    vector_andn = re.findall(r"\bvpandn\w*\s+%ymm", asm)
-    vector_shifts = re.findall(r"\bvps[lr]lq\s+\$\d+,\s*%ymm", asm)
-    assert len(vector_xors) >= 50, f"only {len(vector_xors)} ymm xors: tile round not vectorized"
-    assert len(vector_andn) >= 25, f"only {len(vector_andn)} ymm and-nots: chi not vectorized"
-    assert len(vector_shifts) >= 40, f"only {len(vector_shifts)} ymm shifts: rho not vectorized"
+    # Vector integer ALU work on 256- or 512-bit registers: xor, and-not, shifts, or, and on
+    # AVX-512 hosts the ternary-logic and rotate instructions that replace several of them.
+    vector_alu = re.findall(r"^\s*(vp[a-z]+)\s+[^\n]*%[yz]mm", asm, flags=re.MULTILINE)
+    assert len(vector_alu) >= 150, (
+        f"only {len(vector_alu)} vector ALU instructions: the tile round is not vectorized"
+    )
+    assert any(op.startswith(("vpxor", "vpternlog")) for op in vector_alu), "no vector xor"
