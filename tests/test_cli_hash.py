@@ -52,3 +52,17 @@ def test_stdin_and_xof_length():
 def test_errors_are_reported_with_status_2(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_lines_in_many_blocks_and_without_final_newline(tmp_path, capsys, monkeypatch):
+    # Blocks much smaller than the input: lines cross block boundaries, and the last line has
+    # no newline; CR LF endings lose the CR, a lone CR inside a line stays.
+    from batchkeccak.cli import hash as hash_command
+
+    monkeypatch.setattr(hash_command, "BATCH_BYTES", 7)
+    lines = [b"first", b"", b"a\rb", b"x" * 40, b"crlf", b"last"]
+    path = tmp_path / "many.txt"
+    path.write_bytes(b"first\n\na\rb\n" + b"x" * 40 + b"\ncrlf\r\nlast")
+    assert main(["hash", "--lines", str(path)]) == 0
+    got = capsys.readouterr().out.splitlines()
+    assert got == [oracle("sha3_256", line).hex() for line in lines]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "bench")
@@ -45,6 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("batchkeccak: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, as other Unix tools do, and keep
+        # Python from complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -41,22 +41,44 @@ def run(args) -> int:
         messages, spec.name, length=args.length
     )
     out = sys.stdout
-    if args.lines:
-        sources = args.files or ["-"]
-        for name in sources:
-            stream = sys.stdin.buffer if name == "-" else _open(name)
-            with stream if name != "-" else _nullcontext(stream):
-                for lines in _line_batches(stream):
-                    out.write("\n".join(hash_batch(lines)))
-                    out.write("\n")
-        return 0
+    with _progress(args.files, args.lines) as bar:
+        if args.lines:
+            for name in args.files or ["-"]:
+                stream = sys.stdin.buffer if name == "-" else _open(name)
+                with stream if name != "-" else _nullcontext(stream):
+                    for lines, size in _line_batches(stream):
+                        out.write("\n".join(hash_batch(lines)))
+                        out.write("\n")
+                        bar.update(size)
+            return 0
 
-    names = args.files or ["-"]
-    for batch in _file_batches(names):
-        contents = [_read(name) for name in batch]
-        for name, digest in zip(batch, hash_batch(contents)):
-            out.write(f"{digest}  {name}\n")
+        for batch in _file_batches(args.files or ["-"]):
+            contents = [_read(name) for name in batch]
+            for name, digest in zip(batch, hash_batch(contents)):
+                out.write(f"{digest}  {name}\n")
+            bar.update(sum(map(len, contents)))
     return 0
+
+
+def _progress(files: list[str], lines: bool):
+    """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
+    from tqdm import tqdm
+
+    total = 0
+    for name in files:
+        try:
+            total += os.stat(name).st_size if name != "-" else 0
+        except OSError:
+            pass
+    return tqdm(
+        total=total or None,
+        unit="B",
+        unit_scale=True,
+        desc="lines" if lines else "files",
+        file=sys.stderr,
+        disable=None,  # None: only when stderr is a terminal
+        dynamic_ncols=True,
+    )
 
 
 def _open(name: str):
@@ -96,18 +118,46 @@ def _file_batches(names: list[str]):
 
 
 def _line_batches(stream):
-    lines, size = [], 0
-    for line in stream:
-        line = line.rstrip(b"\n")
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        lines.append(line)
-        size += len(line) + 64
-        if size >= BATCH_BYTES:
-            yield lines
-            lines, size = [], 0
-    if lines:
-        yield lines
+    """``((data, offsets), bytes read)`` per batch of whole lines, line endings excluded.
+
+    Lines are found with numpy over blocks of the input, so no Python work is done per line.
+    """
+    import numpy as np
+
+    carry = b""
+    while True:
+        block = stream.read(BATCH_BYTES)
+        if not block:
+            break
+        buffer = carry + block
+        cut = buffer.rfind(b"\n") + 1
+        if cut == 0:
+            carry = buffer
+            continue
+        carry = buffer[cut:]
+        yield _split_lines(np.frombuffer(buffer[:cut], dtype=np.uint8)), cut
+    if carry:
+        yield _split_lines(np.frombuffer(carry + b"\n", dtype=np.uint8)), len(carry)
+
+
+def _split_lines(data):
+    """(data, offsets) of the lines in ``data`` (which ends with a newline), endings removed."""
+    import numpy as np
+
+    ends = np.flatnonzero(data == 10)  # the newline of each line
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    keep = np.ones(data.shape[0], dtype=bool)
+    keep[ends] = False
+    # A line ending in CR LF loses the CR too.
+    crlf = ends[(ends > starts) & (data[ends - 1] == 13)]
+    keep[crlf - 1] = False
+    lengths = ends - starts
+    lengths[np.isin(ends, crlf)] -= 1
+    offsets = np.zeros(ends.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return data[keep], offsets
 
 
 class _nullcontext:
