@@ -66,7 +66,7 @@ def _is_flat_pair(messages: object) -> bool:
     )
 
 
-def _from_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rows_to_flat(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if rows.dtype != np.uint8:
         raise TypeError(f"a 2-D messages array must have dtype uint8, got {rows.dtype}")
     rows = np.ascontiguousarray(rows)
@@ -134,7 +134,7 @@ def to_flat(messages: object) -> tuple[np.ndarray, np.ndarray]:
         return check_flat(*messages)  # type: ignore[misc]
     if isinstance(messages, np.ndarray):
         if messages.ndim == 2:
-            return _from_rows(messages)
+            return rows_to_flat(messages)
         raise TypeError(
             f"a messages array must be 2-D (one message per row), got {messages.ndim}-D; "
             "pass a 1-D array as [array], or a (data, offsets) pair"

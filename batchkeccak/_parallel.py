@@ -53,11 +53,12 @@ def resolve_threads(threads: object) -> int:
 def chunk_ranges(count: int, threads: int) -> list[tuple[int, int]]:
     """Cut messages ``0..count`` into contiguous ``(start, stop)`` ranges for ``threads``.
 
-    A range holds at least ``TILE_WIDTH`` messages, so each one can fill a tile.
+    Ranges hold a whole number of tiles (``TILE_WIDTH`` messages), the last one excepted.
     """
     if threads == 1 or count == 0:
         return [(0, count)]
-    size = max(-(-count // (threads * CHUNKS_PER_THREAD)), TILE_WIDTH)
+    size = -(-count // (threads * CHUNKS_PER_THREAD))
+    size = -(-size // TILE_WIDTH) * TILE_WIDTH
     return [(start, min(start + size, count)) for start in range(0, count, size)]
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from batchkeccak import _parallel
 from batchkeccak._messages import to_flat
 from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.sponge import hash_queue
+from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.sponge import hash_queue, hash_uniform
 
 
 def output_length(spec: Algorithm, length: object) -> int:
@@ -38,6 +39,36 @@ def _hash_range(span, data, offsets, rate, suffix, first_round, out):
     )
 
 
+def _hash_uniform_range(span, data, offsets, rate, suffix, first_round, out):
+    # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
+    # tile) go through the general queue.
+    start, stop = span
+    tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
+    if tiles_end > start:
+        length = int(offsets[start + 1] - offsets[start])
+        hash_uniform(
+            data, offsets[start], tiles_end - start, length, rate, suffix, first_round,
+            out[start:tiles_end],
+        )
+    if stop > tiles_end:
+        _hash_range((tiles_end, stop), data, offsets, rate, suffix, first_round, out)
+
+
+def _single_block_uniform(
+    offsets: np.ndarray, rate: int, out_len: int, equal_lengths: bool
+) -> bool:
+    """Whether every message has the same length < rate, back to back, with one output block."""
+    count = offsets.shape[0] - 1
+    length = int(offsets[1] - offsets[0])
+    if length >= rate or out_len > rate or count < TILE_WIDTH:
+        return False
+    if equal_lengths:
+        return True
+    if int(offsets[-1] - offsets[0]) != length * count:
+        return False
+    return bool((np.diff(offsets) == length).all())
+
+
 def hash_flat(
     data: np.ndarray,
     offsets: np.ndarray,
@@ -45,10 +76,13 @@ def hash_flat(
     out_len: int,
     threads: int,
     out: np.ndarray | None = None,
+    equal_lengths: bool = False,
 ) -> np.ndarray:
     """Hash validated, read-only flat messages; the layer every input form ends in.
 
     ``out``, when given, is a C-contiguous ``(N, out_len)`` uint8 array to fill.
+    ``equal_lengths`` tells that the messages are known to have one length and to lie back
+    to back (rows of a 2-D array), which saves checking the offsets.
     """
     count = offsets.shape[0] - 1
     if out is None:
@@ -61,8 +95,9 @@ def hash_flat(
     total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all the estimate needs
     permutations = total_bytes // spec.rate + count * (1 + (out_len - 1) // spec.rate)
     threads = max(1, min(threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+    uniform = _single_block_uniform(offsets, spec.rate, out_len, equal_lengths)
     _parallel.run_parallel(
-        _hash_range,
+        _hash_uniform_range if uniform else _hash_range,
         _parallel.chunk_ranges(count, threads),
         data, offsets, spec.rate, spec.suffix, 24 - spec.rounds, out,
         workers=threads,
@@ -117,7 +152,8 @@ def hash_many(
     out_len = output_length(spec, length)
     thread_count = _parallel.resolve_threads(threads)
     data, offsets = to_flat(messages)
-    return hash_flat(data, offsets, spec, out_len, thread_count)
+    rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
+    return hash_flat(data, offsets, spec, out_len, thread_count, equal_lengths=rows)
 
 
 def hexdigest_many(

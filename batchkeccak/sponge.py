@@ -268,3 +268,58 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                 _finish_single(
                     state, data, offsets, m, lane_block[lane], rate, suffix, first_round, out
                 )
+
+
+@njit(cache=True, nogil=True)
+def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
+    """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
+
+    The common case of fixed-size keys, hashes and Merkle pairs: every message is one padded
+    block and (``out.shape[1] <= rate``) one squeezed block, so whole tiles are filled word by
+    word across the lanes, with no per-lane queue. Loops over the lanes write consecutive tile
+    words, which LLVM turns into vector stores; the lane-by-lane path writes one word per
+    lane per store. ``count`` must be a multiple of ``TILE_WIDTH``.
+    """
+    width = TILE_WIDTH
+    out_len = out.shape[1]
+    flat_out = out.reshape(-1)
+    tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    spare = np.empty_like(tile)
+    whole_words = length >> 3
+    tail = length & 7
+    tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
+    suffix_word = np.uint64(suffix) << np.uint64(8 * tail)
+    last_word = (rate >> 3) - 1
+    out_words = out_len >> 3
+    for first in range(0, count, width):
+        base = start + first * length
+        for k in range(whole_words):
+            for j in range(width):
+                tile[k * width + j] = _load_le64(data, base + j * length + 8 * k)
+        for j in range(width):
+            at = base + j * length + 8 * whole_words
+            if tail == 0:
+                word = suffix_word
+            elif at + 8 <= data.shape[0]:
+                # Read a whole word and keep the message's bytes: cheaper than a byte loop.
+                word = (_load_le64(data, at) & tail_mask) | suffix_word
+            else:
+                word = suffix_word
+                for b in range(tail):
+                    word |= np.uint64(data[at + b]) << np.uint64(8 * b)
+            tile[whole_words * width + j] = word
+        for i in range((whole_words + 1) * width, LANE_COUNT * width):
+            tile[i] = 0
+        for j in range(width):
+            tile[last_word * width + j] ^= _PAD_LAST_BIT
+        tile_permute(tile, spare, first_round)
+        for j in range(width):
+            row = (first + j) * out_len
+            for k in range(out_words):
+                _store_le64(flat_out, row + 8 * k, tile[k * width + j])
+            if out_len & 7:
+                word = tile[out_words * width + j]
+                for b in range(out_len & 7):
+                    flat_out[row + 8 * out_words + b] = np.uint8(
+                        (word >> np.uint64(8 * b)) & _BYTE
+                    )

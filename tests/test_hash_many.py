@@ -253,3 +253,46 @@ def test_a_failing_chunk_stops_the_others_and_raises():
 def test_warmup_then_hash():
     bk.warmup()
     assert bk.hash_one(b"after warmup", "sha3_256") == oracle("sha3_256", b"after warmup")
+
+
+@pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "sha3_512", "shake_128"])
+def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
+    # Equal single-block messages back to back take the tile-at-a-time path; check every
+    # tail size, counts around the tile width, a start past 0 and the byte-by-byte tail read
+    # of the last message at the very end of the buffer.
+    from batchkeccak import _parallel, api
+
+    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
+    tile_calls = []
+    real_hash_uniform = api.hash_uniform
+
+    def counting_hash_uniform(*args):
+        tile_calls.append(args[2])
+        return real_hash_uniform(*args)
+
+    monkeypatch.setattr(api, "hash_uniform", counting_hash_uniform)
+    rate = RATES[algorithm]
+    rng = np.random.default_rng(rate)
+    length = 64 if algorithm in XOFS else None
+    for size in sorted({0, 1, 7, 8, 9, 31, 32, 33, rate - 9, rate - 1}):
+        for count in (W, W + 1, 2 * W - 1, 3 * W + 5):
+            rows = rng.integers(0, 256, size=(count, size), dtype=np.uint8)
+            messages = [r.tobytes() for r in rows]
+            for threads in (1, 3):
+                assert_digests(
+                    bk.hash_many(rows, algorithm, length=length, threads=threads),
+                    algorithm, messages, length,
+                )
+            data = np.concatenate([np.full(5, 0xAB, np.uint8), rows.reshape(-1)])
+            offsets = np.arange(5, 5 + count * size + 1, max(size, 1))[: count + 1]
+            if size == 0:
+                offsets = np.full(count + 1, 5)
+            got = bk.hash_many((data, offsets), algorithm, length=length)
+            assert_digests(got, algorithm, messages, length)
+    assert tile_calls and all(count % W == 0 for count in tile_calls)
+
+
+def test_equal_messages_with_long_output_take_the_general_path():
+    rows = np.arange(40 * 20, dtype=np.uint8).reshape(40, 20)
+    got = bk.hash_many(rows, "shake_128", length=400)  # several squeeze blocks
+    assert_digests(got, "shake_128", [r.tobytes() for r in rows], 400)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak._messages import rows_to_flat
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_bytes, hash_flat, output_length
 
@@ -46,19 +47,9 @@ class Hasher:
 
     def rows(self, messages: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Hash every row of a C-contiguous (k, w) uint8 array; returns (k, size)."""
-        count, width = messages.shape
-        offsets = (
-            np.arange(0, count * width + 1, width, dtype=np.int64)
-            if width
-            else (np.zeros(count + 1, dtype=np.int64))
-        )
+        data, offsets = rows_to_flat(messages)
         return hash_flat(
-            _readonly(messages.reshape(-1)),
-            _readonly(offsets),
-            self.spec,
-            self.size,
-            self.threads,
-            out,
+            data, offsets, self.spec, self.size, self.threads, out, equal_lengths=True
         )
 
     def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
