@@ -140,7 +140,7 @@ def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh)
     lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _squeeze_block(lanes, lane, width, flat_out, start, count):
     """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``."""
     whole_words = count >> 3
@@ -290,7 +290,6 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
     tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
     suffix_word = np.uint64(suffix) << np.uint64(8 * tail)
     last_word = (rate >> 3) - 1
-    out_words = out_len >> 3
     for first in range(0, count, width):
         base = start + first * length
         for k in range(whole_words):
@@ -314,12 +313,4 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
             tile[last_word * width + j] ^= _PAD_LAST_BIT
         tile_permute(tile, spare, first_round)
         for j in range(width):
-            row = (first + j) * out_len
-            for k in range(out_words):
-                _store_le64(flat_out, row + 8 * k, tile[k * width + j])
-            if out_len & 7:
-                word = tile[out_words * width + j]
-                for b in range(out_len & 7):
-                    flat_out[row + 8 * out_words + b] = np.uint8(
-                        (word >> np.uint64(8 * b)) & _BYTE
-                    )
+            _squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len)
