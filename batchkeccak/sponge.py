@@ -12,6 +12,8 @@ Nothing here validates its arguments: ``batchkeccak.api`` does that once per cal
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -25,6 +27,9 @@ from batchkeccak.permutation import (
     state_permute,
     tile_permute,
 )
+
+if sys.byteorder != "little":  # pragma: no cover - numba targets little-endian CPUs only
+    raise ImportError("batchkeccak's kernels read message words in little-endian order")
 
 MIN_TILE_LANES = TILE_WIDTH // 2
 """Below this many busy lanes the single-state permutation is cheaper (measured: one tile
@@ -57,6 +62,55 @@ def _prefetch(typingctx, array, index):
         )
         # read access, keep in all cache levels, data cache
         builder.call(prefetch, [address, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _xor_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3):
+    """XOR four consecutive message words from each of four lanes into the tile, transposed.
+
+    ``data[pos_j:pos_j + 32]`` holds words ``k..k+3`` of lane ``j``; the tile keeps word ``k``
+    of lanes ``j..j+3`` side by side at ``tile[tile_index + k * width + j]``. Four unaligned
+    vector loads and an in-register 4x4 transpose (eight shuffles, which LLVM lowers to
+    ``vpunpck*qdq`` and ``vperm2i128`` on AVX2) replace 16 scalar loads and 16 scalar
+    read-modify-writes of the tile. Words are read in host order: numba's targets are all
+    little-endian, as the sponge's byte order requires (checked at import).
+    """
+    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3)
+
+    def codegen(context, builder, signature, args):
+        tile_view = context.make_array(signature.args[0])(context, builder, args[0])
+        data_view = context.make_array(signature.args[3])(context, builder, args[3])
+        word = ir.IntType(64)
+        vector = ir.VectorType(word, 4)
+        vector_pointer = vector.as_pointer()
+        rows = []
+        for arg, arg_type in zip(args[4:], signature.args[4:]):
+            position = context.cast(builder, arg, arg_type, types.int64)
+            address = builder.bitcast(builder.gep(data_view.data, [position]), vector_pointer)
+            rows.append(builder.load(address, align=1))
+
+        def shuffle(a, b, mask):
+            return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 4), mask))
+
+        even01 = shuffle(rows[0], rows[1], [0, 4, 2, 6])
+        odd01 = shuffle(rows[0], rows[1], [1, 5, 3, 7])
+        even23 = shuffle(rows[2], rows[3], [0, 4, 2, 6])
+        odd23 = shuffle(rows[2], rows[3], [1, 5, 3, 7])
+        columns = [
+            shuffle(even01, even23, [0, 1, 4, 5]),
+            shuffle(odd01, odd23, [0, 1, 4, 5]),
+            shuffle(even01, even23, [2, 3, 6, 7]),
+            shuffle(odd01, odd23, [2, 3, 6, 7]),
+        ]
+        index = context.cast(builder, args[1], signature.args[1], types.int64)
+        stride = context.cast(builder, args[2], signature.args[2], types.int64)
+        for column in columns:
+            address = builder.bitcast(builder.gep(tile_view.data, [index]), vector_pointer)
+            builder.store(builder.xor(builder.load(address, align=8), column), address, align=8)
+            index = builder.add(index, stride)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -140,6 +194,43 @@ def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh)
     lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
 
 
+@njit(cache=True, nogil=True)
+def _absorb_whole_blocks(tile, spare, data, positions, blocks, rate, first_round):
+    """Absorb ``blocks`` whole blocks into every lane of a full tile, permuting after each.
+
+    The steady state of long messages: no lane starts, finishes or pads, so no lane needs a
+    check. ``positions[j]`` is where lane ``j``'s next block starts; it is advanced past the
+    absorbed blocks. Words go in four lanes by four words at a time (``_xor_words_4x4``).
+    """
+    width = TILE_WIDTH
+    rate_words = rate >> 3
+    grouped_words = rate_words & ~3
+    for _ in range(blocks):
+        for j in range(0, width, 4):
+            p0 = positions[j]
+            p1 = positions[j + 1]
+            p2 = positions[j + 2]
+            p3 = positions[j + 3]
+            for k in range(0, grouped_words, 4):
+                _xor_words_4x4(
+                    tile, k * width + j, width, data, p0 + 8 * k, p1 + 8 * k, p2 + 8 * k, p3 + 8 * k
+                )
+            for k in range(grouped_words, rate_words):
+                at = k * width + j
+                tile[at] ^= _load_le64(data, p0 + 8 * k)
+                tile[at + 1] ^= _load_le64(data, p1 + 8 * k)
+                tile[at + 2] ^= _load_le64(data, p2 + 8 * k)
+                tile[at + 3] ^= _load_le64(data, p3 + 8 * k)
+            # The next block; past the end of a message a prefetch is a harmless no-op.
+            _prefetch_block(data, p0 + rate, rate)
+            _prefetch_block(data, p1 + rate, rate)
+            _prefetch_block(data, p2 + rate, rate)
+            _prefetch_block(data, p3 + rate, rate)
+        tile_permute(tile, spare, first_round)
+        for j in range(width):
+            positions[j] += rate
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _squeeze_block(lanes, lane, width, flat_out, start, count):
     """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``."""
@@ -219,7 +310,23 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             taken += 1
             busy += 1
 
+    positions = np.empty(width, dtype=np.int64)
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
+        if busy == width:
+            # Whole blocks that every lane still has before its final one, none of them a
+            # first block: absorbed without per-lane bookkeeping.
+            run = lane_final[0] - lane_block[0]
+            started = True
+            for lane in range(width):
+                run = min(run, lane_final[lane] - lane_block[lane])
+                started = started and lane_block[lane] > 0
+            if started and run > 0:
+                for lane in range(width):
+                    positions[lane] = lane_start[lane] + lane_block[lane] * rate
+                _absorb_whole_blocks(tile, spare, data, positions, run, rate, first_round)
+                for lane in range(width):
+                    lane_block[lane] += run
+                continue
         for lane in range(width):
             p = lane_block[lane]
             if lane_message[lane] >= 0 and p <= lane_final[lane]:

@@ -296,3 +296,41 @@ def test_equal_messages_with_long_output_take_the_general_path():
     rows = np.arange(40 * 20, dtype=np.uint8).reshape(40, 20)
     got = bk.hash_many(rows, "shake_128", length=400)  # several squeeze blocks
     assert_digests(got, "shake_128", [r.tobytes() for r in rows], 400)
+
+
+@pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
+def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
+    # Full tiles of multi-block messages absorb their middle blocks four lanes by four words
+    # at a time; lanes start at unaligned places and finish at different blocks.
+    rate = RATES[algorithm]
+    lengths = [2 * rate + 5 * i for i in range(W)] + [9 * rate + 1] * (W + 3) + [4 * rate - 1] * 5
+    messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths)]
+    data = np.frombuffer(b"\x01" + b"".join(messages), dtype=np.uint8)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]) + 1
+    length = 48 if algorithm in XOFS else None
+    got = bk.hash_many((data, offsets), algorithm, length=length, threads=1)
+    assert_digests(got, algorithm, messages, length)
+
+
+def test_whole_block_absorb_equals_lane_by_lane():
+    # The transposed absorb against the lane-by-lane one, state for state.
+    from batchkeccak import sponge
+    from batchkeccak.permutation import LANE_COUNT
+
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 256, size=W * 1000 + 64, dtype=np.uint8)
+    starts = np.array([i * 997 + (i % 8) for i in range(W)], dtype=np.int64)
+    for rate in (72, 104, 136, 144, 168):
+        tile = rng.integers(0, 2**63, size=LANE_COUNT * W, dtype=np.uint64)
+        want = tile.copy()
+        spare = np.empty_like(tile)
+        for block in range(3):
+            for lane in range(W):
+                sponge._absorb_block(
+                    want, lane, W, data, starts[lane] + block * rate, 10 * rate, rate, 6, False
+                )
+            sponge.tile_permute(want, spare, 0)
+        positions = starts.copy()
+        sponge._absorb_whole_blocks(tile, spare, data, positions, 3, rate, 0)
+        assert np.array_equal(tile, want), rate
+        assert np.array_equal(positions, starts + 3 * rate)
