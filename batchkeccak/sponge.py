@@ -68,29 +68,33 @@ def _prefetch(typingctx, array, index):
 
 
 @intrinsic
-def _xor_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3):
+def _xor_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros):
     """XOR four consecutive message words from each of four lanes into the tile, transposed.
 
     ``data[pos_j:pos_j + 32]`` holds words ``k..k+3`` of lane ``j``; the tile keeps word ``k``
-    of lanes ``j..j+3`` side by side at ``tile[tile_index + k * width + j]``. Four unaligned
+    of lanes ``j..j+3`` side by side at ``tile[tile_index + k * width + j]``. A negative
+    ``pos_j`` reads 32 bytes of ``zeros`` instead, which leaves lane ``j`` as it was. Four unaligned
     vector loads and an in-register 4x4 transpose (eight shuffles, which LLVM lowers to
     ``vpunpck*qdq`` and ``vperm2i128`` on AVX2) replace 16 scalar loads and 16 scalar
     read-modify-writes of the tile. Words are read in host order: numba's targets are all
     little-endian, as the sponge's byte order requires (checked at import).
     """
-    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3)
+    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros)
 
     def codegen(context, builder, signature, args):
         tile_view = context.make_array(signature.args[0])(context, builder, args[0])
         data_view = context.make_array(signature.args[3])(context, builder, args[3])
+        zeros_view = context.make_array(signature.args[8])(context, builder, args[8])
         word = ir.IntType(64)
         vector = ir.VectorType(word, 4)
         vector_pointer = vector.as_pointer()
+        zeros_address = builder.bitcast(zeros_view.data, vector_pointer)
         rows = []
-        for arg, arg_type in zip(args[4:], signature.args[4:]):
+        for arg, arg_type in zip(args[4:8], signature.args[4:8]):
             position = context.cast(builder, arg, arg_type, types.int64)
             address = builder.bitcast(builder.gep(data_view.data, [position]), vector_pointer)
-            rows.append(builder.load(address, align=1))
+            skipped = builder.icmp_signed("<", position, word(0))
+            rows.append(builder.load(builder.select(skipped, zeros_address, address), align=1))
 
         def shuffle(a, b, mask):
             return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 4), mask))
@@ -194,38 +198,62 @@ def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh)
     lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
 
 
-@njit(cache=True, nogil=True)
-def _absorb_whole_blocks(tile, spare, data, positions, blocks, rate, first_round):
-    """Absorb ``blocks`` whole blocks into every lane of a full tile, permuting after each.
+_SKIP = -(1 << 40)
+"""A lane position that ``_absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
 
-    The steady state of long messages: no lane starts, finishes or pads, so no lane needs a
-    check. ``positions[j]`` is where lane ``j``'s next block starts; it is advanced past the
-    absorbed blocks. Words go in four lanes by four words at a time (``_xor_words_4x4``).
+
+@njit(cache=True, nogil=True, inline="always")
+def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
+    """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
+    and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
+
+    Four lanes by four words at a time (``_xor_words_4x4``): vector loads and an in-register
+    transpose instead of one scalar read-modify-write of the tile per word.
     """
     width = TILE_WIDTH
     rate_words = rate >> 3
     grouped_words = rate_words & ~3
+    for k in range(0, grouped_words, 4):
+        _xor_words_4x4(
+            tile, k * width + lane, width, data, p0 + 8 * k, p1 + 8 * k, p2 + 8 * k, p3 + 8 * k,
+            zeros,
+        )
+    for k in range(grouped_words, rate_words):
+        at = k * width + lane
+        if p0 >= 0:
+            tile[at] ^= _load_le64(data, p0 + 8 * k)
+        if p1 >= 0:
+            tile[at + 1] ^= _load_le64(data, p1 + 8 * k)
+        if p2 >= 0:
+            tile[at + 2] ^= _load_le64(data, p2 + 8 * k)
+        if p3 >= 0:
+            tile[at + 3] ^= _load_le64(data, p3 + 8 * k)
+    # Past the end of a message a prefetch is a harmless no-op.
+    if p0 >= 0:
+        _prefetch_block(data, p0 + rate, rate)
+    if p1 >= 0:
+        _prefetch_block(data, p1 + rate, rate)
+    if p2 >= 0:
+        _prefetch_block(data, p2 + rate, rate)
+    if p3 >= 0:
+        _prefetch_block(data, p3 + rate, rate)
+
+
+@njit(cache=True, nogil=True)
+def _absorb_whole_blocks(tile, spare, data, zeros, positions, blocks, rate, first_round):
+    """Absorb ``blocks`` whole blocks into every lane of a full tile, permuting after each.
+
+    The steady state of long messages: no lane starts, finishes or pads, so no lane needs a
+    check. ``positions[j]`` is where lane ``j``'s next block starts; it is advanced past the
+    absorbed blocks.
+    """
+    width = TILE_WIDTH
     for _ in range(blocks):
         for j in range(0, width, 4):
-            p0 = positions[j]
-            p1 = positions[j + 1]
-            p2 = positions[j + 2]
-            p3 = positions[j + 3]
-            for k in range(0, grouped_words, 4):
-                _xor_words_4x4(
-                    tile, k * width + j, width, data, p0 + 8 * k, p1 + 8 * k, p2 + 8 * k, p3 + 8 * k
-                )
-            for k in range(grouped_words, rate_words):
-                at = k * width + j
-                tile[at] ^= _load_le64(data, p0 + 8 * k)
-                tile[at + 1] ^= _load_le64(data, p1 + 8 * k)
-                tile[at + 2] ^= _load_le64(data, p2 + 8 * k)
-                tile[at + 3] ^= _load_le64(data, p3 + 8 * k)
-            # The next block; past the end of a message a prefetch is a harmless no-op.
-            _prefetch_block(data, p0 + rate, rate)
-            _prefetch_block(data, p1 + rate, rate)
-            _prefetch_block(data, p2 + rate, rate)
-            _prefetch_block(data, p3 + rate, rate)
+            _absorb_whole_blocks_4(
+                tile, j, data, zeros,
+                positions[j], positions[j + 1], positions[j + 2], positions[j + 3], rate,
+            )
         tile_permute(tile, spare, first_round)
         for j in range(width):
             positions[j] += rate
@@ -311,6 +339,7 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             busy += 1
 
     positions = np.empty(width, dtype=np.int64)
+    zeros = np.zeros(32, dtype=np.uint8)
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
         if busy == width:
             # Whole blocks that every lane still has before its final one, none of them a
@@ -323,17 +352,39 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
             if started and run > 0:
                 for lane in range(width):
                     positions[lane] = lane_start[lane] + lane_block[lane] * rate
-                _absorb_whole_blocks(tile, spare, data, positions, run, rate, first_round)
+                _absorb_whole_blocks(tile, spare, data, zeros, positions, run, rate, first_round)
                 for lane in range(width):
                     lane_block[lane] += run
                 continue
-        for lane in range(width):
-            p = lane_block[lane]
-            if lane_message[lane] >= 0 and p <= lane_final[lane]:
-                _absorb_block(
-                    tile, lane, width, data, lane_start[lane] + p * rate,
-                    lane_length[lane] - p * rate, rate, suffix, p == 0,
+        for group in range(0, width, 4):
+            # Lanes with a whole block to absorb go four at a time when at least two of the
+            # four have one; final blocks (padding) and the rest go lane by lane.
+            whole = 0
+            for lane in range(group, group + 4):
+                p = lane_block[lane]
+                if lane_message[lane] >= 0 and p < lane_final[lane]:
+                    positions[lane] = lane_start[lane] + p * rate
+                    whole += 1
+                else:
+                    positions[lane] = _SKIP
+            if whole >= 2:
+                for lane in range(group, group + 4):
+                    if positions[lane] >= 0 and lane_block[lane] == 0:
+                        for k in range(LANE_COUNT):  # a first block: the lane starts at zero
+                            tile[k * width + lane] = 0
+                _absorb_whole_blocks_4(
+                    tile, group, data, zeros, positions[group], positions[group + 1],
+                    positions[group + 2], positions[group + 3], rate,
                 )
+            for lane in range(group, group + 4):
+                p = lane_block[lane]
+                if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
+                    continue
+                if p <= lane_final[lane]:
+                    _absorb_block(
+                        tile, lane, width, data, lane_start[lane] + p * rate,
+                        lane_length[lane] - p * rate, rate, suffix, p == 0,
+                    )
         tile_permute(tile, spare, first_round)
         for lane in range(width):
             m = lane_message[lane]

@@ -331,6 +331,32 @@ def test_whole_block_absorb_equals_lane_by_lane():
                 )
             sponge.tile_permute(want, spare, 0)
         positions = starts.copy()
-        sponge._absorb_whole_blocks(tile, spare, data, positions, 3, rate, 0)
+        zeros = np.zeros(32, dtype=np.uint8)
+        sponge._absorb_whole_blocks(tile, spare, data, zeros, positions, 3, rate, 0)
         assert np.array_equal(tile, want), rate
         assert np.array_equal(positions, starts + 3 * rate)
+
+
+def test_four_lane_absorb_leaves_skipped_lanes_alone():
+    from batchkeccak import sponge
+    from batchkeccak.permutation import LANE_COUNT
+
+    rng = np.random.default_rng(4)
+    data = rng.integers(0, 256, size=4000, dtype=np.uint8)
+    zeros = np.zeros(32, dtype=np.uint8)
+    for rate in (72, 104, 136, 144, 168):
+        for skipped in ([0], [1, 3], [0, 1, 2], [2]):
+            tile = rng.integers(0, 2**63, size=LANE_COUNT * W, dtype=np.uint64)
+            want = tile.copy()
+            positions = [5 + 301 * j for j in range(4)]
+            for j in range(4):
+                if j in skipped:
+                    positions[j] = sponge._SKIP
+                else:
+                    sponge._absorb_block(
+                        want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False
+                    )
+            zeros_before = zeros.copy()
+            sponge._absorb_whole_blocks_4(tile, 4, data, zeros, *positions, rate)
+            assert np.array_equal(tile, want), (rate, skipped)
+            assert np.array_equal(zeros, zeros_before)
