@@ -67,54 +67,119 @@ def _prefetch(typingctx, array, index):
     return sig, codegen
 
 
+_WORD = ir.IntType(64)
+_WORD_VECTOR = ir.VectorType(_WORD, 4)
+
+
+def _transpose_4x4(builder, rows):
+    """Four <4 x i64> rows in, their transpose out (eight shuffles: ``vpunpck*qdq`` and
+    ``vperm2i128`` on AVX2). The transpose is its own inverse."""
+
+    def shuffle(a, b, mask):
+        return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 4), mask))
+
+    even01 = shuffle(rows[0], rows[1], [0, 4, 2, 6])
+    odd01 = shuffle(rows[0], rows[1], [1, 5, 3, 7])
+    even23 = shuffle(rows[2], rows[3], [0, 4, 2, 6])
+    odd23 = shuffle(rows[2], rows[3], [1, 5, 3, 7])
+    return [
+        shuffle(even01, even23, [0, 1, 4, 5]),
+        shuffle(odd01, odd23, [0, 1, 4, 5]),
+        shuffle(even01, even23, [2, 3, 6, 7]),
+        shuffle(odd01, odd23, [2, 3, 6, 7]),
+    ]
+
+
+def _vector_address(context, builder, array_type, array, index, index_type):
+    view = context.make_array(array_type)(context, builder, array)
+    position = context.cast(builder, index, index_type, types.int64)
+    return builder.bitcast(builder.gep(view.data, [position]), _WORD_VECTOR.as_pointer())
+
+
+def _tile_rows(context, builder, signature, args):
+    """Addresses of tile words ``tile_index + r * width``, r < 4 (args 0, 1, 2)."""
+    tile_type, index_type, width_type = signature.args[:3]
+    index = context.cast(builder, args[1], index_type, types.int64)
+    stride = context.cast(builder, args[2], width_type, types.int64)
+    addresses = []
+    for _ in range(4):
+        addresses.append(_vector_address(context, builder, tile_type, args[0], index, types.int64))
+        index = builder.add(index, stride)
+    return addresses
+
+
 @intrinsic
 def _xor_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros):
     """XOR four consecutive message words from each of four lanes into the tile, transposed.
 
     ``data[pos_j:pos_j + 32]`` holds words ``k..k+3`` of lane ``j``; the tile keeps word ``k``
     of lanes ``j..j+3`` side by side at ``tile[tile_index + k * width + j]``. A negative
-    ``pos_j`` reads 32 bytes of ``zeros`` instead, which leaves lane ``j`` as it was. Four unaligned
-    vector loads and an in-register 4x4 transpose (eight shuffles, which LLVM lowers to
-    ``vpunpck*qdq`` and ``vperm2i128`` on AVX2) replace 16 scalar loads and 16 scalar
-    read-modify-writes of the tile. Words are read in host order: numba's targets are all
-    little-endian, as the sponge's byte order requires (checked at import).
+    ``pos_j`` reads 32 bytes of ``zeros`` instead, which leaves lane ``j`` as it was. Four
+    unaligned vector loads and an in-register transpose replace 16 scalar loads and 16
+    scalar read-modify-writes of the tile. Words are read in host order: numba's targets are
+    all little-endian, as the sponge's byte order requires (checked at import).
     """
     sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros)
 
     def codegen(context, builder, signature, args):
-        tile_view = context.make_array(signature.args[0])(context, builder, args[0])
-        data_view = context.make_array(signature.args[3])(context, builder, args[3])
-        zeros_view = context.make_array(signature.args[8])(context, builder, args[8])
-        word = ir.IntType(64)
-        vector = ir.VectorType(word, 4)
-        vector_pointer = vector.as_pointer()
-        zeros_address = builder.bitcast(zeros_view.data, vector_pointer)
+        zeros_address = _vector_address(
+            context, builder, signature.args[8], args[8], _WORD(0), types.int64
+        )
         rows = []
-        for arg, arg_type in zip(args[4:8], signature.args[4:8]):
-            position = context.cast(builder, arg, arg_type, types.int64)
-            address = builder.bitcast(builder.gep(data_view.data, [position]), vector_pointer)
-            skipped = builder.icmp_signed("<", position, word(0))
+        for position, position_type in zip(args[4:8], signature.args[4:8]):
+            address = _vector_address(
+                context, builder, signature.args[3], args[3], position, position_type
+            )
+            position = context.cast(builder, position, position_type, types.int64)
+            skipped = builder.icmp_signed("<", position, _WORD(0))
             rows.append(builder.load(builder.select(skipped, zeros_address, address), align=1))
-
-        def shuffle(a, b, mask):
-            return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 4), mask))
-
-        even01 = shuffle(rows[0], rows[1], [0, 4, 2, 6])
-        odd01 = shuffle(rows[0], rows[1], [1, 5, 3, 7])
-        even23 = shuffle(rows[2], rows[3], [0, 4, 2, 6])
-        odd23 = shuffle(rows[2], rows[3], [1, 5, 3, 7])
-        columns = [
-            shuffle(even01, even23, [0, 1, 4, 5]),
-            shuffle(odd01, odd23, [0, 1, 4, 5]),
-            shuffle(even01, even23, [2, 3, 6, 7]),
-            shuffle(odd01, odd23, [2, 3, 6, 7]),
-        ]
-        index = context.cast(builder, args[1], signature.args[1], types.int64)
-        stride = context.cast(builder, args[2], signature.args[2], types.int64)
-        for column in columns:
-            address = builder.bitcast(builder.gep(tile_view.data, [index]), vector_pointer)
+        for address, column in zip(
+            _tile_rows(context, builder, signature, args), _transpose_4x4(builder, rows)
+        ):
             builder.store(builder.xor(builder.load(address, align=8), column), address, align=8)
-            index = builder.add(index, stride)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _set_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3):
+    """``_xor_words_4x4`` that overwrites the tile words instead (no lane skipped)."""
+    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3)
+
+    def codegen(context, builder, signature, args):
+        rows = [
+            builder.load(
+                _vector_address(context, builder, signature.args[3], args[3], pos, pos_type),
+                align=1,
+            )
+            for pos, pos_type in zip(args[4:8], signature.args[4:8])
+        ]
+        for address, column in zip(
+            _tile_rows(context, builder, signature, args), _transpose_4x4(builder, rows)
+        ):
+            builder.store(column, address, align=8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, pos3):
+    """The squeeze's mirror of ``_set_words_4x4``: tile words ``k..k+3`` of lanes ``j..j+3``
+    to ``out[pos_j:pos_j + 32]``, little-endian."""
+    sig = types.void(tile, tile_index, width, out, pos0, pos1, pos2, pos3)
+
+    def codegen(context, builder, signature, args):
+        columns = [
+            builder.load(address, align=8)
+            for address in _tile_rows(context, builder, signature, args)
+        ]
+        for row, pos, pos_type in zip(
+            _transpose_4x4(builder, columns), args[4:8], signature.args[4:8]
+        ):
+            address = _vector_address(context, builder, signature.args[3], args[3], pos, pos_type)
+            builder.store(row, address, align=1)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -260,10 +325,11 @@ def _absorb_whole_blocks(tile, spare, data, zeros, positions, blocks, rate, firs
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _squeeze_block(lanes, lane, width, flat_out, start, count):
-    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``."""
+def _squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
+    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
+    ``first_word`` on (the words before it are left to the caller)."""
     whole_words = count >> 3
-    for k in range(whole_words):
+    for k in range(first_word, whole_words):
         _store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
     if count & 7:
         word = lanes[whole_words * width + lane]
@@ -444,13 +510,22 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     spare = np.empty_like(tile)
     whole_words = length >> 3
+    grouped_words = whole_words & ~3  # message words that go four lanes by four words
+    grouped_out_words = (out_len >> 3) & ~3
     tail = length & 7
     tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
     suffix_word = np.uint64(suffix) << np.uint64(8 * tail)
     last_word = (rate >> 3) - 1
     for first in range(0, count, width):
         base = start + first * length
-        for k in range(whole_words):
+        for k in range(0, grouped_words, 4):
+            for j in range(0, width, 4):
+                at = base + j * length + 8 * k
+                _set_words_4x4(
+                    tile, k * width + j, width, data, at, at + length, at + 2 * length,
+                    at + 3 * length,
+                )
+        for k in range(grouped_words, whole_words):
             for j in range(width):
                 tile[k * width + j] = _load_le64(data, base + j * length + 8 * k)
         for j in range(width):
@@ -470,5 +545,15 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
         for j in range(width):
             tile[last_word * width + j] ^= _PAD_LAST_BIT
         tile_permute(tile, spare, first_round)
-        for j in range(width):
-            _squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len)
+        for j in range(0, width, 4):
+            at = (first + j) * out_len
+            for k in range(0, grouped_out_words, 4):
+                _get_words_4x4(
+                    tile, k * width + j, width, flat_out, at + 8 * k, at + out_len + 8 * k,
+                    at + 2 * out_len + 8 * k, at + 3 * out_len + 8 * k,
+                )
+        if grouped_out_words * 8 < out_len:
+            for j in range(width):
+                _squeeze_block(
+                    tile, j, width, flat_out, (first + j) * out_len, out_len, grouped_out_words
+                )
