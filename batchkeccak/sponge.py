@@ -267,7 +267,7 @@ _SKIP = -(1 << 40)
 """A lane position that ``_absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
     """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
     and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
@@ -302,26 +302,6 @@ def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
         _prefetch_block(data, p2 + rate, rate)
     if p3 >= 0:
         _prefetch_block(data, p3 + rate, rate)
-
-
-@njit(cache=True, nogil=True)
-def _absorb_whole_blocks(tile, spare, data, zeros, positions, blocks, rate, first_round):
-    """Absorb ``blocks`` whole blocks into every lane of a full tile, permuting after each.
-
-    The steady state of long messages: no lane starts, finishes or pads, so no lane needs a
-    check. ``positions[j]`` is where lane ``j``'s next block starts; it is advanced past the
-    absorbed blocks.
-    """
-    width = TILE_WIDTH
-    for _ in range(blocks):
-        for j in range(0, width, 4):
-            _absorb_whole_blocks_4(
-                tile, j, data, zeros,
-                positions[j], positions[j + 1], positions[j + 2], positions[j + 3], rate,
-            )
-        tile_permute(tile, spare, first_round)
-        for j in range(width):
-            positions[j] += rate
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -406,52 +386,67 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
 
     positions = np.empty(width, dtype=np.int64)
     zeros = np.zeros(32, dtype=np.uint8)
+    steady = 0  # blocks left in which every lane absorbs a whole block: no per-lane checks
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
-        if busy == width:
-            # Whole blocks that every lane still has before its final one, none of them a
-            # first block: absorbed without per-lane bookkeeping.
+        if steady == 0 and busy == width:
+            # The steady state of long messages: whole blocks that every lane still has
+            # before its final one, none of them a first block.
             run = lane_final[0] - lane_block[0]
             started = True
             for lane in range(width):
                 run = min(run, lane_final[lane] - lane_block[lane])
                 started = started and lane_block[lane] > 0
             if started and run > 0:
+                steady = run
                 for lane in range(width):
                     positions[lane] = lane_start[lane] + lane_block[lane] * rate
-                _absorb_whole_blocks(tile, spare, data, zeros, positions, run, rate, first_round)
-                for lane in range(width):
                     lane_block[lane] += run
-                continue
-        for group in range(0, width, 4):
-            # Lanes with a whole block to absorb go four at a time when at least two of the
-            # four have one; final blocks (padding) and the rest go lane by lane.
-            whole = 0
-            for lane in range(group, group + 4):
-                p = lane_block[lane]
-                if lane_message[lane] >= 0 and p < lane_final[lane]:
-                    positions[lane] = lane_start[lane] + p * rate
-                    whole += 1
-                else:
-                    positions[lane] = _SKIP
-            if whole >= 2:
-                for lane in range(group, group + 4):
-                    if positions[lane] >= 0 and lane_block[lane] == 0:
-                        for k in range(LANE_COUNT):  # a first block: the lane starts at zero
-                            tile[k * width + lane] = 0
+        if steady > 0:
+            for group in range(0, width, 4):
                 _absorb_whole_blocks_4(
                     tile, group, data, zeros, positions[group], positions[group + 1],
                     positions[group + 2], positions[group + 3], rate,
                 )
-            for lane in range(group, group + 4):
-                p = lane_block[lane]
-                if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
-                    continue
-                if p <= lane_final[lane]:
-                    _absorb_block(
-                        tile, lane, width, data, lane_start[lane] + p * rate,
-                        lane_length[lane] - p * rate, rate, suffix, p == 0,
+            for lane in range(width):
+                positions[lane] += rate
+            steady -= 1
+            in_run = True
+        else:
+            in_run = False
+            for group in range(0, width, 4):
+                # Lanes with a whole block to absorb go four at a time when at least two of the
+                # four have one; final blocks (padding) and the rest go lane by lane.
+                whole = 0
+                for lane in range(group, group + 4):
+                    p = lane_block[lane]
+                    if lane_message[lane] >= 0 and p < lane_final[lane]:
+                        positions[lane] = lane_start[lane] + p * rate
+                        whole += 1
+                    else:
+                        positions[lane] = _SKIP
+                if whole >= 2:
+                    for lane in range(group, group + 4):
+                        if positions[lane] >= 0 and lane_block[lane] == 0:
+                            for k in range(LANE_COUNT):  # a first block: the lane starts at zero
+                                tile[k * width + lane] = 0
+                    _absorb_whole_blocks_4(
+                        tile, group, data, zeros, positions[group], positions[group + 1],
+                        positions[group + 2], positions[group + 3], rate,
                     )
+                for lane in range(group, group + 4):
+                    p = lane_block[lane]
+                    if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
+                        continue
+                    if p <= lane_final[lane]:
+                        _absorb_block(
+                            tile, lane, width, data, lane_start[lane] + p * rate,
+                            lane_length[lane] - p * rate, rate, suffix, p == 0,
+                        )
+        # One call site for the tile permutation: LLVM inlines it, and each further site
+        # would add a copy to compile.
         tile_permute(tile, spare, first_round)
+        if in_run:
+            continue
         for lane in range(width):
             m = lane_message[lane]
             if m < 0:
