@@ -44,6 +44,8 @@ def _load_word(typingctx, address):
     return sig, codegen
 
 
+_GUESSED_ITEM_SIZE = 64
+
 _AHEAD = 16
 """Objects are fetched this many items ahead: they lie wherever the allocator put them."""
 
@@ -83,17 +85,28 @@ def _copy_from_address(typingctx, destination, start, address, count):
 
 
 @njit(cache=True)
-def _measure(items, count, bytes_type, offsets):
-    """Fill ``offsets`` from the items' sizes; the index of the first non-bytes item, or -1."""
+def _measure_and_copy(items, count, bytes_type, offsets, data):
+    """Fill ``offsets`` from the items' sizes and copy their bytes into ``data`` while they
+    fit. Returns the total size (more than ``data`` holds: copy again with ``_gather``), or
+    ``-1 - i`` for the first item ``i`` that is not exactly ``bytes``.
+
+    One pass over the objects instead of two: each object is fetched from memory once.
+    """
     offsets[0] = 0
+    total = 0
+    capacity = data.shape[0]
     for i in range(count):
         item = _load_word(items + 8 * i)
         if i + _AHEAD < count:
             _prefetch_address(_load_word(items + 8 * (i + _AHEAD)))
         if _load_word(item + 8) != bytes_type:
-            return i
-        offsets[i + 1] = offsets[i] + _load_word(item + 16)
-    return -1
+            return -1 - i
+        size = _load_word(item + 16)
+        if total + size <= capacity:
+            _copy_from_address(data, total, item + 32, size)
+        total += size
+        offsets[i + 1] = total
+    return total
 
 
 @njit(cache=True)
@@ -118,11 +131,17 @@ def _flatten(sequence: list | tuple) -> tuple[np.ndarray, np.ndarray] | None:
         offsets[0] = 0
         return np.empty(0, dtype=np.uint8), offsets
     items = _items_address(sequence)
-    if _measure(items, count, id(bytes), offsets) >= 0:
+    # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
+    # never committed, so the unused part costs address space only.
+    data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
+    total = _measure_and_copy(items, count, id(bytes), offsets, data)
+    if total < 0:
         return None
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    _gather(items, count, offsets, data)
-    return data, offsets
+    if total > data.shape[0]:
+        data = np.empty(total, dtype=np.uint8)
+        _gather(items, count, offsets, data)
+        return data, offsets
+    return data[:total], offsets
 
 
 @functools.lru_cache(maxsize=1)

@@ -53,3 +53,14 @@ def test_mixed_lists_still_hash_correctly():
     messages = [b"a" * 200, bytearray(b"b"), BytesSubclass(b"c" * 137), b""]
     got = bk.hash_many(messages, "keccak_256")
     assert [row.tobytes() for row in got] == [oracle("keccak_256", bytes(m)) for m in messages]
+
+
+@pytest.mark.skipif(not _pylist.layout_matches(), reason="interpreter layout not supported")
+@pytest.mark.parametrize("size", [0, 1, 32, 64, 65, 1000])
+def test_one_pass_and_two_pass_copies(size):
+    # Up to 64 bytes per item on average the bytes are copied while the sizes are read; past
+    # that the first buffer is too small and a second pass copies into one of the right size.
+    messages = [bytes([i % 251]) * size for i in range(300)] + [b"tail"]
+    data, offsets = _pylist.flatten_bytes(messages)
+    assert data.tobytes() == b"".join(messages)
+    assert offsets.tolist() == np.cumsum([0, *map(len, messages)]).tolist()
