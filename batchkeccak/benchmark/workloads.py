@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from batchkeccak import _parallel
 from batchkeccak.benchmark.competitors import (
     Adapter,
     Competitor,
@@ -181,18 +182,35 @@ def bench_permutation(ctx: Context) -> Workload:
     tile_loop, state_loop, tile, spare, lanes = _permutation_bench(ctx)
     tile_calls = config.permutation_calls
     state_calls = config.permutation_calls * TILE_WIDTH // 4
-    times = interleaved(
-        {
-            "tile": lambda: tile_loop(tile, spare, 0, tile_calls),
-            "state": lambda: state_loop(lanes, 0, state_calls),
-        },
-        config.repeats,
-    )
+    cores = _parallel.available_cores()
+    # The same loop on every core at once, each on its own tile: how far the machine itself
+    # lets a compute-bound kernel scale, the ceiling for every multi-threaded figure.
+    own_tiles = [(tile.copy(), np.empty_like(spare)) for _ in range(cores)]
+
+    def tile_everywhere():
+        _parallel.run_parallel(lambda buffers: tile_loop(*buffers, 0, tile_calls), own_tiles)
+
+    candidates = {
+        "tile": lambda: tile_loop(tile, spare, 0, tile_calls),
+        "state": lambda: state_loop(lanes, 0, state_calls),
+    }
+    if cores > 1:
+        candidates["tile_all_cores"] = tile_everywhere
+    times = interleaved(candidates, config.repeats)
     tile_items = tile_calls * TILE_WIDTH
     workload.rows.append(Row("tile", f"tile_permute ({TILE_WIDTH} states)", 1, tile_items,
                              tile_items * rate, times["tile"]))
     workload.rows.append(Row("state", "state_permute (1 state)", 1, state_calls,
                              state_calls * rate, times["state"]))
+    if cores > 1:
+        workload.rows.append(Row("tile_all_cores", f"tile_permute on {cores} cores at once",
+                                 cores, tile_items * cores, tile_items * cores * rate,
+                                 times["tile_all_cores"]))
+        scaling = workload.rows[0].ns_per_item / workload.rows[2].ns_per_item
+        workload.figures["tile_core_scaling"] = scaling
+        workload.notes.append(
+            f"{cores} cores at once permute {scaling:.2f}x the states per second of one core"
+        )
     tile_ns = workload.rows[0].ns_per_item
     state_ns = workload.rows[1].ns_per_item
     workload.figures["tile_over_state"] = tile_ns / state_ns
