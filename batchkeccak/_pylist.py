@@ -52,7 +52,11 @@ _AHEAD = 16
 
 @intrinsic
 def _prefetch_address(typingctx, address):
-    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect)."""
+    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect).
+
+    The sponge has its own on array elements; this module may not import from the kernel
+    layer, whose changes its numba cache stamp would not see (``_kernel_cache``).
+    """
     sig = types.void(address)
 
     def codegen(context, builder, signature, args):
