@@ -5,7 +5,8 @@
 Warm: numba's usual on-disk cache, filled by one untimed run. Cold: ``NUMBA_CACHE_DIR`` points
 at a new empty folder, so every kernel compiles. Each figure is wall seconds, the best run;
 ``process`` is the interpreter from spawn to exit (what a user waits for), ``import`` and
-``first call`` are timed inside it.
+``first call`` are timed inside it. Interleaved with the warm runs, a process that imports
+numba and calls one cached function of its own gives numba's share of the warm start.
 """
 
 from __future__ import annotations

@@ -105,6 +105,8 @@ def test_layers_and_figures(report):
     assert "tile_over_state" in permutation.figures
     if available_cores() > 1:
         assert "tile_all_cores" in keys and "tile_core_scaling" in permutation.figures
+        assert {"chain", "chain_all_cores"} <= keys
+        assert "chain_core_scaling" in permutation.figures
     assert "permutation loops" in report.compile_s
     assert "kernels (compile or cache load)" in report.compile_s
     absorb = report.workload("absorb")
@@ -232,8 +234,10 @@ def test_log_uniform_lengths_stay_in_range():
 def test_startup_probe_structure():
     workload = benchmark.measure_startup("sha3_256", repeats=1, cold_repeats=0)
     assert [row.key for row in workload.rows] == ["warm-process", "warm-import",
-                                                  "warm-first-call"]
+                                                  "warm-first-call", "numba-process"]
     assert all(row.best > 0 for row in workload.rows)
+    above = workload.figures["warm_above_numba_s"]
+    assert above == workload.row("warm-process").best - workload.row("numba-process").best
 
 
 # The command line -----------------------------------------------------------------------------

@@ -144,25 +144,35 @@ def _permutation_loops():
             state_permute(lanes, first_round)
         return lanes[0]
 
-    return tile_loop, state_loop
+    @njit(nogil=True)
+    def chain_loop(seed, steps):
+        # One dependent scalar chain, no memory: each step waits on the last, so a core runs
+        # it at full speed even when another thread shares its execution units.
+        x = seed
+        for _ in range(steps):
+            x = (x + np.uint64(0x9E3779B97F4A7C15)) ^ (x >> np.uint64(7))
+        return x
+
+    return tile_loop, state_loop, chain_loop
 
 
-def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, np.ndarray, np.ndarray,
-                                                 np.ndarray]:
+def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, Callable, np.ndarray,
+                                                 np.ndarray, np.ndarray]:
     """The jitted permutation loops and their buffers, compiled once per run."""
     if ctx.permutation is None:
         from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 
         started = time.perf_counter()
-        tile_loop, state_loop = _permutation_loops()
+        tile_loop, state_loop, chain_loop = _permutation_loops()
         rng = np.random.default_rng(ctx.config.seed)
         tile = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
         spare = np.empty_like(tile)
         lanes = tile[:LANE_COUNT].copy()
         tile_loop(tile, spare, 0, 1)
         state_loop(lanes, 0, 1)
+        chain_loop(np.uint64(1), 1)
         ctx.compile_s["permutation loops"] = time.perf_counter() - started
-        ctx.permutation = (tile_loop, state_loop, tile, spare, lanes)
+        ctx.permutation = (tile_loop, state_loop, chain_loop, tile, spare, lanes)
     return ctx.permutation
 
 
@@ -179,16 +189,23 @@ def bench_permutation(ctx: Context) -> Workload:
         None,
         "state-permutation",
     )
-    tile_loop, state_loop, tile, spare, lanes = _permutation_bench(ctx)
+    tile_loop, state_loop, chain_loop, tile, spare, lanes = _permutation_bench(ctx)
     tile_calls = config.permutation_calls
     state_calls = config.permutation_calls * TILE_WIDTH // 4
+    chain_steps = config.permutation_calls * 4096  # about as long as the tile loop
     cores = _parallel.available_cores()
-    # The same loop on every core at once, each on its own tile: how far the machine itself
-    # lets a compute-bound kernel scale, the ceiling for every multi-threaded figure.
+    # The same loops on every core at once, each on its own data: how far the machine itself
+    # lets a kernel scale, the ceiling for every multi-threaded figure. The tile keeps the
+    # vector pipes busy; the dependent chain barely uses any, so it scales even where two
+    # virtual cores share one physical core's execution units, and the tile then does not.
     own_tiles = [(tile.copy(), np.empty_like(spare)) for _ in range(cores)]
+    seeds = [(np.uint64(core + 1),) for core in range(cores)]
 
     def tile_everywhere():
         _parallel.run_parallel(lambda buffers: tile_loop(*buffers, 0, tile_calls), own_tiles)
+
+    def chain_everywhere():
+        _parallel.run_parallel(lambda seed: chain_loop(*seed, chain_steps), seeds)
 
     candidates = {
         "tile": lambda: tile_loop(tile, spare, 0, tile_calls),
@@ -196,6 +213,8 @@ def bench_permutation(ctx: Context) -> Workload:
     }
     if cores > 1:
         candidates["tile_all_cores"] = tile_everywhere
+        candidates["chain"] = lambda: chain_loop(np.uint64(1), chain_steps)
+        candidates["chain_all_cores"] = chain_everywhere
     times = interleaved(candidates, config.repeats)
     tile_items = tile_calls * TILE_WIDTH
     workload.rows.append(Row("tile", f"tile_permute ({TILE_WIDTH} states)", 1, tile_items,
@@ -208,9 +227,22 @@ def bench_permutation(ctx: Context) -> Workload:
                                  times["tile_all_cores"]))
         scaling = workload.rows[0].ns_per_item / workload.rows[2].ns_per_item
         workload.figures["tile_core_scaling"] = scaling
+        chain_one = Row("chain", "dependent scalar chain, ns/step", 1, chain_steps, 0,
+                        times["chain"])
+        chain_all = Row("chain_all_cores", f"dependent scalar chain on {cores} cores at once",
+                        cores, chain_steps * cores, 0, times["chain_all_cores"])
+        workload.rows += [chain_one, chain_all]
+        chain_scaling = chain_one.ns_per_item / chain_all.ns_per_item
+        workload.figures["chain_core_scaling"] = chain_scaling
         workload.notes.append(
-            f"{cores} cores at once permute {scaling:.2f}x the states per second of one core"
+            f"{cores} cores at once permute {scaling:.2f}x the states per second of one core; "
+            f"a dependent scalar chain runs {chain_scaling:.2f}x as many steps"
         )
+        if chain_scaling > 0.9 * cores and scaling < 0.75 * cores:
+            workload.notes.append(
+                "the cores run at once but share vector execution units, as SMT siblings "
+                f"do: a kernel that keeps the vector pipes busy cannot reach {cores}x here"
+            )
     tile_ns = workload.rows[0].ns_per_item
     state_ns = workload.rows[1].ns_per_item
     workload.figures["tile_over_state"] = tile_ns / state_ns
@@ -285,7 +317,7 @@ def bench_absorb(ctx: Context) -> Workload:
         candidates[key] = functools.partial(hash_queue, *args)
         shapes[key] = (label, count, int(offsets[-1] - offsets[0]),
                        _permutations(np.diff(offsets), algorithm))
-    tile_loop, _, tile, spare, _ = _permutation_bench(ctx)
+    tile_loop, _, _, tile, spare, _ = _permutation_bench(ctx)
     tile_calls = max(1, config.permutation_calls // 4)
     candidates["tile"] = lambda: tile_loop(tile, spare, first_round, tile_calls)
     times = interleaved(candidates, config.repeats)
