@@ -102,6 +102,12 @@ type check, the length pass and the copy, which together read each object once f
 def _from_sequence(messages: Iterable[object]) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(messages, (list, tuple)):
         messages = list(messages)
+    if len(messages) == 1:
+        # One message, often a large one (a file, a blob): read it where it lies. Copying it
+        # into a new buffer first cost about 9 % of hashing 64 MiB.
+        size = _message_nbytes(0, messages[0])
+        data = np.frombuffer(memoryview(messages[0]).cast("B"), dtype=np.uint8)  # type: ignore[arg-type]
+        return _readonly(data), _readonly(np.array([0, size], dtype=np.int64))
     flat = flatten_bytes(messages)  # lists of plain bytes: read in compiled code
     if flat is not None:
         return _readonly(flat[0]), _readonly(flat[1])

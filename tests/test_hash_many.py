@@ -113,6 +113,35 @@ def test_offsets_may_skip_and_share_bytes():
     assert_digests(got, "sha3_224", [b"234", b"", b"56789abcdef"])
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        b"",
+        b"abc",
+        bytearray(b"x" * 300),
+        memoryview(b"abcdefgh").cast("I"),
+        np.arange(12, dtype=np.int32).reshape(3, 4),
+        np.array(3.5),
+        np.random.default_rng(9).integers(0, 256, size=1_000_003, dtype=np.uint8),
+    ],
+    ids=["empty", "bytes", "bytearray", "uint32 view", "2-D int32", "0-D float", "1 MB"],
+)
+def test_one_message_is_read_in_place(message):
+    from batchkeccak._messages import to_flat
+
+    raw = bytes(memoryview(message))
+    data, offsets = to_flat([message])
+    assert offsets.tolist() == [0, len(raw)]
+    if raw:  # no copy: the data is the message's own memory
+        assert np.shares_memory(data, np.frombuffer(memoryview(message).cast("B"), np.uint8))
+    assert not data.flags.writeable
+    for algorithm in ("sha3_256", "keccak_256", "shake_128"):
+        length = 40 if algorithm == "shake_128" else None
+        want = oracle(algorithm, raw, length)
+        assert bk.hash_many([message], algorithm, length=length)[0].tobytes() == want
+        assert bk.hash_one(message, algorithm, length=length) == want
+
+
 def test_non_byte_buffers_hash_their_raw_bytes():
     words = np.arange(10, dtype=np.uint32)
     assert bk.hash_one(words, "sha3_256") == oracle("sha3_256", words.tobytes())
@@ -185,6 +214,8 @@ def test_property_random_batches_equal_the_oracle_loop(messages, algorithm, leng
         ((np.zeros(4, np.float32), np.array([0, 2])), TypeError, "uint8"),
         ((np.zeros(4, np.uint8), np.array([[0, 2]])), TypeError, "1-D"),
         ([np.zeros((4, 4), np.uint8)[:, 1]], ValueError, "not C-contiguous"),
+        (["text"], TypeError, "messages[0] is a str"),
+        ([7], TypeError, "messages[0] is int"),
     ],
 )
 def test_bad_messages_raise_clear_errors(messages, error, words):
