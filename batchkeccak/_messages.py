@@ -57,7 +57,7 @@ def check_flat(data: object, offsets: object) -> tuple[np.ndarray, np.ndarray]:
     return _readonly(np.ascontiguousarray(data)), _readonly(np.ascontiguousarray(offsets))
 
 
-def _is_flat_pair(messages: object) -> bool:
+def is_flat_pair(messages: object) -> bool:
     return (
         isinstance(messages, tuple)
         and len(messages) == 2
@@ -99,13 +99,20 @@ _CONVERT_CHUNK = 4096
 type check, the length pass and the copy, which together read each object once from memory."""
 
 
-def _from_sequence(messages: Iterable[object]) -> tuple[np.ndarray, np.ndarray]:
+def sequence_to_flat(
+    messages: Iterable[object], first_index: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """A sequence of bytes-like messages as read-only (uint8 data, int64 offsets).
+
+    ``first_index`` is the position of ``messages[0]`` in the caller's whole sequence, so that
+    an error about one part of it names the message by its place in the whole.
+    """
     if not isinstance(messages, (list, tuple)):
         messages = list(messages)
     if len(messages) == 1:
         # One message, often a large one (a file, a blob): read it where it lies. Copying it
         # into a new buffer first cost about 9 % of hashing 64 MiB.
-        size = _message_nbytes(0, messages[0])
+        size = _message_nbytes(first_index, messages[0])
         data = np.frombuffer(memoryview(messages[0]).cast("B"), dtype=np.uint8)  # type: ignore[arg-type]
         return _readonly(data), _readonly(np.array([0, size], dtype=np.int64))
     flat = flatten_bytes(messages)  # lists of plain bytes: read in compiled code
@@ -120,7 +127,8 @@ def _from_sequence(messages: Iterable[object]) -> tuple[np.ndarray, np.ndarray]:
             lengths[start : start + len(chunk)] = np.fromiter(map(len, chunk), np.int64, len(chunk))
         else:
             lengths[start : start + len(chunk)] = np.fromiter(
-                (_message_nbytes(start + i, m) for i, m in enumerate(chunk)), np.int64, len(chunk)
+                (_message_nbytes(first_index + start + i, m) for i, m in enumerate(chunk)),
+                np.int64, len(chunk),
             )
         parts.append(b"".join(chunk))  # type: ignore[arg-type]
     joined = parts[0] if len(parts) == 1 else b"".join(parts)
@@ -136,7 +144,7 @@ def to_flat(messages: object) -> tuple[np.ndarray, np.ndarray]:
             f"messages must be a sequence of messages, got a single {type(messages).__name__}; "
             "wrap one message in a list: [message]"
         )
-    if _is_flat_pair(messages):
+    if is_flat_pair(messages):
         return check_flat(*messages)  # type: ignore[misc]
     if isinstance(messages, np.ndarray):
         if messages.ndim == 2:
@@ -153,7 +161,7 @@ def to_flat(messages: object) -> tuple[np.ndarray, np.ndarray]:
             "messages must be a sequence of bytes-like objects, a 2-D uint8 array or a "
             f"(data, offsets) pair, got {type(messages).__name__}"
         )
-    return _from_sequence(messages)
+    return sequence_to_flat(messages)
 
 
 def _arrow_to_flat(messages: object) -> tuple[np.ndarray, np.ndarray] | None:

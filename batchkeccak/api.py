@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak._messages import to_flat
+from batchkeccak._messages import is_flat_pair, sequence_to_flat, to_flat
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.sponge import hash_queue, hash_uniform
@@ -151,9 +151,44 @@ def hash_many(
     spec = get_algorithm(algorithm)
     out_len = output_length(spec, length)
     thread_count = _parallel.resolve_threads(threads)
+    if type(messages) in (list, tuple) and not is_flat_pair(messages):
+        # Every message is at least one permutation: enough of them to keep a second thread
+        # busy means the list is converted in chunks by the hashing threads.
+        count = len(messages)  # type: ignore[arg-type]
+        thread_count = min(thread_count, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
+        if thread_count > 1:
+            return _hash_sequence_in_chunks(messages, spec, out_len, thread_count)  # type: ignore[arg-type]
+        thread_count = 1
     data, offsets = to_flat(messages)
     rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
     return hash_flat(data, offsets, spec, out_len, thread_count, equal_lengths=rows)
+
+
+def _hash_sequence_in_chunks(
+    messages: list | tuple, spec: Algorithm, out_len: int, threads: int
+) -> np.ndarray:
+    """A long list or tuple: each thread converts the chunk it takes, then hashes it.
+
+    Reading Python objects holds the GIL and hashing releases it, so while one thread
+    converts its chunk the others hash theirs. Converted all at once up front, the list
+    would be serial work in front of the parallel hashing (1.08x-1.33x slower on two cores
+    for 32 B to 4 KiB messages, and more so the more cores hash).
+    """
+    count = len(messages)
+    out = np.empty((count, out_len), dtype=np.uint8)
+
+    def convert_and_hash(span: tuple[int, int]) -> None:
+        start, stop = span
+        chunk = messages[start:stop]
+        if len(chunk) != stop - start:
+            raise RuntimeError("messages changed size while being hashed")
+        data, offsets = sequence_to_flat(chunk, first_index=start)
+        hash_flat(data, offsets, spec, out_len, 1, out=out[start:stop])
+
+    _parallel.run_parallel(
+        convert_and_hash, _parallel.chunk_ranges(count, threads), workers=threads
+    )
+    return out
 
 
 def hexdigest_many(

@@ -265,6 +265,51 @@ def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
                 assert_digests(got, "keccak_384", messages)
 
 
+def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypatch):
+    from batchkeccak import _parallel, api
+
+    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
+    converted = []
+    original = api.sequence_to_flat
+
+    def recording(chunk, first_index=0):
+        converted.append((first_index, len(chunk)))
+        return original(chunk, first_index)
+
+    monkeypatch.setattr(api, "sequence_to_flat", recording)
+    rng = np.random.default_rng(5)
+    messages = [rng.bytes(int(n)) for n in rng.integers(0, 400, 1000)]
+    messages[10] = bytearray(messages[10])  # one chunk takes the portable path
+    messages[700] = memoryview(messages[700])
+    for form in (messages, tuple(messages)):
+        converted.clear()
+        assert_digests(bk.hash_many(form, "sha3_256", threads=3), "sha3_256", form)
+        spans = sorted(converted)
+        assert len(spans) > 3  # in parts, not the whole list at once
+        assert [start for start, _ in spans] == list(np.cumsum([0] + [n for _, n in spans[:-1]]))
+        assert sum(n for _, n in spans) == len(form)
+    # A bad message is named by its place in the whole list, not in its chunk.
+    with pytest.raises(TypeError, match=r"messages\[987\] is int"):
+        bk.hash_many(messages[:987] + [5] + messages[988:], threads=2)
+
+
+def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
+    from batchkeccak import _parallel, api
+
+    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
+    original = api.sequence_to_flat
+    messages = [b"m%d" % i for i in range(500)]
+
+    def shrinking(chunk, first_index=0):
+        if messages:
+            messages.pop()  # another thread changes the list between two chunks
+        return original(chunk, first_index)
+
+    monkeypatch.setattr(api, "sequence_to_flat", shrinking)
+    with pytest.raises(RuntimeError, match="changed size"):
+        bk.hash_many(messages, threads=2)
+
+
 def test_a_failing_chunk_stops_the_others_and_raises():
     from batchkeccak import _parallel
 
