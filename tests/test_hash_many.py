@@ -293,6 +293,24 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
         bk.hash_many(messages[:987] + [5] + messages[988:], threads=2)
 
 
+def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
+    # Too few messages to convert in chunks, but plenty of work: the threads count is left to
+    # the flat layer, which sees the sizes.
+    from batchkeccak import api
+
+    asked = []
+    original = api.hash_flat
+
+    def recording(data, offsets, spec, out_len, threads, *args, **kwargs):
+        asked.append(threads)
+        return original(data, offsets, spec, out_len, threads, *args, **kwargs)
+
+    monkeypatch.setattr(api, "hash_flat", recording)
+    messages = [bytes([i]) * 100_000 for i in range(8)]
+    assert_digests(bk.hash_many(messages, "sha3_256", threads=2), "sha3_256", messages)
+    assert asked == [2]
+
+
 def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
     from batchkeccak import _parallel, api
 
