@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from batchkeccak._pylist import flatten_bytes
+from batchkeccak._pylist import changed_while_hashing, flatten_bytes
 
 _BYTES_TYPES = frozenset({bytes, bytearray})
 
@@ -100,34 +100,41 @@ type check, the length pass and the copy, which together read each object once f
 
 
 def sequence_to_flat(
-    messages: Iterable[object], first_index: int = 0
+    messages: Iterable[object], start: int = 0, stop: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A sequence of bytes-like messages as read-only (uint8 data, int64 offsets).
-
-    ``first_index`` is the position of ``messages[0]`` in the caller's whole sequence, so that
-    an error about one part of it names the message by its place in the whole.
+    """Messages ``start..stop`` of a sequence of bytes-like objects as read-only (uint8 data,
+    int64 offsets). An error about a message names it by its index in the whole sequence.
     """
     if not isinstance(messages, (list, tuple)):
         messages = list(messages)
-    if len(messages) == 1:
+    if stop is None:
+        stop = len(messages)
+    if stop - start == 1:
         # One message, often a large one (a file, a blob): read it where it lies. Copying it
         # into a new buffer first cost about 9 % of hashing 64 MiB.
-        size = _message_nbytes(first_index, messages[0])
-        data = np.frombuffer(memoryview(messages[0]).cast("B"), dtype=np.uint8)  # type: ignore[arg-type]
+        try:
+            message = messages[start]
+        except IndexError:
+            raise changed_while_hashing() from None
+        size = _message_nbytes(start, message)
+        data = np.frombuffer(memoryview(message).cast("B"), dtype=np.uint8)  # type: ignore[arg-type]
         return _readonly(data), _readonly(np.array([0, size], dtype=np.int64))
-    flat = flatten_bytes(messages)  # lists of plain bytes: read in compiled code
+    flat = flatten_bytes(messages, start, stop)  # lists of plain bytes: read in compiled code
     if flat is not None:
         return _readonly(flat[0]), _readonly(flat[1])
-    count = len(messages)
+    part = messages[start:stop]
+    if len(part) != stop - start:
+        raise changed_while_hashing()
+    count = len(part)
     lengths = np.empty(count, dtype=np.int64)
     parts = []
-    for start in range(0, count, _CONVERT_CHUNK):
-        chunk = messages[start : start + _CONVERT_CHUNK]
+    for first in range(0, count, _CONVERT_CHUNK):
+        chunk = part[first : first + _CONVERT_CHUNK]
         if set(map(type, chunk)) <= _BYTES_TYPES:
-            lengths[start : start + len(chunk)] = np.fromiter(map(len, chunk), np.int64, len(chunk))
+            lengths[first : first + len(chunk)] = np.fromiter(map(len, chunk), np.int64, len(chunk))
         else:
-            lengths[start : start + len(chunk)] = np.fromiter(
-                (_message_nbytes(first_index + start + i, m) for i, m in enumerate(chunk)),
+            lengths[first : first + len(chunk)] = np.fromiter(
+                (_message_nbytes(start + first + i, m) for i, m in enumerate(chunk)),
                 np.int64, len(chunk),
             )
         parts.append(b"".join(chunk))  # type: ignore[arg-type]

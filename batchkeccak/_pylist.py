@@ -5,8 +5,9 @@ costs more than hashing them (each step is a Python-level loop over the objects)
 object layouts are stable and public in its headers: a list keeps a pointer to an array of
 item pointers right after its variable-size header, a tuple keeps the array inline, and a
 ``bytes`` object keeps its size in that header and its characters after the cached hash. The
-kernels below walk those structures directly while the caller holds the GIL, so nothing can
-change under them.
+kernels below walk those structures directly and hold the GIL while they do, so nothing can
+change under them; they read the container's size and item array themselves, inside the
+call, because another thread may resize a list between any two Python statements.
 
 A self-check runs once per process on known objects; if the layout ever differs (another
 Python implementation, a free-threaded build, a future CPython) the fast path switches itself
@@ -26,7 +27,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
-_VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size
+_VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
 _TYPE_AT = _POINTER_SIZE
 _SIZE_AT = 2 * _POINTER_SIZE
 _BYTES_DATA_AT = _VAR_HEADER + _POINTER_SIZE  # after ob_shash
@@ -88,62 +89,102 @@ def _copy_from_address(typingctx, destination, start, address, count):
     return sig, codegen
 
 
+_CHANGED = -(1 << 62)
+"""What the walkers return when the container no longer holds what the caller measured."""
+
+
+@njit(cache=True, inline="always")
+def _items_and_size(container, is_tuple):
+    # A tuple's item array is inline after its header; a list's header points to it.
+    size = _load_word(container + _SIZE_AT)
+    if is_tuple:
+        return container + _VAR_HEADER, size
+    return _load_word(container + _VAR_HEADER), size
+
+
 @njit(cache=True)
-def _measure_and_copy(items, count, bytes_type, offsets, data):
-    """Fill ``offsets`` from the items' sizes and copy their bytes into ``data`` while they
-    fit. Returns the total size (more than ``data`` holds: copy again with ``_gather``), or
-    ``-1 - i`` for the first item ``i`` that is not exactly ``bytes``.
+def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, data):
+    """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
+    ``data`` while they fit. Returns the total size (more than ``data`` holds: copy again
+    with ``_gather``), ``-1 - i`` for the first item ``start + i`` that is not exactly
+    ``bytes``, or ``_CHANGED`` if the container now holds fewer than ``stop`` items.
 
     One pass over the objects instead of two: each object is fetched from memory once.
     """
+    items, held = _items_and_size(container, is_tuple)
+    if stop > held:
+        return _CHANGED
+    items += _POINTER_SIZE * start
+    count = stop - start
     offsets[0] = 0
     total = 0
     capacity = data.shape[0]
     for i in range(count):
-        item = _load_word(items + 8 * i)
+        item = _load_word(items + _POINTER_SIZE * i)
         if i + _AHEAD < count:
-            _prefetch_address(_load_word(items + 8 * (i + _AHEAD)))
-        if _load_word(item + 8) != bytes_type:
+            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)))
+        if _load_word(item + _TYPE_AT) != bytes_type:
             return -1 - i
-        size = _load_word(item + 16)
+        size = _load_word(item + _SIZE_AT)
         if total + size <= capacity:
-            _copy_from_address(data, total, item + 32, size)
+            _copy_from_address(data, total, item + _BYTES_DATA_AT, size)
         total += size
         offsets[i + 1] = total
     return total
 
 
 @njit(cache=True)
-def _gather(items, count, offsets, data):
-    for i in range(count):
-        item = _load_word(items + 8 * i)
-        if i + _AHEAD < count:
-            _prefetch_address(_load_word(items + 8 * (i + _AHEAD)) + 32)
-        _copy_from_address(data, offsets[i], item + 32, offsets[i + 1] - offsets[i])
+def _gather(container, is_tuple, start, stop, bytes_type, offsets, data):
+    """The second pass of ``_measure_and_copy``: copy the bytes to the measured ``offsets``.
+
+    Returns 0, or ``_CHANGED`` if any item is no longer the ``bytes`` of the measured size
+    (the GIL was free between the two passes).
+    """
+    items, held = _items_and_size(container, is_tuple)
+    if stop > held:
+        return _CHANGED
+    items += _POINTER_SIZE * start
+    for i in range(stop - start):
+        item = _load_word(items + _POINTER_SIZE * i)
+        if i + _AHEAD < stop - start:
+            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT)
+        length = offsets[i + 1] - offsets[i]
+        if _load_word(item + _TYPE_AT) != bytes_type or _load_word(item + _SIZE_AT) != length:
+            return _CHANGED
+        _copy_from_address(data, offsets[i], item + _BYTES_DATA_AT, length)
+    return 0
 
 
-def _items_address(sequence: list | tuple) -> int:
-    if type(sequence) is tuple:
-        return id(sequence) + _VAR_HEADER
-    return ctypes.c_void_p.from_address(id(sequence) + _VAR_HEADER).value or 0
+def changed_while_hashing() -> RuntimeError:
+    """The error for a list that another thread changed while it was read in parts."""
+    return RuntimeError(
+        "messages changed while being hashed: another thread resized the list or replaced "
+        "its items"
+    )
 
 
-def _flatten(sequence: list | tuple) -> tuple[np.ndarray, np.ndarray] | None:
-    count = len(sequence)
+def _flatten(
+    sequence: list | tuple, start: int, stop: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    count = stop - start
     offsets = np.empty(count + 1, dtype=np.int64)
     if count == 0:
         offsets[0] = 0
         return np.empty(0, dtype=np.uint8), offsets
-    items = _items_address(sequence)
+    container = id(sequence)
+    is_tuple = type(sequence) is tuple
     # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
     # never committed, so the unused part costs address space only.
     data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
-    total = _measure_and_copy(items, count, id(bytes), offsets, data)
+    total = _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data)
+    if total == _CHANGED:
+        raise changed_while_hashing()
     if total < 0:
         return None
     if total > data.shape[0]:
         data = np.empty(total, dtype=np.uint8)
-        _gather(items, count, offsets, data)
+        if _gather(container, is_tuple, start, stop, id(bytes), offsets, data) == _CHANGED:
+            raise changed_while_hashing()
         return data, offsets
     return data[:total], offsets
 
@@ -159,7 +200,7 @@ def layout_matches() -> bool:
     samples = [b"", b"a", b"0123456789abcdef" * 9, bytes(range(0, 256, 3)), b"\x00" * 7]
     try:
         for sequence in (samples, tuple(samples), [b"x"] * 3, ()):
-            got = _flatten(sequence)
+            got = _flatten(sequence, 0, len(sequence))
             expected_offsets = np.cumsum([0, *map(len, sequence)])
             if (
                 got is None
@@ -167,19 +208,27 @@ def layout_matches() -> bool:
                 or not np.array_equal(got[1], expected_offsets)
             ):
                 return False
-        if _flatten([b"ok", bytearray(b"no")]) is not None:
+        if _flatten([b"ok", bytearray(b"no")], 0, 2) is not None:
+            return False
+        if _flatten(samples, 1, 3)[0].tobytes() != b"".join(samples[1:3]):  # type: ignore[index]
             return False
     except Exception:  # noqa: BLE001 - any surprise here means: do not use the fast path
         return False
     return True
 
 
-def flatten_bytes(sequence: object) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(data, offsets)`` of a list or tuple made only of exact ``bytes`` objects.
+def flatten_bytes(
+    sequence: object, start: int = 0, stop: int | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(data, offsets)`` of items ``start..stop`` of a list or tuple of exact ``bytes``.
 
-    None when the fast path does not apply (another sequence type, any item that is not exactly
-    ``bytes``, or an interpreter whose layout failed the self-check): use the portable path.
+    None when the fast path does not apply (another sequence type, any item in the range that
+    is not exactly ``bytes``, or an interpreter whose layout failed the self-check): use the
+    portable path. ``RuntimeError`` if the list has shrunk below ``stop`` or its items were
+    replaced between the two passes (another thread changed it while it was being hashed).
     """
     if type(sequence) not in (list, tuple) or not layout_matches():
         return None
-    return _flatten(sequence)  # type: ignore[arg-type]
+    if stop is None:
+        stop = len(sequence)  # type: ignore[arg-type]
+    return _flatten(sequence, start, stop)  # type: ignore[arg-type]

@@ -272,9 +272,9 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
     converted = []
     original = api.sequence_to_flat
 
-    def recording(chunk, first_index=0):
-        converted.append((first_index, len(chunk)))
-        return original(chunk, first_index)
+    def recording(sequence, start=0, stop=None):
+        converted.append((start, stop - start))
+        return original(sequence, start, stop)
 
     monkeypatch.setattr(api, "sequence_to_flat", recording)
     rng = np.random.default_rng(5)
@@ -318,13 +318,12 @@ def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
     original = api.sequence_to_flat
     messages = [b"m%d" % i for i in range(500)]
 
-    def shrinking(chunk, first_index=0):
-        if messages:
-            messages.pop()  # another thread changes the list between two chunks
-        return original(chunk, first_index)
+    def shrinking(sequence, start=0, stop=None):
+        del messages[-50:]  # another thread shortens the list between two chunks
+        return original(sequence, start, stop)
 
     monkeypatch.setattr(api, "sequence_to_flat", shrinking)
-    with pytest.raises(RuntimeError, match="changed size"):
+    with pytest.raises(RuntimeError, match="changed while being hashed"):
         bk.hash_many(messages, threads=2)
 
 

@@ -64,3 +64,39 @@ def test_one_pass_and_two_pass_copies(size):
     data, offsets = _pylist.flatten_bytes(messages)
     assert data.tobytes() == b"".join(messages)
     assert offsets.tolist() == np.cumsum([0, *map(len, messages)]).tolist()
+
+
+@pytest.mark.skipif(not _pylist.layout_matches(), reason="interpreter layout not supported")
+@given(st.lists(st.binary(max_size=200), min_size=1, max_size=60), st.data(), st.booleans())
+def test_a_range_of_items_equals_the_join_of_the_slice(messages, data, as_tuple):
+    start = data.draw(st.integers(0, len(messages)))
+    stop = data.draw(st.integers(start, len(messages)))
+    sequence = tuple(messages) if as_tuple else messages
+    flat, offsets = _pylist.flatten_bytes(sequence, start, stop)
+    assert flat.tobytes() == b"".join(messages[start:stop])
+    assert offsets.tolist() == np.cumsum([0, *map(len, messages[start:stop])]).tolist()
+
+
+@pytest.mark.skipif(not _pylist.layout_matches(), reason="interpreter layout not supported")
+@pytest.mark.parametrize("size", [10, 1000])  # one pass, and the measure-then-gather pair
+def test_a_list_shorter_than_the_range_is_an_error(size):
+    # The container's size is read inside the compiled call, where no other thread can
+    # change it: a range past the end is refused rather than read.
+    messages = [b"m" * size] * 40
+    with pytest.raises(RuntimeError, match="changed while being hashed"):
+        _pylist.flatten_bytes(messages, 10, 41)
+
+
+@pytest.mark.skipif(not _pylist.layout_matches(), reason="interpreter layout not supported")
+def test_gather_refuses_items_that_changed_since_they_were_measured():
+    measured = [b"a" * 100, b"b" * 100, b"c" * 100]
+    offsets = np.array([0, 100, 200, 300], dtype=np.int64)
+    data = np.empty(300, dtype=np.uint8)
+    gather = _pylist._gather
+    assert gather(id(measured), False, 0, 3, id(bytes), offsets, data) == 0
+    assert data.tobytes() == b"".join(measured)
+    replaced = [b"a" * 100, b"b" * 40, b"c" * 100]  # same count, one item of another size
+    assert gather(id(replaced), False, 0, 3, id(bytes), offsets, data) == _pylist._CHANGED
+    retyped = [b"a" * 100, bytearray(b"b" * 100), b"c" * 100]
+    assert gather(id(retyped), False, 0, 3, id(bytes), offsets, data) == _pylist._CHANGED
+    assert gather(id(measured), False, 0, 4, id(bytes), offsets, data) == _pylist._CHANGED
