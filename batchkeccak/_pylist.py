@@ -94,12 +94,14 @@ _CHANGED = -(1 << 62)
 
 
 @njit(cache=True, inline="always")
-def _items_and_size(container, is_tuple):
-    # A tuple's item array is inline after its header; a list's header points to it.
-    size = _load_word(container + _SIZE_AT)
-    if is_tuple:
-        return container + _VAR_HEADER, size
-    return _load_word(container + _VAR_HEADER), size
+def _range_items(container, is_tuple, start, stop):
+    """Address of item ``start``'s pointer, or 0 if the container now holds fewer than
+    ``stop`` items. A tuple's item array is inline after its header; a list's header
+    points to it."""
+    if stop > _load_word(container + _SIZE_AT):
+        return 0
+    items = container + _VAR_HEADER if is_tuple else _load_word(container + _VAR_HEADER)
+    return items + _POINTER_SIZE * start
 
 
 @njit(cache=True)
@@ -111,10 +113,9 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
 
     One pass over the objects instead of two: each object is fetched from memory once.
     """
-    items, held = _items_and_size(container, is_tuple)
-    if stop > held:
+    items = _range_items(container, is_tuple, start, stop)
+    if items == 0:
         return _CHANGED
-    items += _POINTER_SIZE * start
     count = stop - start
     offsets[0] = 0
     total = 0
@@ -140,10 +141,9 @@ def _gather(container, is_tuple, start, stop, bytes_type, offsets, data):
     Returns 0, or ``_CHANGED`` if any item is no longer the ``bytes`` of the measured size
     (the GIL was free between the two passes).
     """
-    items, held = _items_and_size(container, is_tuple)
-    if stop > held:
+    items = _range_items(container, is_tuple, start, stop)
+    if items == 0:
         return _CHANGED
-    items += _POINTER_SIZE * start
     for i in range(stop - start):
         item = _load_word(items + _POINTER_SIZE * i)
         if i + _AHEAD < stop - start:
