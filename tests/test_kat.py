@@ -79,9 +79,9 @@ def test_rfc9861_turboshake_empty_message(algorithm):
 
 
 def test_every_table_row_has_an_oracle():
-    from oracles import ORACLES
-
     from batchkeccak import algorithms
+
+    from oracles import ORACLES
 
     assert set(ORACLES) == set(algorithms)
     for name, spec in algorithms.items():

@@ -56,9 +56,12 @@ def imports_of(path: Path) -> list[tuple[str, list[str]]]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found += [(alias.name, []) for alias in node.names if alias.name.startswith("batchkeccak")]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith("batchkeccak"):
-                found.append((node.module, [alias.name for alias in node.names]))
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").startswith("batchkeccak")
+        ):
+            found.append((node.module, [alias.name for alias in node.names]))
     return found
 
 
@@ -120,7 +123,7 @@ def test_no_module_uses_another_modules_private_names():
         importer = module_name(path)
         for module, names in imports_of(path):
             for name in names:
-                if name.startswith("_") and resolve(module, name) == module:
+                if name.startswith("_") and not name.startswith("__") and resolve(module, name) == module:
                     offenders.append(f"{importer}: from {module} import {name}")
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")):

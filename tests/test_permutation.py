@@ -111,19 +111,19 @@ def test_hashing_with_any_allowed_round_count_agrees_between_tile_and_one_state(
 @pytest.mark.parametrize(
     "fields, words",
     [
-        (dict(rate=100), "rate must be a multiple of 8"),
-        (dict(rate=176), "rate must be a multiple of 8"),
-        (dict(suffix=0), "suffix must be a domain byte"),
-        (dict(suffix=0x80), "suffix must be a domain byte"),
-        (dict(rounds=14), "rounds must be a multiple of 4"),
-        (dict(rounds=0), "rounds must be a multiple of 4"),
-        (dict(rounds=28), "rounds must be a multiple of 4"),
-        (dict(digest_size=0), "digest_size must be None"),
+        ({"rate": 100}, "rate must be a multiple of 8"),
+        ({"rate": 176}, "rate must be a multiple of 8"),
+        ({"suffix": 0}, "suffix must be a domain byte"),
+        ({"suffix": 0x80}, "suffix must be a domain byte"),
+        ({"rounds": 14}, "rounds must be a multiple of 4"),
+        ({"rounds": 0}, "rounds must be a multiple of 4"),
+        ({"rounds": 28}, "rounds must be a multiple of 4"),
+        ({"digest_size": 0}, "digest_size must be None"),
     ],
 )
 def test_the_table_refuses_rows_the_kernels_cannot_run(fields, words):
     from batchkeccak.algorithms import Algorithm
 
-    row = dict(name="bad", rate=136, suffix=0x06, digest_size=32, rounds=24) | fields
+    row = {"name": "bad", "rate": 136, "suffix": 0x06, "digest_size": 32, "rounds": 24} | fields
     with pytest.raises(ValueError, match=words):
         Algorithm(**row)
