@@ -252,6 +252,7 @@ def test_xof_length_zero_is_empty_as_in_hashlib():
     assert got.shape == (2, 0)
     assert hashlib.shake_256(b"abc").digest(0) == b""
     assert bk.hash_one(b"abc", "shake_128", length=0) == hashlib.shake_128(b"abc").digest(0)
+    assert bk.hexdigest_many([b"abc"], "shake_128", length=0) == [hashlib.shake_128(b"abc").hexdigest(0)]
 
 
 # --- every form, every Arrow type, sliced and chunked ----------------------------------------
