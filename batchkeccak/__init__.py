@@ -11,6 +11,12 @@ Importing batchkeccak compiles nothing: kernels compile (or load from numba's ca
 from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak.algorithms import Algorithm, algorithms
 from batchkeccak.api import hash_many, hash_one, hexdigest_many, warmup
+from batchkeccak import streams as _streams
+from batchkeccak.files import file_digest, hash_files
+from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+
+# One hashlib-style constructor per algorithm of the table: bk.sha3_256(data), ...
+globals().update({_name: getattr(_streams, _name) for _name in algorithms})
 
 __version__ = "0.1.0"
 
@@ -22,4 +28,11 @@ __all__ = [
     "hash_one",
     "hexdigest_many",
     "warmup",
+    "KeccakHash",
+    "StreamHasher",
+    "algorithms_available",
+    "file_digest",
+    "hash_files",
+    "new",
+    *algorithms,
 ]

@@ -1,0 +1,363 @@
+"""Hashing files: many at once with bounded memory, or one file object like hashlib's.
+
+Small files are read whole, in parallel, into one flat buffer per batch and hashed together
+through :func:`batchkeccak.hash_many` (they share the tiles); large files (and anything that is
+not a regular file, such as a pipe) are read in fixed chunks and absorbed into stored states,
+up to a tile's worth of files side by side, while the next chunks are being read. Memory stays
+bounded whatever the sizes of the files.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak._messages import _readonly
+from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.api import hash_many, output_length
+from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.streams import KeccakHash, _States, new
+
+SMALL_FILE_BYTES = 1 << 20
+"""Files up to this size are read whole and hashed in batches; larger ones are streamed."""
+
+BATCH_BYTES = 32 << 20
+"""Bytes of small files read and hashed per batch."""
+
+CHUNK_BYTES = 1 << 20
+"""Bytes read per step from one streamed file (rounded down to whole blocks); with many
+files streamed side by side the chunk shrinks so that all of them fit in STREAM_BYTES."""
+
+STREAM_BYTES = 8 << 20
+"""Buffer space for the files streamed side by side (twice: one set is read while the
+other is hashed)."""
+
+_READ_GROUP = 64
+"""Small files one reading thread takes at a time."""
+
+_readers: ThreadPoolExecutor | None = None
+_readers_lock = threading.Lock()
+
+
+def _reader_pool() -> ThreadPoolExecutor:
+    # Reading threads of their own: the hashing pool's threads may be busy hashing while
+    # the next chunks are read.
+    global _readers
+    with _readers_lock:
+        if _readers is None:
+            _readers = ThreadPoolExecutor(
+                max_workers=max(2, _parallel.available_cores()),
+                thread_name_prefix="batchkeccak-read",
+            )
+        return _readers
+
+
+def _named_error(exc: OSError, path: str | bytes) -> OSError:
+    """``exc`` with ``path`` as its filename (read errors come without one)."""
+    if exc.filename is not None:
+        return exc
+    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno or 0), path)
+
+
+def _check_paths(paths: object) -> list[str | bytes]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"paths must be a sequence of paths, got a single {type(paths).__name__}; "
+            "wrap one path in a list: [path]"
+        )
+    if not isinstance(paths, Iterable):
+        raise TypeError(f"paths must be a sequence of paths, got {type(paths).__name__}")
+    checked = []
+    for i, path in enumerate(paths):
+        try:
+            checked.append(os.fspath(path))
+        except TypeError:
+            raise TypeError(
+                f"paths[{i}] must be a str, bytes or os.PathLike, got {type(path).__name__}"
+            ) from None
+    return checked
+
+
+def hash_files(
+    paths: Iterable[str | bytes | os.PathLike],
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    threads: int | None = None,
+    errors: Literal["raise", "collect"] = "raise",
+) -> np.ndarray | list[bytes | OSError]:
+    """Hash the contents of many files, with memory bounded whatever their sizes.
+
+    Parameters
+    ----------
+    paths
+        Paths (``str``, ``bytes`` or ``os.PathLike``). A path may be a pipe or a device; it
+        is read to its end.
+    algorithm
+        A name from ``batchkeccak.algorithms``.
+    length
+        Output bytes for the extendable-output functions (required for them only).
+    threads
+        Threads for reading and hashing; None uses every available core.
+    errors
+        ``"raise"`` (default): the first file (in input order) that cannot be read raises
+        its ``OSError``, which names the file. ``"collect"``: every file is attempted and the
+        result holds the error in place of the digest.
+
+    Returns
+    -------
+    numpy.ndarray or list
+        With ``errors="raise"``, ``(N, digest_size)`` uint8, row ``i`` the digest of
+        ``paths[i]``. With ``errors="collect"``, a list of N items: the digest as ``bytes``,
+        or the ``OSError`` that reading the file raised.
+
+    Examples
+    --------
+    >>> import batchkeccak as bk, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "a.txt").write_bytes(b"abc")
+    3
+    >>> bk.hash_files([folder / "a.txt"], "sha3_256")[0].tobytes().hex()[:16]
+    '3a985da74fe225b2'
+    >>> bk.hash_files([folder / "missing"], errors="collect")[0].strerror
+    'No such file or directory'
+    """
+    spec = get_algorithm(algorithm)
+    out_len = output_length(spec, length)
+    thread_count = _parallel.resolve_threads(threads)
+    if errors not in ("raise", "collect"):
+        raise ValueError(f"errors must be 'raise' or 'collect', got {errors!r}")
+    names = _check_paths(paths)
+    out = np.zeros((len(names), out_len), dtype=np.uint8)
+    failures: dict[int, OSError] = {}
+    small: list[tuple[int, int]] = []  # (index, size)
+    streamed: list[int] = []
+    for i, name in enumerate(names):
+        try:
+            info = os.stat(name)
+        except OSError as exc:
+            failures[i] = _named_error(exc, name)
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            failures[i] = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+        elif stat.S_ISREG(info.st_mode) and info.st_size <= SMALL_FILE_BYTES:
+            small.append((i, info.st_size))
+        else:
+            streamed.append(i)
+    if errors == "raise" and failures:
+        raise failures[min(failures)]
+
+    changed = _hash_small_files(
+        names, small, spec, out_len, thread_count, out, failures, errors == "raise"
+    )
+    streamed = sorted(streamed + changed)
+    for first in range(0, len(streamed), TILE_WIDTH):
+        group = streamed[first : first + TILE_WIDTH]
+        _stream_files(names, group, spec, out_len, thread_count, out, failures)
+        if errors == "raise" and failures:
+            raise failures[min(failures)]
+    if errors == "raise":
+        return out
+    return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
+
+
+def _read_whole(name: str | bytes, view: memoryview, spare: bytearray) -> int:
+    """Read file ``name`` into ``view``; its size in bytes, or -1 if it is larger than
+    ``view`` (it grew since it was measured)."""
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        # One read for the expected bytes plus one spare byte: a file that grew since its
+        # size was taken fills the spare byte too.
+        got = os.readv(fd, [view, spare]) if view.nbytes else os.readv(fd, [spare])
+        if got < view.nbytes:
+            while True:  # a short read: the file shrank, or a slow file system
+                more = os.readv(fd, [view[got:], spare])
+                if more == 0:
+                    return got
+                got += more
+                if got > view.nbytes:
+                    return -1
+        return got if got == view.nbytes else -1
+    finally:
+        os.close(fd)
+
+
+def _hash_small_files(
+    names: list, small: list[tuple[int, int]], spec: Algorithm, out_len: int, threads: int,
+    out: np.ndarray, failures: dict[int, OSError], stop_early: bool,
+) -> list[int]:
+    """Hash the files that fit a batch; returns the indices of files that changed size
+    while read (to be streamed instead)."""
+    changed: list[int] = []
+    position = 0
+    while position < len(small):
+        batch, size = [], 0
+        while position < len(small) and (not batch or size + small[position][1] <= BATCH_BYTES):
+            batch.append(small[position])
+            size += small[position][1]
+            position += 1
+        offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+        np.cumsum([s for _, s in batch], out=offsets[1:])
+        buffer = np.empty(int(offsets[-1]), dtype=np.uint8)
+        view = memoryview(buffer)
+        lengths = offsets[1:] - offsets[:-1]
+
+        def read_group(span: tuple[int, int]) -> None:
+            spare = bytearray(1)
+            for k in range(*span):
+                index = batch[k][0]
+                try:
+                    got = _read_whole(names[index], view[offsets[k] : offsets[k + 1]], spare)
+                except OSError as exc:
+                    failures[index] = _named_error(exc, names[index])
+                    lengths[k] = 0
+                    continue
+                if got != lengths[k]:
+                    changed.append(index)
+
+        spans = [(a, min(a + _READ_GROUP, len(batch))) for a in range(0, len(batch), _READ_GROUP)]
+        if threads > 1 and len(spans) > 1:
+            list(_reader_pool().map(read_group, spans))
+        else:
+            for span in spans:
+                read_group(span)
+        if stop_early and failures:
+            return changed
+        digests = hash_many(
+            (_readonly(buffer), _readonly(offsets)), spec.name,
+            length=out_len if spec.xof else None, threads=threads,
+        )
+        rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))
+        out[rows] = digests
+    return changed
+
+
+def _fill(handle, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the file ends; the bytes read."""
+    got = 0
+    while got < view.nbytes:
+        more = handle.readinto(view[got:])
+        if not more:
+            break
+        got += more
+    return got
+
+
+def _stream_files(
+    names: list, group: list[int], spec: Algorithm, out_len: int, threads: int,
+    out: np.ndarray, failures: dict[int, OSError],
+) -> None:
+    """Hash up to a tile's worth of files chunk by chunk, side by side.
+
+    Two sets of chunk buffers: while the kernels absorb one set, a reading thread fills the
+    other with the next chunk of every file still open.
+    """
+    rate = spec.rate
+    chunk = max(rate, min(CHUNK_BYTES, STREAM_BYTES // len(group)) // rate * rate)
+    handles: dict[int, object] = {}  # row in this group -> open file
+    for row, index in enumerate(group):
+        try:
+            handles[row] = open(names[index], "rb", buffering=0)  # noqa: SIM115
+        except OSError as exc:
+            failures[index] = _named_error(exc, names[index])
+    states = _States(spec, len(group))
+    buffers = [np.empty((len(group), chunk), dtype=np.uint8) for _ in range(2)]
+
+    def read_round(buffer: np.ndarray, rows: list[int]) -> dict[int, int]:
+        got = {}
+        flat = memoryview(buffer.reshape(-1))
+        for row in rows:
+            try:
+                got[row] = _fill(handles[row], flat[row * chunk : (row + 1) * chunk])
+            except OSError as exc:
+                got[row] = -1
+                failures[group[row]] = _named_error(exc, names[group[row]])
+        return got
+
+    try:
+        reading = list(handles)
+        filled = read_round(buffers[0], reading)
+        turn = 0
+        while filled:
+            # A file whose chunk came back short has ended; the others are read ahead.
+            reading = [row for row, got in filled.items() if got == chunk]
+            ahead = (
+                _reader_pool().submit(read_round, buffers[1 - turn], reading) if reading else None
+            )
+            data = _readonly(buffers[turn].reshape(-1))
+            jobs = [(row, got) for row, got in filled.items() if got >= rate]
+            if jobs:
+                job_state = np.array([row for row, _ in jobs], dtype=np.int64)
+                states.absorb(
+                    data, job_state, job_state * chunk,
+                    np.array([got // rate for _, got in jobs], dtype=np.int64), threads,
+                )
+            for row, got in filled.items():
+                if 0 <= got < chunk:
+                    tail = got % rate
+                    states.pending[row, :tail] = buffers[turn][row, got - tail : got]
+                    states.pending_len[row] = tail
+            filled = ahead.result() if ahead is not None else {}
+            turn = 1 - turn
+    finally:
+        for handle in handles.values():
+            handle.close()  # type: ignore[attr-defined]
+    done = [row for row in handles if group[row] not in failures]
+    if done:
+        rows = np.array(done, dtype=np.int64)
+        out[np.array(group, dtype=np.int64)[rows]] = states.finish(rows, out_len)
+
+
+def file_digest(fileobj: object, name: str, /) -> KeccakHash:
+    """Hash a binary file object to its end, like ``hashlib.file_digest``.
+
+    Parameters
+    ----------
+    fileobj
+        A file object opened for reading in binary mode (``open(path, "rb")``, a socket's
+        file, ``io.BytesIO``).
+    name
+        A name from ``batchkeccak.algorithms_available``.
+
+    Returns
+    -------
+    KeccakHash
+        Call ``digest()`` (``digest(length)`` for the XOFs) or ``hexdigest()`` on it.
+
+    Examples
+    --------
+    >>> import io, batchkeccak as bk
+    >>> bk.file_digest(io.BytesIO(b"abc"), "sha3_256").hexdigest()[:16]
+    '3a985da74fe225b2'
+    """
+    digest = new(name)
+    if hasattr(fileobj, "getbuffer"):
+        # io.BytesIO: hash its buffer where it lies.
+        digest.update(fileobj.getbuffer())  # type: ignore[attr-defined]
+        return digest
+    if not (
+        hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()  # type: ignore[attr-defined]
+    ):
+        raise ValueError(
+            f"fileobj must be a file-like object opened for reading in binary mode, got "
+            f"{type(fileobj).__name__}"
+        )
+    block = digest.block_size
+    buffer = bytearray(max(block, CHUNK_BYTES // block * block))
+    view = memoryview(buffer)
+    while True:
+        got = fileobj.readinto(buffer)  # type: ignore[attr-defined]
+        if got is None:
+            raise BlockingIOError("file_digest needs a blocking file object; readinto returned None")
+        if not got:
+            break
+        digest.update(view[:got])
+    return digest
