@@ -17,13 +17,18 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
+import sys
+
 import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from batchkeccak import _parallel
 from batchkeccak._messages import _readonly
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_many, output_length
-from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.streams import KeccakHash, _States, new
 
 SMALL_FILE_BYTES = 1 << 20
@@ -40,8 +45,15 @@ STREAM_BYTES = 8 << 20
 """Buffer space for the files streamed side by side (twice: one set is read while the
 other is hashed)."""
 
+STREAM_GROUP = 32
+"""Large files streamed side by side: one tile's worth of states."""
+
 _READ_GROUP = 64
-"""Small files one reading thread takes at a time."""
+"""Small files one reading thread takes at a time (portable path)."""
+
+READER_BYTES = 4 << 20
+"""Buffer of each thread of the compiled reader: it reads files into it until it is full,
+then hashes them, then reads the next ones."""
 
 _readers: ThreadPoolExecutor | None = None
 _readers_lock = threading.Lock()
@@ -58,6 +70,158 @@ def _reader_pool() -> ThreadPoolExecutor:
                 thread_name_prefix="batchkeccak-read",
             )
         return _readers
+
+
+# The compiled reader (Linux): open, size, read and close each small file from jitted code
+# with the GIL released, so every thread reads and hashes its own files. Through Python's
+# os.open / os.read the per-file work held the GIL and was about as slow as hashlib's loop.
+_I8P = ir.IntType(8).as_pointer()
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_COMPILED_READER = sys.platform.startswith("linux")
+_O_RDONLY_CLOEXEC = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_EINTR = errno.EINTR
+_NOT_SEEKABLE = 1
+"""Reader status: a pipe or socket, to be streamed (its bytes cannot be read twice)."""
+_TOO_BIG = 2
+"""Reader status: larger than a small file, to be streamed."""
+
+
+def _byte_address(context, builder, array_type, array, offset, offset_type):
+    view = context.make_array(array_type)(context, builder, array)
+    position = context.cast(builder, offset, offset_type, types.int64)
+    return builder.bitcast(builder.gep(view.data, [position]), _I8P)
+
+
+def _libc(builder, name, result, arguments, var_arg=False):
+    return cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(result, arguments, var_arg=var_arg), name
+    )
+
+
+@intrinsic
+def _c_open(typingctx, paths, offset, flags):
+    """``open(&paths[offset], flags)``: the path is NUL-terminated in ``paths``."""
+    sig = types.int32(paths, offset, flags)
+
+    def codegen(context, builder, signature, args):
+        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
+                                signature.args[1])
+        flag = context.cast(builder, args[2], signature.args[2], types.int32)
+        return builder.call(_libc(builder, "open", _I32, [_I8P, _I32], var_arg=True),
+                            [address, flag])
+
+    return sig, codegen
+
+
+@intrinsic
+def _c_read(typingctx, fd, buffer, offset, count):
+    """``read(fd, &buffer[offset], count)``."""
+    sig = types.int64(fd, buffer, offset, count)
+
+    def codegen(context, builder, signature, args):
+        address = _byte_address(context, builder, signature.args[1], args[1], args[2],
+                                signature.args[2])
+        descriptor = context.cast(builder, args[0], signature.args[0], types.int32)
+        size = context.cast(builder, args[3], signature.args[3], types.int64)
+        return builder.call(_libc(builder, "read", _I64, [_I32, _I8P, _I64]),
+                            [descriptor, address, size])
+
+    return sig, codegen
+
+
+@intrinsic
+def _c_lseek(typingctx, fd, offset, whence):
+    sig = types.int64(fd, offset, whence)
+
+    def codegen(context, builder, signature, args):
+        cast = [context.cast(builder, a, t, u) for a, t, u in
+                zip(args, signature.args, (types.int32, types.int64, types.int32))]
+        return builder.call(_libc(builder, "lseek", _I64, [_I32, _I64, _I32]), cast)
+
+    return sig, codegen
+
+
+@intrinsic
+def _c_close(typingctx, fd):
+    sig = types.int32(fd)
+
+    def codegen(context, builder, signature, args):
+        descriptor = context.cast(builder, args[0], signature.args[0], types.int32)
+        return builder.call(_libc(builder, "close", _I32, [_I32]), [descriptor])
+
+    return sig, codegen
+
+
+@intrinsic
+def _c_errno(typingctx):
+    """The calling thread's ``errno`` (glibc and musl: ``*__errno_location()``)."""
+    sig = types.int32()
+
+    def codegen(context, builder, signature, args):
+        location = builder.call(_libc(builder, "__errno_location", _I32.as_pointer(), []), [])
+        return builder.load(location)
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def _read_small_files(paths, path_starts, first, stop, small, flags, buffer, starts, status):
+    """Read files ``first, first + 1, ...`` whole into ``buffer``, back to back.
+
+    File ``i``'s bytes go to ``buffer[starts[i - first]:starts[i - first + 1]]``; ``status[i]`` is 0, minus
+    the errno of a failed open or read, ``_NOT_SEEKABLE`` or ``_TOO_BIG`` (over ``small``
+    bytes: left for the streaming path; its range is empty). Returns the index of the first
+    file not read: ``stop``, or the file that did not fit in what is left of the buffer.
+    """
+    capacity = buffer.shape[0]
+    position = 0
+    for i in range(first, stop):
+        starts[i - first] = position
+        status[i] = 0
+        fd = _c_open(paths, path_starts[i], flags)
+        if fd < 0:
+            status[i] = -_c_errno()
+            continue
+        size = _c_lseek(fd, 0, 2)  # SEEK_END
+        if size < 0 or _c_lseek(fd, 0, 0) < 0:
+            status[i] = _NOT_SEEKABLE
+            _c_close(fd)
+            continue
+        if size > small:
+            status[i] = _TOO_BIG
+            _c_close(fd)
+            continue
+        got = 0
+        full = False
+        while True:
+            room = capacity - position - got
+            if room == 0:
+                full = True
+                break
+            count = _c_read(fd, buffer, position + got, room)
+            if count < 0:
+                error = _c_errno()
+                if error == _EINTR:
+                    continue
+                status[i] = -error
+                break
+            if count == 0:
+                break
+            got += count
+            # A regular file's read comes back short only at its end: one read suffices.
+            if got == size and count < room:
+                break
+        _c_close(fd)
+        if full:
+            if position == 0:
+                status[i] = _TOO_BIG  # larger than the whole buffer (a file in /proc, ...)
+                continue
+            return i
+        if status[i] == 0:
+            position += got
+    starts[stop - first] = position
+    return stop
 
 
 def _named_error(exc: OSError, path: str | bytes) -> OSError:
@@ -138,29 +302,16 @@ def hash_files(
     names = _check_paths(paths)
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
-    small: list[tuple[int, int]] = []  # (index, size)
-    streamed: list[int] = []
-    for i, name in enumerate(names):
-        try:
-            info = os.stat(name)
-        except OSError as exc:
-            failures[i] = _named_error(exc, name)
-            continue
-        if stat.S_ISDIR(info.st_mode):
-            failures[i] = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
-        elif stat.S_ISREG(info.st_mode) and info.st_size <= SMALL_FILE_BYTES:
-            small.append((i, info.st_size))
-        else:
-            streamed.append(i)
+    if _COMPILED_READER:
+        streamed = _hash_small_files_compiled(names, spec, out_len, thread_count, out, failures)
+    else:
+        streamed = _hash_small_files_portable(
+            names, spec, out_len, thread_count, out, failures, errors == "raise"
+        )
     if errors == "raise" and failures:
         raise failures[min(failures)]
-
-    changed = _hash_small_files(
-        names, small, spec, out_len, thread_count, out, failures, errors == "raise"
-    )
-    streamed = sorted(streamed + changed)
-    for first in range(0, len(streamed), TILE_WIDTH):
-        group = streamed[first : first + TILE_WIDTH]
+    for first in range(0, len(streamed), STREAM_GROUP):
+        group = streamed[first : first + STREAM_GROUP]
         _stream_files(names, group, spec, out_len, thread_count, out, failures)
         if errors == "raise" and failures:
             raise failures[min(failures)]
@@ -190,13 +341,78 @@ def _read_whole(name: str | bytes, view: memoryview, spare: bytearray) -> int:
         os.close(fd)
 
 
-def _hash_small_files(
-    names: list, small: list[tuple[int, int]], spec: Algorithm, out_len: int, threads: int,
-    out: np.ndarray, failures: dict[int, OSError], stop_early: bool,
+def _hash_small_files_compiled(
+    names: list, spec: Algorithm, out_len: int, threads: int, out: np.ndarray,
+    failures: dict[int, OSError],
 ) -> list[int]:
-    """Hash the files that fit a batch; returns the indices of files that changed size
-    while read (to be streamed instead)."""
-    changed: list[int] = []
+    """Read and hash the small files with the compiled reader; returns the indices of the
+    files left to stream (large ones, pipes)."""
+    count = len(names)
+    if count == 0:
+        return []
+    encoded = [os.fsencode(name) for name in names]
+    for i, path in enumerate(encoded):
+        if b"\0" in path:
+            raise ValueError(f"paths[{i}] contains a NUL byte")
+    paths = _readonly(np.frombuffer(b"\0".join(encoded) + b"\0", dtype=np.uint8))
+    path_starts = np.zeros(count, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, count)[:-1] + 1, out=path_starts[1:])
+    path_starts = _readonly(path_starts)
+    status = np.zeros(count, dtype=np.int64)
+    xof_length = out_len if spec.xof else None
+    span = max(_READ_GROUP, -(-count // (4 * threads)))
+    spans = [(a, min(a + span, count)) for a in range(0, count, span)]
+
+    def read_and_hash(bounds: tuple[int, int]) -> None:
+        # Each thread reads its files into its own buffer and hashes them itself, one
+        # buffer-full at a time: no thread waits for another, and memory is one buffer each.
+        first, stop = bounds
+        buffer = np.empty(READER_BYTES, dtype=np.uint8)
+        starts = np.empty(stop - first + 1, dtype=np.int64)
+        data = _readonly(buffer)
+        while first < stop:
+            done = _read_small_files(
+                paths, path_starts, first, stop, SMALL_FILE_BYTES, _O_RDONLY_CLOEXEC,
+                buffer, starts, status,
+            )
+            offsets = _readonly(starts[: done - first + 1])
+            out[first:done] = hash_many((data, offsets), spec.name, length=xof_length, threads=1)
+            first = done
+
+    _parallel.run_parallel(read_and_hash, spans, workers=threads)
+    streamed = []
+    for i in np.flatnonzero(status).tolist():
+        code = int(status[i])
+        if code < 0:
+            failures[i] = OSError(-code, os.strerror(-code), names[i])
+        else:
+            streamed.append(i)
+    return streamed
+
+
+def _hash_small_files_portable(
+    names: list, spec: Algorithm, out_len: int, threads: int, out: np.ndarray,
+    failures: dict[int, OSError], stop_early: bool,
+) -> list[int]:
+    """Hash the small files through Python's os.open and os.readv; returns the indices of
+    the files left to stream."""
+    small: list[tuple[int, int]] = []  # (index, size)
+    streamed: list[int] = []
+    for i, name in enumerate(names):
+        try:
+            info = os.stat(name)
+        except OSError as exc:
+            failures[i] = _named_error(exc, name)
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            failures[i] = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+        elif stat.S_ISREG(info.st_mode) and info.st_size <= SMALL_FILE_BYTES:
+            small.append((i, info.st_size))
+        else:
+            streamed.append(i)
+    if stop_early and failures:
+        return streamed
+    changed = streamed  # files that changed size while read are streamed too
     position = 0
     while position < len(small):
         batch, size = [], 0
@@ -230,14 +446,14 @@ def _hash_small_files(
             for span in spans:
                 read_group(span)
         if stop_early and failures:
-            return changed
+            return sorted(changed)
         digests = hash_many(
             (_readonly(buffer), _readonly(offsets)), spec.name,
             length=out_len if spec.xof else None, threads=threads,
         )
         rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))
         out[rows] = digests
-    return changed
+    return sorted(changed)
 
 
 def _fill(handle, view: memoryview) -> int:
