@@ -309,13 +309,16 @@ def hash_files(
             names, spec, out_len, thread_count, out, failures, errors == "raise"
         )
     if errors == "raise" and failures:
-        raise failures[min(failures)]
+        # Only a streamed file before the first failure could fail earlier in input order.
+        streamed = [i for i in streamed if i < min(failures)]
     for first in range(0, len(streamed), STREAM_GROUP):
         group = streamed[first : first + STREAM_GROUP]
         _stream_files(names, group, spec, out_len, thread_count, out, failures)
         if errors == "raise" and failures:
             raise failures[min(failures)]
     if errors == "raise":
+        if failures:
+            raise failures[min(failures)]
         return out
     return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
 
