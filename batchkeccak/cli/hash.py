@@ -315,6 +315,7 @@ def _check(args, spec, output: _Output) -> int:
             status = 1
             continue
         entries = []
+        malformed_after: dict[int, list[int]] = {}  # entries before it -> malformed line numbers
         improper = 0
         lines = text.split(b"\n")
         if lines and lines[-1] == b"":
@@ -327,21 +328,29 @@ def _check(args, spec, output: _Output) -> int:
             parsed = _parse_line(line, tag, expected_hex)
             if parsed is None:
                 improper += 1
-                if args.warn:
-                    output.warn(
-                        f"{listing}: {number}: improperly formatted {TAGS[spec.name]} "
-                        "checksum line"
-                    )
+                malformed_after.setdefault(len(entries), []).append(number)
                 continue
             entries.append(parsed)
+
+        def report_malformed(position: int) -> None:
+            # In line order, as GNU reports them while it reads the listing.
+            for number in malformed_after.get(position, []) if args.warn else []:
+                output.warn(
+                    f"{listing}: {number}: improperly formatted {TAGS[spec.name]} checksum line"
+                )
+
         if not entries:
+            report_malformed(0)
             output.warn(f"{listing}: no properly formatted checksum lines found")
             status = 1
             continue
         unread = mismatched = verified = 0
         for first in range(0, len(entries), FILES_PER_BATCH):
             batch = entries[first : first + FILES_PER_BATCH]
-            for (name, want), result in zip(batch, _check_batch(batch, spec)):
+            for position, ((name, want), result) in enumerate(
+                zip(batch, _check_batch(batch, spec)), first
+            ):
+                report_malformed(position)
                 # GNU escapes a name in these reports only when it holds a newline.
                 prefix, shown = _escape(name) if "\n" in name else (b"", os.fsencode(name))
                 if isinstance(result, OSError):
@@ -360,6 +369,7 @@ def _check(args, spec, output: _Output) -> int:
                     mismatched += 1
                     if not args.status:
                         output.write(prefix + shown + b": FAILED\n")
+        report_malformed(len(entries))
         if not args.status:
             if improper:
                 output.warn("WARNING: " + _plural(
