@@ -10,7 +10,9 @@ Importing batchkeccak compiles nothing: kernels compile (or load from numba's ca
 
 from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak.algorithms import Algorithm, algorithms
-from batchkeccak.api import hash_many, hash_one, hexdigest_many, warmup
+from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, warmup
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import FlatMessages
 from batchkeccak import streams as _streams
 from batchkeccak.files import file_digest, hash_files
 from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
@@ -22,10 +24,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Algorithm",
+    "FlatMessages",
+    "Hasher",
     "__version__",
     "algorithms",
     "hash_many",
     "hash_one",
+    "hasher",
     "hexdigest_many",
     "warmup",
     "KeccakHash",

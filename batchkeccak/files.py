@@ -26,9 +26,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak import _parallel
-from batchkeccak._messages import _readonly
+from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.api import hash_many, output_length
+from batchkeccak.api import hash_many
+from batchkeccak.hashers import output_length
+from batchkeccak.inputs import FlatMessages
 from batchkeccak.streams import KeccakHash, _States, new
 
 SMALL_FILE_BYTES = 1 << 20
@@ -379,7 +381,7 @@ def _hash_small_files_compiled(
                 buffer, starts, status,
             )
             offsets = _readonly(starts[: done - first + 1])
-            out[first:done] = hash_many((data, offsets), spec.name, length=xof_length, threads=1)
+            out[first:done] = hash_many(FlatMessages(data, offsets), spec.name, length=xof_length, threads=1)
             first = done
 
     _parallel.run_parallel(read_and_hash, spans, workers=threads)
@@ -451,7 +453,7 @@ def _hash_small_files_portable(
         if stop_early and failures:
             return sorted(changed)
         digests = hash_many(
-            (_readonly(buffer), _readonly(offsets)), spec.name,
+            FlatMessages(_readonly(buffer), _readonly(offsets)), spec.name,
             length=out_len if spec.xof else None, threads=threads,
         )
         rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))

@@ -349,6 +349,22 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
 
 
 @njit(cache=True, nogil=True)
+def _check_queue(data, offsets, order):
+    """Refuse a queue whose messages leave ``data``: the last line of defence before the
+    kernels read memory without bounds checks. Callers validate first; this catches a caller
+    mistake, or an array changed by another thread after it was validated, at a cost of a
+    few nanoseconds per message."""
+    count = offsets.shape[0] - 1
+    for i in range(order.shape[0]):
+        m = order[i]
+        if m < 0 or m >= count:
+            raise ValueError("hash_queue: a message index is outside offsets")
+        start = offsets[m]
+        if start < 0 or start > offsets[m + 1] or offsets[m + 1] > data.shape[0]:
+            raise ValueError("hash_queue: a message's offsets leave the data buffer")
+
+
+@njit(cache=True, nogil=True)
 def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
 
@@ -356,7 +372,11 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
     Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Any order works; messages
     in buffer order keep the reads of neighbouring lanes close together in memory.
+    Every message is checked to lie inside ``data`` before anything is read.
     """
+    _check_queue(data, offsets, order)
+    if out.shape[0] < offsets.shape[0] - 1:
+        raise ValueError("hash_queue: fewer output rows than messages")
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
@@ -499,6 +519,12 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
     words, which LLVM turns into vector stores; the lane-by-lane path writes one word per
     lane per store. ``count`` must be a multiple of ``TILE_WIDTH``.
     """
+    if (
+        start < 0 or length < 0 or length >= rate or out.shape[1] > rate
+        or count % TILE_WIDTH != 0 or out.shape[0] < count
+        or start + count * length > data.shape[0]
+    ):
+        raise ValueError("hash_uniform: the messages leave the data buffer or the output")
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)

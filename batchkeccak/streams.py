@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak._messages import _readonly
+from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
-from batchkeccak.api import output_length
+from batchkeccak.hashers import output_length
 from batchkeccak.permutation import LANE_COUNT
 from batchkeccak.sponge_states import absorb_jobs, finish_states, keep_tails
 

@@ -98,8 +98,8 @@ def resolve_algorithm(name: str):
 
 
 def run(args) -> int:
-    from batchkeccak.api import output_length
     from batchkeccak.cli import CommandError
+    from batchkeccak.hashers import output_length
 
     try:
         spec = resolve_algorithm(args.algorithm)
@@ -172,7 +172,7 @@ def _hash_lines(args, spec) -> int:
             stream = sys.stdin.buffer if name == "-" else _open(name)
             with stream if name != "-" else _nullcontext(stream):
                 for lines, size in _line_batches(stream):
-                    out.write("\n".join(bk.hexdigest_many(lines, spec.name, length=args.length)))
+                    out.write("\n".join(bk.hexdigest_many(bk.FlatMessages(*lines), spec.name, length=args.length)))
                     out.write("\n")
                     bar.update(size)
     return 0

@@ -6,6 +6,7 @@ from numba import njit
 from batchkeccak.permutation.constants import ROUND_CONSTANTS_ARRAY as _RC
 
 TILE_WIDTH = 32
+TILE_ROUND_STEP = 4  # rounds per tile_permute step
 
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
@@ -256,9 +257,10 @@ def tile_rounds(src, dst, first):
 def tile_permute(tile, spare, first_round):
     """Rounds ``first_round``..23 on every state of ``tile``; ``spare`` is scratch.
 
-    The round count 24 - first_round must be even: rounds alternate between the two
-    buffers so that each one reads one array and writes the other, which is what lets
-    LLVM vectorize the loop over states without aliasing checks inside the round.
+    The round count 24 - first_round must be a multiple of 4: a step is
+    two passes, tile to spare and back, so that each pass reads one array and writes the
+    other (what lets LLVM vectorize the loop over states without aliasing checks inside
+    the round) and the result ends in ``tile``.
     """
     for r in range(first_round, 24, 4):
         tile_rounds(tile, spare, r)
