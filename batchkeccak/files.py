@@ -381,7 +381,9 @@ def _hash_small_files_compiled(
                 buffer, starts, status,
             )
             offsets = _readonly(starts[: done - first + 1])
-            out[first:done] = hash_many(FlatMessages(data, offsets), spec.name, length=xof_length, threads=1)
+            out[first:done] = hash_many(
+                FlatMessages(data, offsets), spec.name, length=xof_length, threads=1
+            )
             first = done
 
     _parallel.run_parallel(read_and_hash, spans, workers=threads)
