@@ -12,12 +12,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
-
-import sys
 
 import numpy as np
 from llvmlite import ir
@@ -26,11 +25,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak import _parallel
-from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_many
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs import FlatMessages
+from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.streams import KeccakHash, _States, new
 
 SMALL_FILE_BYTES = 1 << 20

@@ -24,7 +24,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, state_absorb, state_permute, tile_permute
+from batchkeccak.permutation import (
+    LANE_COUNT,
+    TILE_WIDTH,
+    state_absorb,
+    state_permute,
+    tile_permute,
+)
 from batchkeccak.sponge import (
     _SKIP,
     MIN_TILE_LANES,

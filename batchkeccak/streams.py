@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
 from batchkeccak.hashers import output_length
+from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.permutation import LANE_COUNT
 from batchkeccak.sponge_states import absorb_jobs, finish_states, keep_tails
 
@@ -113,7 +113,7 @@ class KeccakHash:
     TurboSHAKE) however the data is cut into ``update`` calls.
     """
 
-    __slots__ = ("_spec", "_states", "_buffer")
+    __slots__ = ("_buffer", "_spec", "_states")
 
     def __init__(self, name: str, data: object = b"") -> None:
         self._spec = get_algorithm(name)

@@ -61,8 +61,7 @@ def large_file(folder: Path, size: int, repeats: int) -> None:
     path = folder / "large.bin"
     with open(path, "wb") as handle:
         block = os.urandom(1 << 20)
-        for _ in range(size >> 20):
-            handle.write(block)
+        handle.writelines(block for _ in range(size >> 20))
 
     def ours():
         return bk.hash_files([path])[0].tobytes()

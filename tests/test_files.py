@@ -129,8 +129,7 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path):
     small, large = tmp_path / "small", tmp_path / "large"
     small.write_bytes(b"x")
     with open(large, "wb") as handle:
-        for _ in range(96):
-            handle.write(os.urandom(files.CHUNK_BYTES))
+        handle.writelines(os.urandom(files.CHUNK_BYTES) for _ in range(96))
     peaks = {}
     for path in (small, large):
         done = subprocess.run(
