@@ -80,3 +80,22 @@ def expected_row_digests(columns, algorithm="sha3_256"):
     return [
         oracle(algorithm, b"".join(_field(name, row[name]) for name in columns)) for row in rows
     ]
+
+
+def write_with_dask(folder) -> list:
+    """The docs' Dask recipe: ``text`` hashed with sha3_256 and written as Parquet to
+    ``folder``; returns the expected digests by ``id``."""
+    import dask.dataframe as dd
+
+    from batchkeccak.dask import hash_column
+
+    ddf = dd.from_pandas(table().select(["id", "text"]).to_pandas(types_mapper=_arrow_dtype), 3)
+    ddf["text_sha3_256"] = hash_column(ddf, "text", "sha3_256", threads=1)
+    ddf.to_parquet(str(folder), compute_kwargs={"scheduler": "sync"})
+    return expected_digests(table()["text"].to_pylist())
+
+
+def _arrow_dtype(arrow_type):
+    import pandas as pd
+
+    return pd.ArrowDtype(arrow_type)

@@ -3,6 +3,7 @@ and the row fingerprint the same in Arrow, Dask and Ray."""
 
 from __future__ import annotations
 
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 import scale_out_data as data
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 ROW_COLUMNS = ["id", "text", "payload", "score", "flag", "small"]
 
@@ -138,3 +141,14 @@ def test_bad_input_and_extra_keywords(parquet_dataset):
         return
     shown = repr(ds) + str(ds.schema())
     assert secret.decode() not in shown and secret.hex() not in shown
+
+
+@pytest.mark.slow
+def test_example_and_reading_dask_output(ray_cluster, tmp_path, capsys):
+    example = runpy.run_path(str(EXAMPLES / "ray_column.py"), run_name="example")
+    example["main"]()  # on the module's cluster
+    assert "user0@example.org" in capsys.readouterr().out
+
+    expected = data.write_with_dask(tmp_path / "hashed")
+    back = pa.concat_tables(ray.get(ray.data.read_parquet(str(tmp_path / "hashed")).to_arrow_refs()))
+    assert back.sort_by("id")["text_sha3_256"].to_pylist() == expected

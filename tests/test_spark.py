@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,8 @@ from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 import scale_out_data as data
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 pytestmark = pytest.mark.slow
 
@@ -197,3 +201,13 @@ def test_extra_keywords_reach_hash_array_and_a_key_is_never_shown(spark, parquet
     plan = df._jdf.queryExecution().toString()
     shown = plan + repr(df) + str(df.schema)
     assert secret.decode() not in shown and secret.hex() not in shown
+
+
+def test_example_and_reading_dask_output(spark, tmp_path, capsys):
+    example = runpy.run_path(str(EXAMPLES / "spark_column.py"), run_name="example")
+    example["main"](spark)  # the module's session: no second JVM
+    assert "keccak" in capsys.readouterr().out
+
+    expected = data.write_with_dask(tmp_path / "hashed")
+    rows = spark.read.parquet(str(tmp_path / "hashed")).orderBy("id").collect()
+    assert as_bytes([row["text_sha3_256"] for row in rows]) == expected
