@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
@@ -40,7 +40,8 @@ def _worker_threads(threads: int | None) -> int:
 
         cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1)
         return max(int(cpus), 1)
-    except Exception:  # outside a task, or an older Ray: one thread, as a task has one CPU
+    except Exception:  # noqa: BLE001 - outside a task, or an older Ray: one thread, as a task has
+        # one CPU by default
         return 1
 
 
@@ -62,7 +63,7 @@ def _set_column(table: pa.Table, name: str, values) -> pa.Table:
     return table.append_column(name, values)
 
 
-def _column_function(spec: Algorithm, column: str, name, length, hex, threads, params):
+def _column_function(resolved, column: str, name, hex, threads):
     # A closure rather than fn_kwargs or a partial, so no repr ever shows the parameters.
     def add_digests(batch: pa.Table) -> pa.Table:
         if column not in batch.column_names:
@@ -70,12 +71,11 @@ def _column_function(spec: Algorithm, column: str, name, length, hex, threads, p
                 f"column: no column named {column!r}; the dataset has {batch.column_names}"
             )
         digests = hash_array(
-            batch.column(column), spec, length=length, hex=hex,
-            threads=_worker_threads(threads), **params,
+            batch.column(column), resolved, hex=hex, threads=_worker_threads(threads)
         )
         return _set_column(batch, name, digests)
 
-    add_digests.__name__ = add_digests.__qualname__ = f"{spec.name}_digests"
+    add_digests.__name__ = add_digests.__qualname__ = f"{resolved.name}_digests"
     return add_digests
 
 
@@ -127,7 +127,8 @@ def hash_column(
         is wrong for ``algorithm``.
     """
     _import_ray_data()
-    spec = get_algorithm(algorithm)
+    # The algorithm, its length and a mode's parameters (a key...) resolved and checked once.
+    resolved = hasher(algorithm, length=length, threads=1, **params)
     if not isinstance(column, str):
         raise TypeError(f"column must be a column name (str), got {type(column).__name__}")
     schema = _known_schema(ds)
@@ -138,11 +139,11 @@ def hash_column(
         arrow_type = schema.field(column).type
     threads = None if threads is None else _parallel.resolve_threads(threads)
     # Zero rows of the column's type: every option and keyword is checked before Ray runs.
-    hash_array(pa.array([], type=arrow_type), spec, length=length, hex=hex, threads=1, **params)
-    name = output if output is not None else f"{column}_{spec.name}"
+    hash_array(pa.array([], type=arrow_type), resolved, hex=hex)
+    name = output if output is not None else f"{column}_{resolved.name}"
     _check_output(name)
     return ds.map_batches(
-        _column_function(spec, column, name, length, hex, threads, params),
+        _column_function(resolved, column, name, hex, threads),
         batch_format="pyarrow",
         zero_copy_batch=True,
     )
@@ -185,23 +186,22 @@ def hash_rows(
         is known.
     """
     _import_ray_data()
-    spec = get_algorithm(algorithm)
+    resolved = hasher(algorithm, length=length, threads=1, **params)
     selected = None if columns is None else [columns] if isinstance(columns, str) else list(columns)
     schema = _known_schema(ds)
     threads = None if threads is None else _parallel.resolve_threads(threads)
     if schema is not None:
         arrow_hash_rows(
-            schema.empty_table(), selected, spec, length=length, hex=hex, threads=1, **params
+            schema.empty_table(), selected, resolved, hex=hex
         )
-    name = output if output is not None else f"row_{spec.name}"
+    name = output if output is not None else f"row_{resolved.name}"
     _check_output(name)
 
     def add_row_digests(batch: pa.Table) -> pa.Table:
         digests = arrow_hash_rows(
-            batch, selected, spec, length=length, hex=hex,
-            threads=_worker_threads(threads), **params,
+            batch, selected, resolved, hex=hex, threads=_worker_threads(threads)
         )
         return _set_column(batch, name, digests)
 
-    add_row_digests.__name__ = add_row_digests.__qualname__ = f"row_{spec.name}_digests"
+    add_row_digests.__name__ = add_row_digests.__qualname__ = f"row_{resolved.name}_digests"
     return ds.map_batches(add_row_digests, batch_format="pyarrow", zero_copy_batch=True)

@@ -20,8 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
-from batchkeccak.arrow import hash_array, hash_rows as arrow_hash_rows
+from batchkeccak.algorithms import Algorithm, algorithms
+from batchkeccak.api import hasher
+from batchkeccak.arrow import hash_array
+from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 __all__ = ["hash_column", "hash_rows", "register"]
 
@@ -30,7 +32,7 @@ _INSTALL_HINT = "pip install 'batchkeccak[spark]'"
 
 def _import_pyspark():
     try:
-        import pyspark.sql  # noqa: F401
+        import pyspark.sql
     except ImportError as error:
         raise ImportError(
             f"batchkeccak.spark needs PySpark: {_INSTALL_HINT} (and Java 17 or later)"
@@ -74,7 +76,7 @@ def _arrow_type(spark_type) -> pa.DataType:
         return None
     try:
         return to_arrow_type(spark_type)
-    except Exception:  # Spark types without an Arrow mapping: reported by the caller
+    except Exception:  # noqa: BLE001 - Spark types without an Arrow mapping: the caller reports
         return None
 
 
@@ -93,31 +95,27 @@ def _check_threads(threads: object) -> int | None:
     return None if threads is None else _parallel.resolve_threads(threads)
 
 
-def _dry_run_column(spec: Algorithm, arrow_type, hex, length, threads, params) -> None:
-    # Every option (and any keyword hash_array adds) is checked on the driver, on zero rows,
-    # so that a mistake fails here rather than in the first task.
-    hash_array(pa.array([], type=arrow_type), spec, length=length, hex=hex, threads=1, **params)
+def _resolve(algorithm, length, params):
+    # Every option (and a mode's parameters, such as a key) is checked here on the driver,
+    # so that a mistake fails before a job rather than in its first task.
+    return hasher(algorithm, length=length, threads=1, **params)
 
 
-def _digest_function(spec: Algorithm, length, hex, threads, params):
+def _digest_function(resolved, hex, threads):
     # A closure, not functools.partial: a partial's repr would show the keyword values (a key).
     def digests(values: pa.Array) -> pa.Array:
-        return hash_array(
-            values, spec, length=length, hex=hex, threads=_task_threads(threads), **params
-        )
+        return hash_array(values, resolved, hex=hex, threads=_task_threads(threads))
 
-    digests.__name__ = digests.__qualname__ = spec.name
+    digests.__name__ = digests.__qualname__ = resolved.name
     return digests
 
 
-def _row_digest_function(spec: Algorithm, columns, length, hex, threads, params):
+def _row_digest_function(resolved, columns, hex, threads):
     def row_digests(*arrays: pa.Array) -> pa.Array:
         batch = pa.RecordBatch.from_arrays(list(arrays), names=list(columns))
-        return arrow_hash_rows(
-            batch, None, spec, length=length, hex=hex, threads=_task_threads(threads), **params
-        )
+        return arrow_hash_rows(batch, None, resolved, hex=hex, threads=_task_threads(threads))
 
-    row_digests.__name__ = row_digests.__qualname__ = f"row_{spec.name}"
+    row_digests.__name__ = row_digests.__qualname__ = f"row_{resolved.name}"
     return row_digests
 
 
@@ -219,7 +217,7 @@ def hash_column(
     _import_pyspark()
     from pyspark.sql.types import BinaryType, StringType
 
-    spec = get_algorithm(algorithm)
+    resolved = _resolve(algorithm, length, params)
     field = _find_field(df, column, "column")
     if not isinstance(field.dataType, (StringType, BinaryType)):
         raise TypeError(
@@ -228,12 +226,12 @@ def hash_column(
         )
     threads = _check_threads(threads)
     arrow_type = pa.string() if isinstance(field.dataType, StringType) else pa.binary()
-    _dry_run_column(spec, arrow_type, hex, length, threads, params)
+    hash_array(pa.array([], type=arrow_type), resolved, hex=hex)  # zero rows: checks the rest
     out_type = pa.string() if hex else pa.binary()
-    name = output if output is not None else f"{column}_{spec.name}"
+    name = output if output is not None else f"{column}_{resolved.name}"
     if not isinstance(name, str):
         raise TypeError(f"output must be a column name (str), got {type(name).__name__}")
-    compute = _digest_function(spec, length, hex, threads, params)
+    compute = _digest_function(resolved, hex, threads)
     return _with_digests(df, name, compute, [column], out_type, _use_arrow_udf)
 
 
@@ -284,7 +282,7 @@ def hash_rows(
     the same types, as a Parquet file read by both has.
     """
     _import_pyspark()
-    spec = get_algorithm(algorithm)
+    resolved = _resolve(algorithm, length, params)
     if columns is None:
         selected = list(df.columns)
     elif isinstance(columns, str):
@@ -305,14 +303,11 @@ def hash_rows(
         arrow_fields.append(pa.field(name, arrow_type))
     threads = _check_threads(threads)
     # Zero rows through the local function: checks every type, option and keyword here.
-    arrow_hash_rows(
-        pa.schema(arrow_fields).empty_table(), None, spec, length=length, hex=hex, threads=1,
-        **params,
-    )
-    name = output if output is not None else f"row_{spec.name}"
+    arrow_hash_rows(pa.schema(arrow_fields).empty_table(), None, resolved, hex=hex)
+    name = output if output is not None else f"row_{resolved.name}"
     if not isinstance(name, str):
         raise TypeError(f"output must be a column name (str), got {type(name).__name__}")
-    compute = _row_digest_function(spec, selected, length, hex, threads, params)
+    compute = _row_digest_function(resolved, selected, hex, threads)
     out_type = pa.string() if hex else pa.binary()
     return _with_digests(df, name, compute, selected, out_type, _use_arrow_udf)
 

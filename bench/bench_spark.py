@@ -37,8 +37,8 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from batchkeccak.benchmark.report import machine_info  # noqa: E402
-from batchkeccak.benchmark.timing import interleaved  # noqa: E402
+from batchkeccak.benchmark.report import machine_info
+from batchkeccak.benchmark.timing import interleaved
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LOOP_SPEEDUP_GOAL = 5.0

@@ -14,7 +14,6 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from batchkeccak import algorithms
@@ -34,7 +33,7 @@ def java_problem() -> str | None:
     """Why Spark cannot start here, or None: PySpark 4 needs Java 17 or later."""
     if shutil.which("java") is None:
         return "no java on PATH: install Java 17+ (e.g. apt-get install openjdk-17-jre-headless)"
-    banner = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    banner = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True).stderr
     found = re.search(r'version "(\d+)(?:\.(\d+))?', banner)
     if found:
         major = int(found.group(1)) if found.group(1) != "1" else int(found.group(2) or 0)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from batchkeccak._messages import to_flat
+from batchkeccak.inputs import to_flat
 
 _NIBBLE = np.full(256, 255, dtype=np.uint8)
 _NIBBLE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10, dtype=np.uint8)
@@ -154,7 +154,7 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
 
 
 def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """``batchkeccak._messages.to_flat`` with errors that name ``argument``."""
+    """``batchkeccak.inputs.to_flat`` with errors that name ``argument``."""
     try:
         return to_flat(values)
     except TypeError as exc:
