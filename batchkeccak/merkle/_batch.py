@@ -8,19 +8,13 @@ from batchkeccak import _parallel
 from batchkeccak._messages import rows_to_flat
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_bytes, hash_flat, output_length
+from batchkeccak.merkle._bytes import readonly
 
 PAIRS_PER_CALL = 1 << 14
 """Parent messages assembled per batch call when a level's messages must be copied first
 (sorted pairs, a 0x01 prefix): large enough that each call keeps 16 cores busy and its fixed
 cost (about 0.1 ms) stays under 2 % of it, small enough that the scratch buffer (1 MiB of
 64-byte messages) adds little to the tree instead of another copy of a level."""
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    # The kernels are compiled for read-only arrays only (see batchkeccak._messages).
-    view = array.view()
-    view.flags.writeable = False
-    return view
 
 
 class Hasher:
@@ -48,13 +42,11 @@ class Hasher:
     def rows(self, messages: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Hash every row of a C-contiguous (k, w) uint8 array; returns (k, size)."""
         data, offsets = rows_to_flat(messages)
-        return hash_flat(
-            data, offsets, self.spec, self.size, self.threads, out, equal_lengths=True
-        )
+        return hash_flat(data, offsets, self.spec, self.size, self.threads, out, equal_lengths=True)
 
     def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Hash validated (data, int64 offsets) messages; returns (n, size)."""
-        return hash_flat(_readonly(data), _readonly(offsets), self.spec, self.size, self.threads)
+        return hash_flat(readonly(data), readonly(offsets), self.spec, self.size, self.threads)
 
     def one(self, message: bytes) -> bytes:
         """The digest of one message (a proof step).

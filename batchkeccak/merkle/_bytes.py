@@ -1,8 +1,13 @@
-"""Leaves, proof elements and roots as bytes: hex parsing and fixed-width row arrays."""
+"""Leaves, proof elements and roots as bytes: hex in and out, fixed-width row arrays, and
+the one atomic file writer of ``batchkeccak.merkle`` and its command."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import secrets
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 
@@ -167,6 +172,62 @@ def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray
             f"{argument} holds {nulls} null(s); a Merkle leaf cannot be null: drop or fill "
             "them first (pyarrow.compute.drop_null / fill_null)"
         ) from None
+
+
+def to_hex(data: object) -> str:
+    """A bytes-like object as ``0x``-prefixed lowercase hex."""
+    return "0x" + bytes(memoryview(data).cast("B")).hex()  # type: ignore[arg-type]
+
+
+def json_item(value: object) -> object:
+    """A leaf value in JSON form: bytes as ``0x`` hex, integers as decimal strings (JSON
+    numbers lose precision past 2**53 in JavaScript), lists item by item."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return to_hex(value)
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return [json_item(v) for v in value]
+    return value
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """A read-only view: the kernels are compiled for read-only arrays only (one
+    specialization for every caller, see ``batchkeccak._messages``)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
+    """Write text to ``path`` so that readers see the old file or the whole new one.
+
+    The text goes to a temporary file beside ``path`` (so that ``os.replace`` is a rename
+    within one filesystem), is flushed to disk, and replaces ``path`` only when complete; on
+    any error the temporary file is removed and ``path`` is left as it was.
+    """
+    if isinstance(chunks, str):
+        chunks = [chunks]
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"{str(target)!r} is a directory; name the file to write")
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"cannot write {str(target)!r}: folder {str(folder)!r} does not exist"
+        )
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        with open(temporary, "x", encoding="utf-8") as handle:
+            handle.writelines(chunks)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def hex_list(rows: np.ndarray) -> list[str]:

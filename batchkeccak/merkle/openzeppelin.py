@@ -29,7 +29,7 @@ from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
-from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
+from batchkeccak.merkle.base import MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
 ALGORITHM = "keccak_256"
@@ -255,6 +255,7 @@ class OpenZeppelinTree(MerkleTree):
 
     scheme = "openzeppelin"
     algorithm = ALGORITHM
+    dump_formats = ("simple-v1", "standard-v1")
 
     def __init__(
         self,
@@ -282,9 +283,11 @@ class OpenZeppelinTree(MerkleTree):
         algorithm: str | None = None,
         sort_leaves: bool | None = None,
         types: Sequence[str] | None = None,
+        length: int | None = None,
         threads: int | None = None,
     ) -> OpenZeppelinTree:
         """See :meth:`MerkleTree.build`."""
+        _reject_length(length)
         hasher = _hasher(algorithm, threads)
         sort = _sort_flag(sort_leaves)
         rows, source = _leaf_rows(leaves, types, hasher)
@@ -339,12 +342,12 @@ class OpenZeppelinTree(MerkleTree):
             position = (position - 1) // 2
         return proof
 
-    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The proofs of many leaves at once, one step at a time from the leaves up.
 
         Returns ``(has_sibling, nodes)`` per step: ``nodes[k]`` is the sibling for leaf
         ``indices[k]`` where ``has_sibling[k]`` (proofs of leaves on the upper of the two
-        leaf levels are one step shorter).
+        leaf levels are one step shorter). See :meth:`MerkleTree.sibling_levels`.
         """
         position = self._tree_index[indices].astype(np.int64)
         steps = []
@@ -356,8 +359,9 @@ class OpenZeppelinTree(MerkleTree):
             steps.append((active, self.nodes[np.where(active, sibling, 0)]))
             position = np.where(active, (position - 1) // 2, 0)
 
-    def _json_values(self) -> list:
-        """Every value in the JSON form of :meth:`dump`, in input order."""
+    def json_values(self) -> list:
+        """Every leaf value in the JSON form of :meth:`dump`, in input order: ``0x`` hex
+        leaves for a simple tree, rows of JSON values for a standard tree."""
         if self.types is None:
             return hex_list(self.nodes[self._tree_index])
         return self._json_rows if self._json_rows is not None else self._json_from_rows()
@@ -426,7 +430,7 @@ class OpenZeppelinTree(MerkleTree):
         if self.types is None:
             values = [{"value": tree[p], "treeIndex": p} for p in positions]
             return {"format": "simple-v1", "tree": tree, "values": values}
-        values = [{"value": row, "treeIndex": p} for row, p in zip(self._json_values(), positions)]
+        values = [{"value": row, "treeIndex": p} for row, p in zip(self.json_values(), positions)]
         return {
             "format": "standard-v1",
             "leafEncoding": list(self.types),
@@ -497,6 +501,11 @@ class OpenZeppelinTree(MerkleTree):
         return cls(nodes, tree_index, hasher, types=types, json_rows=json_rows)
 
 
+def _reject_length(length: object) -> None:
+    if length is not None:
+        raise TypeError("length does not apply to the openzeppelin scheme (keccak_256)")
+
+
 def _sort_flag(sort_leaves: object) -> bool:
     if sort_leaves is None:
         return True
@@ -538,9 +547,11 @@ def merkle_root(
     algorithm: str | None = None,
     sort_leaves: bool | None = None,
     types: Sequence[str] | None = None,
+    length: int | None = None,
     threads: int | None = None,
 ) -> bytes:
     """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
+    _reject_length(length)
     hasher = _hasher(algorithm, threads)
     sort = _sort_flag(sort_leaves)
     rows, _ = _leaf_rows(leaves, types, hasher)
