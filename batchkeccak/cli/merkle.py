@@ -265,18 +265,20 @@ def _read_parquet(name: str, columns: list[str], types: list[str] | None) -> obj
         raise CommandError(f"INPUT {name} does not exist")
     try:
         # The schema first, so that a missing column is named before anything is read.
-        if name == "-":
+        if name != "-" and Path(name).is_dir():
+            source = ds.dataset(name, format="parquet")  # a folder of files: a dataset
+            names = source.schema.names
+            if not names:
+                raise CommandError(f"{name} holds no Parquet data")
+        else:
             import pyarrow.parquet as pq
 
-            source = pq.ParquetFile(pa.BufferReader(_input_bytes(name)))
+            source = pq.ParquetFile(pa.BufferReader(_input_bytes(name)) if name == "-" else name)
             names = source.schema_arrow.names
-        else:
-            source = ds.dataset(name, format="parquet")  # a file, or a folder of them
-            names = source.schema.names
         for column in columns:
             if column not in names:
                 raise CommandError(f"{name} has no column {column!r}; columns: {', '.join(names)}")
-        table = source.read(columns=columns) if name == "-" else source.to_table(columns)
+        table = source.to_table(columns) if isinstance(source, ds.Dataset) else source.read(columns)
     except (OSError, ValueError) as exc:
         raise CommandError(f"cannot read {name} as Parquet: {_first_line(exc)}") from None
     return table if types is not None else table.column(0)
@@ -392,7 +394,7 @@ def run_root(args) -> int:
     tree, _ = _tree_from_args(args)
     if args.dump:
         proofs.write_dump(tree, args.dump)
-    print("0x" + tree.root.hex())
+    print(proofs.to_hex(tree.root))
     return 0
 
 

@@ -293,7 +293,7 @@ class MerkleTree:
     def __repr__(self) -> str:
         return (
             f"<MerkleTree scheme={self.scheme} algorithm={self.algorithm} "
-            f"size={self.size} root=0x{self.root.hex()}>"
+            f"size={self.size} root={to_hex(self.root)}>"
         )
 
 

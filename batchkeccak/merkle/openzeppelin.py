@@ -27,7 +27,14 @@ import numpy as np
 
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
-from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
+from batchkeccak.merkle._bytes import (
+    as_bytes,
+    as_node_list,
+    fixed_rows,
+    hex_list,
+    hex_matrix,
+    readonly,
+)
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
 from batchkeccak.merkle.base import MerkleTree, MultiProof, check_index
 
@@ -100,8 +107,7 @@ def hash_sorted_pairs(
     gathered rows are the messages as they are.
     """
     count = out.shape[0]
-    rows = children.view()
-    rows.flags.writeable = False  # one compiled specialization for every caller
+    rows = readonly(children)
     if order is None:
         pairs = rows.reshape(count, 2 * NODE_SIZE)
         pair_words = rows.view(np.uint64).reshape(count, 8)
@@ -309,9 +315,7 @@ class OpenZeppelinTree(MerkleTree):
     @property
     def tree_index(self) -> np.ndarray:
         """``tree_index[i]``: the position of input leaf ``i`` in :attr:`nodes`."""
-        view = self._tree_index.view()
-        view.flags.writeable = False
-        return view
+        return readonly(self._tree_index)
 
     def leaf_hash(self, index: int) -> bytes:
         index = check_index(index, self.size)

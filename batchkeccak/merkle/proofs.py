@@ -35,6 +35,7 @@ __all__ = [
     "load_dump",
     "multiproof_json",
     "parse_proofs",
+    "to_hex",
     "verify_proofs",
     "write_dump",
     "write_text_atomic",
