@@ -281,6 +281,7 @@ def checked_against_oracles() -> Iterator[OracleRecord]:
             setattr(owner, name, _wrap(record, function, check))
         signature = inspect.signature(build)
 
+        @functools.wraps(build)
         def checked_build(cls, *args, **kwargs):
             tree = build(cls, *args, **kwargs)
             arguments = signature.bind(cls, *args, **kwargs).arguments
