@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from example_oracles import checked_against_oracles
 
 ROOT = Path(__file__).resolve().parents[1]

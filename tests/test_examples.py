@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 from Crypto.Hash import keccak
-from example_oracles import checked_against_oracles
 
+from example_oracles import checked_against_oracles
 from merkle_reference import RFC9162Reference, keccak256, oz_process_proof
 from oracles import RATES
 
