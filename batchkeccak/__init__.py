@@ -10,16 +10,21 @@ Importing batchkeccak compiles nothing: kernels compile (or load from numba's ca
 
 from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak.algorithms import Algorithm, algorithms
-from batchkeccak.api import hash_many, hash_one, hexdigest_many, warmup
+from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, warmup
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import FlatMessages
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Algorithm",
+    "FlatMessages",
+    "Hasher",
     "__version__",
     "algorithms",
     "hash_many",
     "hash_one",
+    "hasher",
     "hexdigest_many",
     "warmup",
 ]

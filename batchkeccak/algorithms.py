@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from batchkeccak.permutation import MAX_ROUNDS, TILE_ROUND_STEP
+
+MIN_RATE = 72
+"""The smallest rate the one-state absorb kernel handles (SHA3-512's, 9 words)."""
+MAX_RATE = 168
+"""The largest (SHAKE128's, 21 words): a capacity under 32 bytes is not a secure sponge."""
+
 
 @dataclass(frozen=True)
 class Algorithm:
@@ -25,7 +32,47 @@ class Algorithm:
     digest_size: int | None
     """Output bytes, or None for an extendable-output function (XOF)."""
     rounds: int = 24
-    """Rounds of Keccak-p[1600]: 24 for Keccak-f, 12 for TurboSHAKE."""
+    """Rounds of Keccak-p[1600]: 24 for Keccak-f, 12 for TurboSHAKE; a multiple of 4."""
+
+    def __post_init__(self) -> None:
+        # The kernels trust these fields (they index the state by them): a wrong row must
+        # fail when the table is built, not read past a buffer when a message is hashed.
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"Algorithm name must be a non-empty str, got {self.name!r}")
+        if not (
+            isinstance(self.rate, int) and self.rate % 8 == 0
+            and MIN_RATE <= self.rate <= MAX_RATE
+        ):
+            raise ValueError(
+                f"{self.name}: rate must be a multiple of 8 in [{MIN_RATE}, {MAX_RATE}] bytes, "
+                f"got {self.rate!r}"
+            )
+        if not (isinstance(self.suffix, int) and 0x01 <= self.suffix <= 0x7F):
+            raise ValueError(
+                f"{self.name}: suffix must be a domain byte in [0x01, 0x7F] (it carries the "
+                f"first padding bit), got {self.suffix!r}"
+            )
+        if self.digest_size is not None and not (
+            isinstance(self.digest_size, int) and 1 <= self.digest_size <= self.capacity
+        ):
+            raise ValueError(
+                f"{self.name}: digest_size must be None (an XOF) or in [1, {self.capacity}], "
+                f"got {self.digest_size!r}"
+            )
+        if not (
+            isinstance(self.rounds, int) and 0 < self.rounds <= MAX_ROUNDS
+            and self.rounds % TILE_ROUND_STEP == 0
+        ):
+            raise ValueError(
+                f"{self.name}: rounds must be a multiple of {TILE_ROUND_STEP} in "
+                f"[{TILE_ROUND_STEP}, {MAX_ROUNDS}] (the tile permutation runs "
+                f"{TILE_ROUND_STEP} rounds per step), got {self.rounds!r}"
+            )
+
+    @property
+    def first_round(self) -> int:
+        """The first round index the kernels run: Keccak-p[1600, n] is rounds 24 - n .. 23."""
+        return MAX_ROUNDS - self.rounds
 
     @property
     def xof(self) -> bool:

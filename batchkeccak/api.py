@@ -1,116 +1,90 @@
-"""The public API: validate once, lay the input out flat, schedule, run the kernels."""
+"""The public API: resolve the hasher once, lay the input out flat, hash.
+
+``hasher()`` turns an algorithm name and its parameters into a :class:`~batchkeccak.Hasher`;
+``hash_many`` and the integrations take its result wherever they take an algorithm name.
+Input forms are turned into flat buffers by :mod:`batchkeccak.inputs`, the one layer that
+reads the caller's objects.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak._messages import is_flat_pair, sequence_to_flat, to_flat
-from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.permutation import TILE_WIDTH
-from batchkeccak.sponge import hash_queue, hash_uniform
+from batchkeccak._hex import hex_rows
+from batchkeccak.algorithms import Algorithm
+from batchkeccak.hashers import Hasher, plain_hasher
+from batchkeccak.inputs import sequence_to_flat, to_flat
+
+__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "warmup"]
+
+MODES: dict[str, Callable[..., Hasher]] = {}
+"""Algorithms that are constructions over the sponge (keyed, customized, tree modes), by
+name: each factory takes ``length``, ``threads`` and the mode's own keyword parameters and
+returns a :class:`Hasher`. Rows of the plain table are not here."""
 
 
-def output_length(spec: Algorithm, length: object) -> int:
-    """The output size for ``spec``: its digest size, or ``length`` for an XOF."""
-    if spec.xof:
-        if length is None:
-            raise TypeError(f"length is required for {spec.name} (an extendable-output function)")
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"length must be an int, got {type(length).__name__}")
-        if length < 1:
-            raise ValueError(f"length must be >= 1 for {spec.name}, got {length}")
-        return int(length)
-    if length is not None:
-        raise TypeError(
-            f"length applies only to extendable-output functions; {spec.name} always "
-            f"returns {spec.digest_size} bytes"
-        )
-    return spec.digest_size  # type: ignore[return-value]
+def hasher(
+    algorithm: str | Algorithm | Hasher = "sha3_256",
+    *,
+    length: int | None = None,
+    threads: int | None = None,
+    **params: object,
+) -> Hasher:
+    """Resolve an algorithm and its parameters once, for many calls.
 
+    Parameters
+    ----------
+    algorithm
+        A name from ``batchkeccak.algorithms`` (or a mode such as ``kmac_256``), an
+        :class:`~batchkeccak.Algorithm`, or a :class:`~batchkeccak.Hasher` (returned as it
+        is, or on other ``threads`` if given).
+    length
+        Output bytes for the extendable-output functions; rejected for the others.
+    threads
+        Threads to use; None (the default) uses every available core.
+    **params
+        The parameters of a mode (``key=``, ``customization=``...); none for plain rows.
 
-def _hash_range(span, data, offsets, rate, suffix, first_round, out):
-    # Each range works on views of its own offsets and output rows, and builds its own queue,
-    # so no per-message array is made for the whole batch up front.
-    start, stop = span
-    hash_queue(
-        data, offsets[start : stop + 1], np.arange(stop - start, dtype=np.int64),
-        rate, suffix, first_round, out[start:stop],
-    )
+    Returns
+    -------
+    Hasher
 
-
-def _hash_uniform_range(span, data, offsets, rate, suffix, first_round, out):
-    # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
-    # tile) go through the general queue.
-    start, stop = span
-    tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
-    if tiles_end > start:
-        length = int(offsets[start + 1] - offsets[start])
-        hash_uniform(
-            data, offsets[start], tiles_end - start, length, rate, suffix, first_round,
-            out[start:tiles_end],
-        )
-    if stop > tiles_end:
-        _hash_range((tiles_end, stop), data, offsets, rate, suffix, first_round, out)
-
-
-def _single_block_uniform(
-    offsets: np.ndarray, rate: int, out_len: int, equal_lengths: bool
-) -> bool:
-    """Whether every message has the same length < rate, back to back, with one output block."""
-    count = offsets.shape[0] - 1
-    length = int(offsets[1] - offsets[0])
-    if length >= rate or out_len > rate or count < TILE_WIDTH:
-        return False
-    if equal_lengths:
-        return True
-    if int(offsets[-1] - offsets[0]) != length * count:
-        return False
-    return bool((np.diff(offsets) == length).all())
-
-
-def hash_flat(
-    data: np.ndarray,
-    offsets: np.ndarray,
-    spec: Algorithm,
-    out_len: int,
-    threads: int,
-    out: np.ndarray | None = None,
-    equal_lengths: bool = False,
-) -> np.ndarray:
-    """Hash validated, read-only flat messages; the layer every input form ends in.
-
-    ``out``, when given, is a C-contiguous ``(N, out_len)`` uint8 array to fill.
-    ``equal_lengths`` tells that the messages are known to have one length and to lie back
-    to back (rows of a 2-D array), which saves checking the offsets.
+    Examples
+    --------
+    >>> import batchkeccak as bk
+    >>> h = bk.hasher("shake_128", length=16, threads=1)
+    >>> bk.hash_many([b"abc"], h).shape
+    (1, 16)
     """
-    count = offsets.shape[0] - 1
-    if out is None:
-        out = np.empty((count, out_len), dtype=np.uint8)
-    if count == 0:
-        return out
-    # Messages go to the lanes in buffer order: each lane takes the next message as soon as its
-    # own is done, so lanes stay busy without sorting by length, and neighbouring lanes read
-    # neighbouring memory (sorting by length was measured 1.2x slower on mixed lengths).
-    total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all the estimate needs
-    permutations = total_bytes // spec.rate + count * (1 + (out_len - 1) // spec.rate)
-    threads = max(1, min(threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
-    uniform = _single_block_uniform(offsets, spec.rate, out_len, equal_lengths)
-    _parallel.run_parallel(
-        _hash_uniform_range if uniform else _hash_range,
-        _parallel.chunk_ranges(count, threads),
-        data, offsets, spec.rate, spec.suffix, 24 - spec.rounds, out,
-        workers=threads,
-    )
-    return out
+    if isinstance(algorithm, Hasher):
+        if length is not None or params:
+            raise TypeError(
+                "algorithm is already a resolved Hasher: length and mode parameters were "
+                "fixed when it was built"
+            )
+        return algorithm if threads is None else algorithm.with_threads(threads)
+    name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
+    if name in MODES:
+        return MODES[name](length=length, threads=threads, **params)
+    if params:
+        shown = getattr(algorithm, "name", algorithm)
+        raise TypeError(
+            f"{shown} takes no parameter(s) {', '.join(sorted(params))}; only length "
+            "(extendable-output functions) and threads"
+        )
+    return plain_hasher(algorithm, length, threads)
 
 
 def hash_many(
     messages: object,
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     threads: int | None = None,
+    **params: object,
 ) -> np.ndarray:
     """Hash many independent messages at once.
 
@@ -123,19 +97,23 @@ def hash_many(
            ``memoryview``, contiguous numpy arrays (their raw bytes are hashed, as hashlib
            does);
         2. a 2-D uint8 array, one message per row;
-        3. a pair ``(data, offsets)``: a flat uint8 buffer and N + 1 int32/int64 offsets,
-           message ``i`` being ``data[offsets[i]:offsets[i+1]]`` (Arrow's layout);
+        3. :class:`batchkeccak.FlatMessages` ``(data, offsets)``: a flat uint8 buffer and
+           N + 1 int32/int64 offsets, message ``i`` being ``data[offsets[i]:offsets[i+1]]``
+           (Arrow's layout). A plain tuple is always a sequence of messages;
         4. a pyarrow binary or string array without nulls.
     algorithm
         A name from ``batchkeccak.algorithms``: ``sha3_224`` ... ``sha3_512``, ``shake_128``,
         ``shake_256``, ``keccak_224`` ... ``keccak_512`` (Ethereum's Keccak-256 is
-        ``keccak_256``), ``turboshake128``, ``turboshake256``.
+        ``keccak_256``), ``turboshake128``, ``turboshake256``; or a resolved
+        :class:`~batchkeccak.Hasher` (see :func:`hasher`).
     length
         Output bytes for the extendable-output functions (SHAKE, TurboSHAKE); required for
-        them and rejected for the others.
+        them and rejected for the others. ``0`` gives empty digests, as hashlib does.
     threads
         Threads to use; None (the default) uses every available core, 1 runs on the calling
         thread. The GIL is released while hashing.
+    **params
+        Parameters of a mode (see :func:`hasher`).
 
     Returns
     -------
@@ -148,24 +126,20 @@ def hash_many(
     >>> bk.hash_many([b"abc"], "sha3_256")[0].tobytes().hex()[:16]
     '3a985da74fe225b2'
     """
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    thread_count = _parallel.resolve_threads(threads)
-    if type(messages) in (list, tuple) and not is_flat_pair(messages):
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
+    if type(messages) in (list, tuple):
         # Every message is at least one permutation, so the count alone says whether a list
         # has work for several threads before its sizes are known.
         count = len(messages)  # type: ignore[arg-type]
-        chunk_threads = min(thread_count, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
+        chunk_threads = min(resolved.threads, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
         if chunk_threads > 1:
-            return _hash_sequence_in_chunks(messages, spec, out_len, chunk_threads)  # type: ignore[arg-type]
+            return _hash_sequence_in_chunks(messages, resolved, chunk_threads)  # type: ignore[arg-type]
     data, offsets = to_flat(messages)
     rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
-    return hash_flat(data, offsets, spec, out_len, thread_count, equal_lengths=rows)
+    return resolved.hash_flat(data, offsets, equal_lengths=rows)
 
 
-def _hash_sequence_in_chunks(
-    messages: list | tuple, spec: Algorithm, out_len: int, threads: int
-) -> np.ndarray:
+def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: int) -> np.ndarray:
     """A long list or tuple: each thread converts the chunk it takes, then hashes it.
 
     Reading Python objects holds the GIL and hashing releases it, so while one thread
@@ -176,12 +150,13 @@ def _hash_sequence_in_chunks(
     slicing increfs every item, which cost as much as the conversion itself).
     """
     count = len(messages)
-    out = np.empty((count, out_len), dtype=np.uint8)
+    out = np.empty((count, resolved.output_length), dtype=np.uint8)
+    single_thread = resolved.with_threads(1)
 
     def convert_and_hash(span: tuple[int, int]) -> None:
         start, stop = span
         data, offsets = sequence_to_flat(messages, start, stop)
-        hash_flat(data, offsets, spec, out_len, 1, out=out[start:stop])
+        single_thread.hash_flat(data, offsets, out=out[start:stop])
 
     _parallel.run_parallel(
         convert_and_hash, _parallel.chunk_ranges(count, threads), workers=threads
@@ -191,51 +166,29 @@ def _hash_sequence_in_chunks(
 
 def hexdigest_many(
     messages: object,
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     threads: int | None = None,
+    **params: object,
 ) -> list[str]:
     """Like :func:`hash_many`, as a list of lowercase hex strings."""
-    digests = hash_many(messages, algorithm, length=length, threads=threads)
-    if digests.shape[0] == 0:
-        return []
-    width = digests.shape[1]
-    joined = digests.tobytes().hex()
-    step = 2 * width
-    return [joined[i : i + step] for i in range(0, len(joined), step)]
+    return hex_rows(hash_many(messages, algorithm, length=length, threads=threads, **params))
 
 
-_SINGLE_QUEUE = np.zeros(1, dtype=np.int64)
-_SINGLE_QUEUE.flags.writeable = False
-
-
-def hash_bytes(message: bytes, spec: Algorithm, out_len: int) -> bytes:
-    """One digest of ``bytes``, with no validation or scheduling: a few microseconds.
-
-    For callers that chain single hashes (Merkle proof steps) and have already resolved
-    ``spec`` and ``out_len``.
-    """
-    data = np.frombuffer(message, dtype=np.uint8)
-    offsets = np.array([0, len(message)], dtype=np.int64)
-    offsets.flags.writeable = False
-    out = np.empty((1, out_len), dtype=np.uint8)
-    hash_queue(data, offsets, _SINGLE_QUEUE, spec.rate, spec.suffix, 24 - spec.rounds, out)
-    return out.tobytes()
-
-
-def hash_one(message: object, algorithm: str = "sha3_256", *, length: int | None = None) -> bytes:
+def hash_one(
+    message: object,
+    algorithm: str | Algorithm | Hasher = "sha3_256",
+    *,
+    length: int | None = None,
+    **params: object,
+) -> bytes:
     """One digest as ``bytes``: ``hash_one(m, a) == hash_many([m], a)[0].tobytes()``.
 
     Takes the same bytes-like messages as :func:`hash_many` and runs on the calling thread,
     without the batch scheduling.
     """
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    data, offsets = to_flat([message])
-    out = np.empty((1, out_len), dtype=np.uint8)
-    hash_queue(data, offsets, _SINGLE_QUEUE, spec.rate, spec.suffix, 24 - spec.rounds, out)
-    return out.tobytes()
+    return hasher(algorithm, length=length, threads=1, **params).hash_one(message)
 
 
 def warmup() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
+from types import MappingProxyType
 
 import numpy as np
 import pyarrow as pa
@@ -23,9 +24,18 @@ import pyarrow.compute as pc
 from numba import njit
 
 from batchkeccak import _parallel
-from batchkeccak._messages import check_flat
-from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
-from batchkeccak.api import hash_flat, output_length
+from batchkeccak.algorithms import Algorithm, algorithms
+from batchkeccak.api import hasher
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import check_flat
+from batchkeccak.inputs.arrow_buffers import (
+    binary_buffers,
+    buffer_as_uint8,
+    check_hashable_type,
+    decode_dictionary,
+    is_value_type,
+    value_buffers,
+)
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
@@ -35,11 +45,6 @@ __all__ = [
     "register",
 ]
 
-ACCEPTED_TYPES = (
-    "binary, large_binary, string, large_string, binary_view, string_view, "
-    "fixed_size_binary, or a dictionary of one of those"
-)
-
 _MAX_STRING_BYTES = 2**31 - 1
 """``string`` arrays address their characters with int32 offsets."""
 
@@ -48,87 +53,7 @@ _HEX_ROWS_PER_THREAD = 16 * 1024
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading Arrow buffers
-
-
-def _is_offset_binary(arrow_type: pa.DataType) -> bool:
-    return (
-        pa.types.is_binary(arrow_type)
-        or pa.types.is_string(arrow_type)
-        or pa.types.is_large_binary(arrow_type)
-        or pa.types.is_large_string(arrow_type)
-    )
-
-
-def _is_view(arrow_type: pa.DataType) -> bool:
-    return pa.types.is_binary_view(arrow_type) or pa.types.is_string_view(arrow_type)
-
-
-def _is_value_type(arrow_type: pa.DataType) -> bool:
-    return (
-        _is_offset_binary(arrow_type)
-        or _is_view(arrow_type)
-        or pa.types.is_fixed_size_binary(arrow_type)
-    )
-
-
-def _check_hashable_type(arrow_type: pa.DataType, argument: str, function: str) -> None:
-    if _is_value_type(arrow_type):
-        return
-    if pa.types.is_dictionary(arrow_type) and _is_value_type(arrow_type.value_type):
-        return
-    hint = ""
-    if isinstance(arrow_type, pa.BaseExtensionType):
-        hint = f" ({arrow_type} is an extension type: pass {argument}.storage to hash its storage)"
-    raise TypeError(
-        f"{function}: {argument} has type {arrow_type}; expected {ACCEPTED_TYPES}{hint}"
-    )
-
-
-def _buffer_as_uint8(buffer: pa.Buffer | None, argument: str) -> np.ndarray:
-    if buffer is None:
-        return np.empty(0, dtype=np.uint8)
-    if not buffer.is_cpu:
-        raise TypeError(f"{argument} lives in device memory; copy it to the CPU first")
-    return np.frombuffer(buffer, dtype=np.uint8)
-
-
-def _value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """The values of a non-dictionary binary-like array as validated (data, offsets).
-
-    Null slots are included (Arrow keeps their offsets valid; their bytes are whatever the
-    producer left there); callers decide what a null's digest becomes.
-    """
-    count = len(array)
-    arrow_type = array.type
-    if _is_view(arrow_type):
-        # Views point anywhere into several buffers, or hold short values inline; the sponge
-        # reads messages back to back, so they are gathered once (Arrow's own cast).
-        array = pc.cast(array, pa.large_binary())
-        arrow_type = array.type
-    if count == 0:
-        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
-    if pa.types.is_fixed_size_binary(arrow_type):
-        width = arrow_type.byte_width
-        data = _buffer_as_uint8(array.buffers()[1], argument)
-        start = array.offset * width
-        if data.shape[0] < start + count * width:
-            raise ValueError(
-                f"{argument}: data buffer holds {data.shape[0]} bytes, too few for "
-                f"{count} values of {width} bytes at offset {array.offset}"
-            )
-        offsets = np.arange(count + 1, dtype=np.int64) * width + start
-        return check_flat(data, offsets)
-    offsets_buffer, data_buffer = array.buffers()[1:3]
-    offset_type = np.int64 if arrow_type in (pa.large_binary(), pa.large_string()) else np.int32
-    needed = array.offset + count + 1
-    if offsets_buffer is None or offsets_buffer.size < needed * np.dtype(offset_type).itemsize:
-        raise ValueError(
-            f"{argument}: offsets buffer too short for {count} values at offset {array.offset}"
-        )
-    # Only this array's window of the offsets: a slice shares its parent's buffers.
-    offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=needed)[array.offset :]
-    return check_flat(_buffer_as_uint8(data_buffer, argument), offsets)
+# Validity
 
 
 def _validity(array: pa.Array) -> tuple[pa.Buffer | None, np.ndarray | None]:
@@ -150,60 +75,6 @@ def _validity(array: pa.Array) -> tuple[pa.Buffer | None, np.ndarray | None]:
         # Output arrays start at offset 0, so a bitmap not on a byte boundary is shifted once.
         buffer = pa.py_buffer(np.packbits(mask, bitorder="little"))
     return buffer, mask
-
-
-def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray, np.ndarray]:
-    """A null-free Arrow binary or string column as flat ``(data, offsets)`` for the sponge.
-
-    This is how :func:`batchkeccak.hash_many` reads pyarrow input: one digest per value, so
-    nulls are refused rather than given a digest.
-
-    Parameters
-    ----------
-    values
-        ``pa.Array`` or ``pa.ChunkedArray`` of one of the types :func:`hash_array` accepts.
-    argument
-        The caller's name for ``values``, used in error messages.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        Read-only uint8 data and int64 offsets (N + 1 entries), value ``i`` being
-        ``data[offsets[i]:offsets[i+1]]``. A single chunk's buffers are used in place; several
-        chunks, view types and dictionaries are copied into one buffer.
-
-    Raises
-    ------
-    TypeError
-        ``values`` is not a pyarrow array, or has another type.
-    ValueError
-        ``values`` holds nulls.
-    """
-    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-        raise TypeError(
-            f"{argument} must be a pyarrow Array or ChunkedArray, got {type(values).__name__}"
-        )
-    _check_hashable_type(values.type, argument, "hash_many")
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    # Decoded first: a dictionary's nulls may sit in its values, which null_count omits.
-    chunks = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c for c in chunks]
-    null_count = sum(chunk.null_count for chunk in chunks)
-    if null_count:
-        raise ValueError(
-            f"{argument} holds {null_count} null(s), and hash_many returns one digest "
-            "per value with no way to mark a null: use batchkeccak.arrow.hash_array, which "
-            "keeps nulls, or fill them first (pyarrow.compute.fill_null)"
-        )
-    parts = [_value_buffers(chunk, argument) for chunk in chunks if len(chunk)]
-    if not parts:
-        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
-    if len(parts) == 1:
-        return parts[0]
-    data = np.concatenate([d[o[0] : o[-1]] for d, o in parts])
-    lengths = np.concatenate([np.diff(o) for _, o in parts])
-    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return check_flat(data, offsets)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,26 +141,24 @@ def _valid_rows(array: pa.Array) -> np.ndarray | None:
     return mask
 
 
-def _digests_of_chunk(
-    array: pa.Array, spec: Algorithm, out_len: int, threads: int, argument: str
-) -> np.ndarray:
-    """(N, out_len) digests of every row of one chunk; rows that are null get zeros."""
+def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.ndarray:
+    """(N, output_length) digests of every row of one chunk; rows that are null get zeros."""
     count = len(array)
-    digests = np.zeros((count, out_len), dtype=np.uint8)
+    digests = np.zeros((count, resolved.output_length), dtype=np.uint8)
     if array.null_count == count:
         return digests
     if pa.types.is_dictionary(array.type):
         dictionary = array.dictionary
         if len(dictionary) > count:
             # A slice of a large dictionary array: decoding the few values used is cheaper.
-            return _digests_of_chunk(array.dictionary_decode(), spec, out_len, threads, argument)
+            return _digests_of_chunk(decode_dictionary(array), resolved, argument)
         # Each distinct value is hashed once; rows then copy their value's digest.
-        distinct = _digests_of_chunk(dictionary, spec, out_len, threads, argument)
+        distinct = _digests_of_chunk(dictionary, resolved, argument)
         indices = array.indices.fill_null(0).to_numpy(zero_copy_only=False)
         np.take(distinct, indices, axis=0, out=digests)
     else:
-        data, offsets = _value_buffers(array, argument)
-        hash_flat(data, offsets, spec, out_len, threads, out=digests)
+        data, offsets = value_buffers(array, argument)
+        resolved.hash_flat(data, offsets, out=digests)
     valid = _valid_rows(array)
     if valid is not None:
         # Null slots hold whatever bytes the producer left there: their digests are not kept.
@@ -297,10 +166,8 @@ def _digests_of_chunk(
     return digests
 
 
-def _hash_chunk(
-    array: pa.Array, spec: Algorithm, out_len: int, threads: int, hex: bool, argument: str
-) -> pa.Array:
-    digests = _digests_of_chunk(array, spec, out_len, threads, argument)
+def _hash_chunk(array: pa.Array, resolved: Hasher, hex: bool, argument: str) -> pa.Array:
+    digests = _digests_of_chunk(array, resolved, argument)
     if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
         valid = _valid_rows(array)
         null_count = int(valid.shape[0] - np.count_nonzero(valid))
@@ -309,7 +176,7 @@ def _hash_chunk(
         validity, _ = _validity(array)
         null_count = array.null_count
     if hex:
-        return _hex_array(digests, validity, null_count, threads)
+        return _hex_array(digests, validity, null_count, resolved.threads)
     return _digest_array(digests, validity, null_count)
 
 
@@ -329,11 +196,12 @@ def _as_arrow(values: object) -> pa.Array | pa.ChunkedArray:
 
 def hash_array(
     values: object,
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     hex: bool = False,
     threads: int | None = None,
+    **params: object,
 ) -> pa.Array | pa.ChunkedArray:
     """Hash every value of an Arrow column; nulls stay null.
 
@@ -345,7 +213,8 @@ def hash_array(
         hash their UTF-8 bytes. Objects exporting the Arrow PyCapsule interface (a Polars
         Series, say) are read through it without copying.
     algorithm
-        A name from ``batchkeccak.algorithms`` (``sha3_256``, ``keccak_256``, ``shake_256``...).
+        A name from ``batchkeccak.algorithms`` (``sha3_256``, ``keccak_256``, ``shake_256``...)
+        or a resolved :class:`~batchkeccak.Hasher`.
     length
         Output bytes for the extendable-output functions (SHAKE, TurboSHAKE); required for
         them and rejected for the others.
@@ -353,6 +222,8 @@ def hash_array(
         Return lowercase hex strings (``string``) instead of raw digests.
     threads
         Threads to hash with; None (the default) uses every available core.
+    **params
+        Parameters of a mode, as for :func:`batchkeccak.hasher`.
 
     Returns
     -------
@@ -383,19 +254,14 @@ def hash_array(
     >>> hash_array(pa.array(["abc", None]), "sha3_256", hex=True).to_pylist()[0][:16]
     '3a985da74fe225b2'
     """
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    thread_count = _parallel.resolve_threads(threads)
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
     values = _as_arrow(values)
-    _check_hashable_type(values.type, "values", "hash_array")
+    check_hashable_type(values.type, "values", "hash_array")
     if isinstance(values, pa.ChunkedArray):
-        out_type = pa.string() if hex else pa.binary(out_len)
-        chunks = [
-            _hash_chunk(chunk, spec, out_len, thread_count, hex, "values")
-            for chunk in values.chunks
-        ]
+        out_type = pa.string() if hex else pa.binary(resolved.output_length)
+        chunks = [_hash_chunk(chunk, resolved, hex, "values") for chunk in values.chunks]
         return pa.chunked_array(chunks, type=out_type)
-    return _hash_chunk(values, spec, out_len, thread_count, hex, "values")
+    return _hash_chunk(values, resolved, hex, "values")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,7 +299,7 @@ def _row_encodable(arrow_type: pa.DataType) -> bool:
         _is_fixed_width_number(arrow_type)
         or pa.types.is_boolean(arrow_type)
         or pa.types.is_null(arrow_type)
-        or _is_value_type(arrow_type)
+        or is_value_type(arrow_type)
     )
 
 
@@ -442,23 +308,23 @@ def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
     arrow_type = array.type
     count = len(array)
     if pa.types.is_dictionary(arrow_type):
-        return _field_bytes(array.dictionary_decode(), name)
+        return _field_bytes(decode_dictionary(array), name)
     if pa.types.is_null(arrow_type):
         return np.empty(0, dtype=np.uint8), np.zeros(count + 1, dtype=np.int64)
     if pa.types.is_boolean(arrow_type):
-        bits = _buffer_as_uint8(array.buffers()[1], name)
+        bits = buffer_as_uint8(array.buffers()[1], name)
         first_byte, first_bit = divmod(array.offset, 8)
         values = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
         return check_flat(values[first_bit:].copy(), np.arange(count + 1, dtype=np.int64))
     if _is_fixed_width_number(arrow_type):
         width = arrow_type.byte_width
-        data = _buffer_as_uint8(array.buffers()[1], name)
+        data = buffer_as_uint8(array.buffers()[1], name)
         data = data[array.offset * width : (array.offset + count) * width]
         if sys.byteorder == "big":
             # The encoding is little-endian everywhere; Arrow buffers are in native order.
             data = np.ascontiguousarray(data.reshape(count, width)[:, ::-1]).reshape(-1)
         return check_flat(data, np.arange(count + 1, dtype=np.int64) * width)
-    return _value_buffers(array, name)
+    return value_buffers(array, name)
 
 
 @njit(cache=True, nogil=True)
@@ -534,11 +400,12 @@ def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> l
 def hash_rows(
     table: pa.Table | pa.RecordBatch,
     columns: Sequence[str] | str | None = None,
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     hex: bool = False,
     threads: int | None = None,
+    **params: object,
 ) -> pa.Array | pa.ChunkedArray:
     """One digest per row over several columns, with an unambiguous encoding.
 
@@ -549,7 +416,7 @@ def hash_rows(
     columns
         Column names in the order they are encoded (order matters); None takes every column
         in schema order.
-    algorithm, length, hex, threads
+    algorithm, length, hex, threads, params
         As for :func:`hash_array`.
 
     Returns
@@ -587,9 +454,7 @@ def hash_rows(
     is_table = isinstance(table, pa.Table)
     if not is_table and not isinstance(table, pa.RecordBatch):
         raise TypeError(f"table must be a pyarrow Table or RecordBatch, got {type(table).__name__}")
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    thread_count = _parallel.resolve_threads(threads)
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
     selected = table.select(_select_columns(table.schema, columns))
     # A Table's columns may be chunked differently; to_batches slices them to common
     # boundaries without copying.
@@ -597,38 +462,41 @@ def hash_rows(
     results = []
     for batch in batches:
         data, offsets = encode_rows(batch)
-        digests = hash_flat(data, offsets, spec, out_len, thread_count)
+        digests = resolved.hash_flat(data, offsets)
         results.append(
-            _hex_array(digests, None, 0, thread_count) if hex else _digest_array(digests, None, 0)
+            _hex_array(digests, None, 0, resolved.threads)
+            if hex
+            else _digest_array(digests, None, 0)
         )
     if is_table:
-        return pa.chunked_array(results, type=pa.string() if hex else pa.binary(out_len))
+        out_type = pa.string() if hex else pa.binary(resolved.output_length)
+        return pa.chunked_array(results, type=out_type)
     return results[0]
 
 
 # ---------------------------------------------------------------------------------------------
 # pyarrow compute functions
 
-COMPUTE_XOF_LENGTHS = {"shake_128": 32, "shake_256": 64, "turboshake128": 32, "turboshake256": 64}
+COMPUTE_XOF_LENGTHS = MappingProxyType(
+    {name: spec.capacity for name, spec in algorithms.items() if spec.xof}
+)
 """Output bytes of the extendable-output compute functions (a compute function's output type is
-fixed when it is registered): twice the security level, as SHA3-256 and SHA3-512 have."""
+fixed when it is registered): the capacity, twice the security level, as SHA3-256 and SHA3-512
+have. Derived from the table, so a new XOF row needs no entry here."""
 
 _COMPUTE_SUMMARY = "batchkeccak: {name} of each binary value"
 _register_lock = threading.Lock()
 
 
-def _compute_function(spec: Algorithm, out_len: int):
-    out_type = pa.binary(out_len)
+def _compute_function(resolved: Hasher):
+    out_type = pa.binary(resolved.output_length)
 
     def digest_values(context, values):
         if isinstance(values, pa.Scalar):
             if not values.is_valid:
                 return pa.scalar(None, type=out_type)
-            single = pa.array([values.as_py()], type=pa.binary())
-            return _hash_chunk(
-                single, spec, out_len, _parallel.resolve_threads(None), False, "values"
-            )[0]
-        return hash_array(values, spec, length=out_len if spec.xof else None)
+            return pa.scalar(resolved.hash_one(values.as_py()), type=out_type)
+        return hash_array(values, resolved)
 
     return digest_values
 
@@ -665,13 +533,14 @@ def register() -> tuple[str, ...]:
                         f"a different compute function named {name!r} is already registered"
                     )
                 continue
-            out_len = spec.digest_size or COMPUTE_XOF_LENGTHS[name]
+            resolved = hasher(spec, length=COMPUTE_XOF_LENGTHS[name] if spec.xof else None)
+            out_len = resolved.output_length
             doc = {
                 "summary": _COMPUTE_SUMMARY.format(name=name),
                 "description": f"The {out_len}-byte {name} digest of each value; nulls stay null.",
             }
             pc.register_scalar_function(
-                _compute_function(spec, out_len),
+                _compute_function(resolved),
                 name,
                 doc,
                 {"values": pa.binary()},

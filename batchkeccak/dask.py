@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from batchkeccak.algorithms import get_algorithm
-from batchkeccak.api import output_length
-from batchkeccak.arrow import _check_hashable_type, hash_array
+from batchkeccak.api import hasher
+from batchkeccak.arrow import hash_array
+from batchkeccak.inputs.arrow_buffers import check_hashable_type
 
 __all__ = ["hash_column"]
 
@@ -24,10 +24,10 @@ def _arrow_values(series) -> pa.Array | pa.ChunkedArray:
     return pa.array(backing, from_pandas=True)
 
 
-def _hash_partition(series, algorithm, length, hex, threads, name):
+def _hash_partition(series, resolved, hex, name):
     import pandas as pd
 
-    digests = hash_array(_arrow_values(series), algorithm, length=length, hex=hex, threads=threads)
+    digests = hash_array(_arrow_values(series), resolved, hex=hex)
     if isinstance(digests, pa.Array):
         digests = pa.chunked_array([digests])
     return pd.Series(pd.arrays.ArrowExtensionArray(digests), index=series.index, name=name)
@@ -37,7 +37,7 @@ def _check_dtype(dtype, column: str) -> None:
     import pandas as pd
 
     if isinstance(dtype, pd.ArrowDtype):
-        _check_hashable_type(dtype.pyarrow_dtype, f"column {column!r}", "hash_column")
+        check_hashable_type(dtype.pyarrow_dtype, f"column {column!r}", "hash_column")
     elif isinstance(dtype, pd.StringDtype) or dtype == object:
         return  # strings, or Python objects checked when each partition is converted
     else:
@@ -89,14 +89,13 @@ def hash_column(
     """
     import pandas as pd
 
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
+    resolved = hasher(algorithm, length=length, threads=threads)
     if column not in ddf.columns:
         raise ValueError(f"column: no column named {column!r}; the frame has {list(ddf.columns)}")
     _check_dtype(ddf.dtypes[column], column)
-    name = name or f"{column}_{spec.name}"
-    out_type = pa.string() if hex else pa.binary(out_len)
+    name = name or f"{column}_{resolved.name}"
+    out_type = pa.string() if hex else pa.binary(resolved.output_length)
     meta = pd.Series([], dtype=pd.ArrowDtype(out_type), name=name)
     return ddf[column].map_partitions(
-        _hash_partition, spec.name, length, hex, threads, name, meta=meta
+        _hash_partition, resolved, hex, name, meta=meta
     )

@@ -11,7 +11,6 @@ half a file.
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -22,10 +21,12 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from batchkeccak import _parallel
-from batchkeccak.algorithms import get_algorithm
-from batchkeccak.api import output_length
-from batchkeccak.arrow import _check_hashable_type, hash_array
+from batchkeccak._atomic import atomic_output
+from batchkeccak.algorithms import Algorithm
+from batchkeccak.api import hasher
+from batchkeccak.arrow import hash_array
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs.arrow_buffers import check_hashable_type
 
 __all__ = ["HashFileReport", "hash_file"]
 
@@ -119,7 +120,7 @@ def _digest_names(schema: pa.Schema, columns: Sequence[str] | str, suffix: str) 
             raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
         if name not in names:
             raise ValueError(f"columns: no column named {name!r}; the source has {names}")
-        _check_hashable_type(schema.field(name).type, f"column {name!r}", "hash_file")
+        check_hashable_type(schema.field(name).type, f"column {name!r}", "hash_file")
         digest_name = f"{name}{suffix}"
         if digest_name in names or digest_name in digest_columns.values():
             raise ValueError(
@@ -214,23 +215,11 @@ def _timed(batches: Iterator[pa.RecordBatch], report: HashFileReport) -> Iterato
         yield batch
 
 
-def _temporary_path(dst: Path) -> Path:
-    # Beside dst, so that the final os.replace is a rename within one filesystem; created
-    # exclusively with the usual permissions (0o666 less the umask), as dst would be.
-    while True:
-        candidate = dst.with_name(f".{dst.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            return candidate
-        except FileExistsError:
-            continue
-
-
 def hash_file(
     src: str | os.PathLike | ds.Dataset,
     dst: str | os.PathLike,
     columns: Sequence[str] | str,
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     hex: bool = False,
@@ -238,6 +227,7 @@ def hash_file(
     batch_size: int = DEFAULT_BATCH_SIZE,
     threads: int | None = None,
     progress: bool = False,
+    **params: object,
 ) -> HashFileReport:
     """Copy a Parquet file or dataset to ``dst`` with one digest column per hashed column.
 
@@ -252,8 +242,9 @@ def hash_file(
     columns
         Column name(s) to hash: binary or string types, or dictionaries of those (the types
         :func:`batchkeccak.arrow.hash_array` accepts).
-    algorithm, length, hex, threads
-        As for :func:`batchkeccak.arrow.hash_array`.
+    algorithm, length, hex, threads, params
+        As for :func:`batchkeccak.arrow.hash_array` (a mode's parameters, such as a key, are
+        never written to the output's metadata).
     suffix
         Appended to a column's name to name its digest column; default ``"_" + algorithm``
         (``email`` -> ``email_sha3_256``).
@@ -283,20 +274,18 @@ def hash_file(
     without dictionary encoding (digests do not compress). Nothing is written before every
     argument has been checked, and nothing is left behind on error.
     """
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    thread_count = _parallel.resolve_threads(threads)
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     if suffix is None:
-        suffix = f"_{spec.name}"
+        suffix = f"_{resolved.name}"
     if not isinstance(suffix, str) or not suffix:
         raise ValueError(f"suffix must be a non-empty str, got {suffix!r}")
     dataset, src_path = _open_dataset(src)
     dst_path = _output_path(dst, src_path)
     schema = dataset.schema
     digest_columns = _digest_names(schema, columns, suffix)
-    digest_type = pa.string() if hex else pa.binary(out_len)
+    digest_type = pa.string() if hex else pa.binary(resolved.output_length)
     out_schema = schema
     for digest_name in digest_columns.values():
         out_schema = out_schema.append(pa.field(digest_name, digest_type))
@@ -311,24 +300,23 @@ def hash_file(
         total=total_rows,
         unit="rows",
         unit_scale=True,
-        desc=f"{spec.name} {', '.join(digest_columns)}",
+        desc=f"{resolved.name} {', '.join(digest_columns)}",
         file=sys.stderr,
         disable=None if progress else True,  # None: only when stderr is a terminal
         dynamic_ncols=True,
     )
-    temporary = _temporary_path(dst_path)
-    finished = False
     try:
         scan = _record_batches(dataset, batch_size, opened_here=src_path is not None)
-        with pq.ParquetWriter(temporary, out_schema, **writer_options) as writer:
+        with (
+            atomic_output(dst_path) as temporary,
+            pq.ParquetWriter(temporary, out_schema, **writer_options) as writer,
+        ):
             for batch in _timed(scan, report):
                 if batch.num_rows == 0:
                     continue
                 hash_started = time.perf_counter()
                 digests = [
-                    hash_array(
-                        batch.column(name), spec, length=length, hex=hex, threads=thread_count
-                    )
+                    hash_array(batch.column(name), resolved, hex=hex)
                     for name in digest_columns
                 ]
                 write_started = time.perf_counter()
@@ -346,14 +334,8 @@ def hash_file(
                     f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s", refresh=False
                 )
             close_started = time.perf_counter()
-        with open(temporary, "rb+") as written:
-            os.fsync(written.fileno())  # the data is on disk before the name points at it
-        os.replace(temporary, dst_path)
         report.write_seconds += time.perf_counter() - close_started
-        finished = True
     finally:
         bar.close()
-        if not finished:
-            temporary.unlink(missing_ok=True)
     report.total_seconds = time.perf_counter() - started
     return report

@@ -20,6 +20,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from batchkeccak._kernel_cache import CACHE_KERNELS
 from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
@@ -185,7 +186,7 @@ def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, po
     return sig, codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
 def _prefetch_block(data, pos, rate):
     _prefetch(data, pos)
     _prefetch(data, pos + 64)
@@ -193,7 +194,7 @@ def _prefetch_block(data, pos, rate):
     _prefetch(data, pos + rate - 1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
 def _load_le64(data, pos):
     # Unsigned indices skip numba's negative-index wraparound, which lets LLVM fold these
     # eight byte loads into one unaligned 64-bit load.
@@ -210,7 +211,7 @@ def _load_le64(data, pos):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
 def _store_le64(flat, pos, word):
     # The mirror of _load_le64: eight byte stores that LLVM merges into one.
     p = np.uint64(pos)
@@ -224,7 +225,7 @@ def _store_le64(flat, pos, word):
     flat[p + _U[7]] = np.uint8((word >> _U[56]) & _BYTE)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh):
     """Absorb the next block of a message into one state of ``lanes``.
 
@@ -267,7 +268,7 @@ _SKIP = -(1 << 40)
 """A lane position that ``_absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
     """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
     and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
@@ -304,7 +305,7 @@ def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
         _prefetch_block(data, p3 + rate, rate)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
 def _squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
     ``first_word`` on (the words before it are left to the caller)."""
@@ -319,7 +320,7 @@ def _squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
             )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, first_round, out):
     """Run one state to completion on the scalar permutation, from block ``next_block`` on."""
     out_len = out.shape[1]
@@ -348,7 +349,23 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
         )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
+def _check_queue(data, offsets, order):
+    """Refuse a queue whose messages leave ``data``: the last line of defence before the
+    kernels read memory without bounds checks. Callers validate first; this catches a caller
+    mistake, or an array changed by another thread after it was validated, at a cost of a
+    few nanoseconds per message."""
+    count = offsets.shape[0] - 1
+    for i in range(order.shape[0]):
+        m = order[i]
+        if m < 0 or m >= count:
+            raise ValueError("hash_queue: a message index is outside offsets")
+        start = offsets[m]
+        if start < 0 or start > offsets[m + 1] or offsets[m + 1] > data.shape[0]:
+            raise ValueError("hash_queue: a message's offsets leave the data buffer")
+
+
+@njit(cache=CACHE_KERNELS, nogil=True)
 def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
 
@@ -356,7 +373,11 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
     Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Any order works; messages
     in buffer order keep the reads of neighbouring lanes close together in memory.
+    Every message is checked to lie inside ``data`` before anything is read.
     """
+    _check_queue(data, offsets, order)
+    if out.shape[0] < offsets.shape[0] - 1:
+        raise ValueError("hash_queue: fewer output rows than messages")
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
@@ -489,7 +510,7 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                 )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
     """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
 
@@ -499,6 +520,12 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
     words, which LLVM turns into vector stores; the lane-by-lane path writes one word per
     lane per store. ``count`` must be a multiple of ``TILE_WIDTH``.
     """
+    if (
+        start < 0 or length < 0 or length >= rate or out.shape[1] > rate
+        or count % TILE_WIDTH != 0 or out.shape[0] < count
+        or start + count * length > data.shape[0]
+    ):
+        raise ValueError("hash_uniform: the messages leave the data buffer or the output")
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)

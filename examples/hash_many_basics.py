@@ -31,7 +31,7 @@ assert row_digests[7].tobytes() == hashlib.sha3_256(rows[7].tobytes()).digest()
 # 3. A flat buffer and N + 1 offsets (Arrow's layout): message i is data[offsets[i]:offsets[i+1]].
 data = np.frombuffer(b"helloworld!", dtype=np.uint8)
 offsets = np.array([0, 5, 10, 11], dtype=np.int64)
-flat_digests = bk.hash_many((data, offsets), "sha3_512")
+flat_digests = bk.hash_many(bk.FlatMessages(data, offsets), "sha3_512")
 assert flat_digests[1].tobytes() == hashlib.sha3_512(b"world").digest()
 
 # Threads: every core by default; threads=1 stays on the calling thread.

@@ -53,7 +53,7 @@ def test_boundary_lengths_every_algorithm(algorithm, pattern_bytes):
 def test_xof_output_lengths(algorithm, pattern_bytes):
     rate = RATES[algorithm]
     messages = [pattern_bytes(n, seed=n) for n in (0, 1, rate - 1, rate, 3 * rate + 2)] * 7
-    for length in (1, rate - 1, rate, rate + 1, 3 * rate + 5):
+    for length in (0, 1, rate - 1, rate, rate + 1, 3 * rate + 5):
         got = bk.hash_many(messages, algorithm, length=length)
         assert_digests(got, algorithm, messages, length)
 
@@ -97,9 +97,9 @@ def test_input_forms_agree(pattern_bytes):
         "uint8 array list": list(rows),
         "tuple": tuple(as_bytes),
         "generator": (b for b in as_bytes),
-        "data+offsets int32": (rows.reshape(-1), offsets32),
-        "data+offsets int64": (rows.reshape(-1), offsets32.astype(np.int64)),
-        "bytes data+offsets": (rows.tobytes(), offsets32),
+        "data+offsets int32": bk.FlatMessages(rows.reshape(-1), offsets32),
+        "data+offsets int64": bk.FlatMessages(rows.reshape(-1), offsets32.astype(np.int64)),
+        "bytes data+offsets": bk.FlatMessages(rows.tobytes(), offsets32),
         "non-contiguous 2-D": np.asfortranarray(rows),
     }
     for name, form in forms.items():
@@ -109,7 +109,7 @@ def test_input_forms_agree(pattern_bytes):
 def test_offsets_may_skip_and_share_bytes():
     data = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
     offsets = np.array([2, 5, 5, 16], dtype=np.int64)  # starts past 0; one empty message
-    got = bk.hash_many((data, offsets), "sha3_224")
+    got = bk.hash_many(bk.FlatMessages(data, offsets), "sha3_224")
     assert_digests(got, "sha3_224", [b"234", b"", b"56789abcdef"])
 
 
@@ -127,7 +127,7 @@ def test_offsets_may_skip_and_share_bytes():
     ids=["empty", "bytes", "bytearray", "uint32 view", "2-D int32", "0-D float", "1 MB"],
 )
 def test_one_message_is_read_in_place(message):
-    from batchkeccak._messages import to_flat
+    from batchkeccak.inputs import to_flat
 
     raw = bytes(memoryview(message))
     data, offsets = to_flat([message])
@@ -207,13 +207,23 @@ def test_property_random_batches_equal_the_oracle_loop(messages, algorithm, leng
         (np.zeros(5, dtype=np.uint8), TypeError, "must be 2-D"),
         (np.zeros((2, 3), dtype=np.int16), TypeError, "dtype uint8"),
         (42, TypeError, "got int"),
-        ((np.zeros(4, np.uint8), np.array([0, 5])), ValueError, "out of range"),
-        ((np.zeros(4, np.uint8), np.array([0, 3, 2])), ValueError, "non-decreasing"),
-        ((np.zeros(4, np.uint8), np.array([-1, 2])), ValueError, "out of range"),
-        ((np.zeros(4, np.uint8), np.array([], dtype=np.int64)), ValueError, "N + 1"),
-        ((np.zeros(4, np.float32), np.array([0, 2])), TypeError, "uint8"),
-        ((np.zeros(4, np.uint8), np.array([[0, 2]])), TypeError, "1-D"),
-        ([np.zeros((4, 4), np.uint8)[:, 1]], ValueError, "not C-contiguous"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 5])), ValueError, "out of range"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 3, 2])), ValueError,
+         "non-decreasing"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([-1, 2])), ValueError, "out of range"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([], dtype=np.int64)), ValueError,
+         "N + 1"),
+        (bk.FlatMessages(np.zeros(4, np.float32), np.array([0, 2])), TypeError, "uint8"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([[0, 2]])), TypeError, "1-D"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 2], np.uint64)), TypeError,
+         "int32 or int64"),
+        (bk.FlatMessages(b"abcd", [0, 2]), TypeError, "offsets must be a numpy"),
+        ((b"abcd", [0, 2]), TypeError, (
+            "messages[1] is list, not a bytes-like object; a flat buffer with offsets is "
+            "passed as batchkeccak.FlatMessages"
+        )),
+        ([np.zeros((4, 4), np.uint8)[:, 1]], ValueError, "messages[0] is not contiguous"),
+        ([memoryview(bytes(8))[::2]], ValueError, "messages[0] is not contiguous"),
         (["text"], TypeError, "messages[0] is a str"),
         ([7], TypeError, "messages[0] is int"),
     ],
@@ -233,8 +243,10 @@ def test_bad_algorithm_and_length():
         bk.hash_many([b""], "shake_128")
     with pytest.raises(TypeError, match="always returns 32 bytes"):
         bk.hash_many([b""], "sha3_256", length=16)
-    with pytest.raises(ValueError, match="length must be >= 1"):
-        bk.hash_many([b""], "shake_256", length=0)
+    with pytest.raises(ValueError, match="length must be >= 0"):
+        bk.hash_many([b""], "shake_256", length=-1)
+    with pytest.raises(ValueError, match="length must be at most"):
+        bk.hash_many([b""], "shake_256", length=2**63)
     with pytest.raises(TypeError, match="length must be an int"):
         bk.hash_many([b""], "shake_256", length=2.5)
 
@@ -296,16 +308,16 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
 def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
     # Too few messages to convert in chunks, but plenty of work: the threads count is left to
     # the flat layer, which sees the sizes.
-    from batchkeccak import api
+    from batchkeccak.hashers import Hasher
 
     asked = []
-    original = api.hash_flat
+    original = Hasher.hash_flat
 
-    def recording(data, offsets, spec, out_len, threads, *args, **kwargs):
-        asked.append(threads)
-        return original(data, offsets, spec, out_len, threads, *args, **kwargs)
+    def recording(self, data, offsets, *args, **kwargs):
+        asked.append(self.threads)
+        return original(self, data, offsets, *args, **kwargs)
 
-    monkeypatch.setattr(api, "hash_flat", recording)
+    monkeypatch.setattr(Hasher, "hash_flat", recording)
     messages = [bytes([i]) * 100_000 for i in range(8)]
     assert_digests(bk.hash_many(messages, "sha3_256", threads=2), "sha3_256", messages)
     assert asked == [2]
@@ -353,17 +365,17 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     # Equal single-block messages back to back take the tile-at-a-time path; check every
     # tail size, counts around the tile width, a start past 0 and the byte-by-byte tail read
     # of the last message at the very end of the buffer.
-    from batchkeccak import _parallel, api
+    from batchkeccak import _parallel, hashers
 
     monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
     tile_calls = []
-    real_hash_uniform = api.hash_uniform
+    real_hash_uniform = hashers.hash_uniform
 
     def counting_hash_uniform(*args):
         tile_calls.append(args[2])
         return real_hash_uniform(*args)
 
-    monkeypatch.setattr(api, "hash_uniform", counting_hash_uniform)
+    monkeypatch.setattr(hashers, "hash_uniform", counting_hash_uniform)
     rate = RATES[algorithm]
     rng = np.random.default_rng(rate)
     length = 64 if algorithm in XOFS else None
@@ -380,7 +392,7 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
             offsets = np.arange(5, 5 + count * size + 1, max(size, 1))[: count + 1]
             if size == 0:
                 offsets = np.full(count + 1, 5)
-            got = bk.hash_many((data, offsets), algorithm, length=length)
+            got = bk.hash_many(bk.FlatMessages(data, offsets), algorithm, length=length)
             assert_digests(got, algorithm, messages, length)
     assert tile_calls and all(count % W == 0 for count in tile_calls)
 
@@ -401,7 +413,7 @@ def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
     data = np.frombuffer(b"\x01" + b"".join(messages), dtype=np.uint8)
     offsets = np.concatenate([[0], np.cumsum(lengths)]) + 1
     length = 48 if algorithm in XOFS else None
-    got = bk.hash_many((data, offsets), algorithm, length=length, threads=1)
+    got = bk.hash_many(bk.FlatMessages(data, offsets), algorithm, length=length, threads=1)
     assert_digests(got, algorithm, messages, length)
 
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import batchkeccak as bk
-from batchkeccak import _pylist
+from batchkeccak.inputs import _pylist
 
 from oracles import oracle
 

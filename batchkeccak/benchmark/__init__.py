@@ -11,7 +11,7 @@ Layers are timed apart, bottom up:
     ``hash_many`` as users call it, next to the other Keccak implementations in a Python loop.
 ``forms``
     ``hash_many`` per input form, and the cost of turning a list of ``bytes`` into the flat
-    layout (``_messages.to_flat``) next to hashing the flat result.
+    layout (``inputs.to_flat``) next to hashing the flat result.
 ``sweep``
     Throughput against message size, one series per implementation (the plot).
 ``startup``

@@ -22,6 +22,7 @@ from batchkeccak.benchmark.config import SuiteConfig
 from batchkeccak.benchmark.report import Row, Workload, size_text
 from batchkeccak.benchmark.startup import measure_startup
 from batchkeccak.benchmark.timing import interleaved
+from batchkeccak.inputs import FlatMessages
 
 
 def _xof_length(algorithm: str) -> int | None:
@@ -264,15 +265,15 @@ def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
 
 
 def bench_absorb(ctx: Context) -> Workload:
-    from batchkeccak._messages import to_flat
     from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.inputs import to_flat
     from batchkeccak.permutation import TILE_WIDTH
     from batchkeccak.sponge import hash_queue
 
     config = ctx.config
     algorithm = config.algorithm
     spec = get_algorithm(algorithm)
-    first_round = 24 - spec.rounds
+    first_round = spec.first_round
     out_len = _out_len(algorithm)
     workload = Workload(
         "absorb",
@@ -313,7 +314,7 @@ def bench_absorb(ctx: Context) -> Workload:
         out = np.empty((count, out_len), dtype=np.uint8)
         args = (data, offsets, order, spec.rate, spec.suffix, first_round, out)
         hash_queue(*args)
-        check_same("absorb", f"hash_queue on {label}", out, _hash((data, offsets), algorithm, 1))
+        check_same("absorb", f"hash_queue on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1))
         candidates[key] = functools.partial(hash_queue, *args)
         shapes[key] = (label, count, int(offsets[-1] - offsets[0]),
                        _permutations(np.diff(offsets), algorithm))
@@ -423,7 +424,7 @@ def bench_varied(ctx: Context) -> Workload:
     )
 
     def varied(threads):
-        return _hash((data, offsets), algorithm, threads)
+        return _hash(FlatMessages(data, offsets), algorithm, threads)
 
     def even(threads):
         return _hash(equal, algorithm, threads)
@@ -466,7 +467,7 @@ def bench_varied(ctx: Context) -> Workload:
 
 
 def bench_forms(ctx: Context) -> Workload:
-    from batchkeccak._messages import to_flat
+    from batchkeccak.inputs import to_flat
 
     config = ctx.config
     algorithm = config.algorithm
@@ -474,7 +475,7 @@ def bench_forms(ctx: Context) -> Workload:
     rows = _random_rows(count, size, config.seed + 8)
     as_list = [row.tobytes() for row in rows]
     data, offsets = to_flat(rows)
-    flat = (np.asarray(data), np.asarray(offsets))
+    flat = FlatMessages(np.asarray(data), np.asarray(offsets))
     workload = Workload(
         "forms",
         f"hash_many per input form, {count:,} x {size} B, {algorithm}, all threads; "
@@ -485,7 +486,7 @@ def bench_forms(ctx: Context) -> Workload:
     forms: dict[str, tuple[str, object]] = {
         "list": ("list of bytes", as_list),
         "array2d": ("2-D uint8 array", rows),
-        "flat": ("(data, offsets)", flat),
+        "flat": ("FlatMessages(data, offsets)", flat),
     }
     if importlib.util.find_spec("pyarrow") and importlib.util.find_spec("batchkeccak.arrow"):
         import pyarrow as pa
@@ -504,7 +505,7 @@ def bench_forms(ctx: Context) -> Workload:
     for key, (label, _) in forms.items():
         workload.rows.append(Row(key, f"hash_many({label})", ctx.cores, count, count * size,
                                  times[key], size))
-    workload.rows.append(Row("to_flat", "_messages.to_flat(list of bytes)", 1, count,
+    workload.rows.append(Row("to_flat", "inputs.to_flat(list of bytes)", 1, count,
                              count * size, times["to_flat"], size, "conversion only"))
     workload.figures["to_flat_over_flat_hash"] = min(times["to_flat"]) / min(times["flat"])
     return workload

@@ -29,8 +29,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import batchkeccak as bk
     from batchkeccak.algorithms import get_algorithm
-    from batchkeccak.api import output_length
     from batchkeccak.cli import CommandError
+    from batchkeccak.hashers import output_length
 
     try:
         spec = get_algorithm(args.algorithm)
@@ -47,7 +47,7 @@ def run(args) -> int:
                 stream = sys.stdin.buffer if name == "-" else _open(name)
                 with stream if name != "-" else _nullcontext(stream):
                     for lines, size in _line_batches(stream):
-                        out.write("\n".join(hash_batch(lines)))
+                        out.write("\n".join(hash_batch(bk.FlatMessages(*lines))))
                         out.write("\n")
                         bar.update(size)
             return 0

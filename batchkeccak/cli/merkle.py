@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from batchkeccak._hex import hex_0x
 from batchkeccak.cli import CommandError
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet")
@@ -394,7 +395,7 @@ def run_root(args) -> int:
     tree, _ = _tree_from_args(args)
     if args.dump:
         proofs.write_dump(tree, args.dump)
-    print(proofs.to_hex(tree.root))
+    print(hex_0x(tree.root))
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 def register(subparsers) -> None:
+    from batchkeccak.cli import positive_int
+
     parser = subparsers.add_parser(
         "parquet",
         help="copy a Parquet file or dataset, adding a digest column per hashed column",
@@ -37,13 +39,14 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--batch-size",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="ROWS",
         help="rows per batch and row group (default 131072)",
     )
     parser.add_argument(
-        "--threads", type=int, default=None, help="hashing threads (default: every core)"
+        "--threads", type=positive_int, default=None,
+        help="hashing threads (default: every core)",
     )
     parser.set_defaults(run=run)
 
@@ -61,7 +64,7 @@ def run(args) -> int:
             length=args.length,
             hex=args.hex,
             suffix=args.suffix,
-            batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
+            batch_size=DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size,
             threads=args.threads,
             progress=True,
         )

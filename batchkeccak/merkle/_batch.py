@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak._messages import rows_to_flat
 from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.api import hash_bytes, hash_flat, output_length
-from batchkeccak.merkle._bytes import readonly
+from batchkeccak.hashers import output_length, plain_hasher
+from batchkeccak.inputs import readonly, rows_to_flat
 
 PAIRS_PER_CALL = 1 << 14
 """Parent messages assembled per batch call when a level's messages must be copied first
@@ -34,6 +33,7 @@ class Hasher:
         self.spec: Algorithm = get_algorithm(algorithm)
         self.size: int = output_length(self.spec, length)
         self.threads: int = _parallel.resolve_threads(threads)
+        self._hasher = plain_hasher(self.spec, length, self.threads)
 
     @property
     def name(self) -> str:
@@ -42,11 +42,11 @@ class Hasher:
     def rows(self, messages: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Hash every row of a C-contiguous (k, w) uint8 array; returns (k, size)."""
         data, offsets = rows_to_flat(messages)
-        return hash_flat(data, offsets, self.spec, self.size, self.threads, out, equal_lengths=True)
+        return self._hasher.hash_flat(data, offsets, out=out, equal_lengths=True)
 
     def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Hash validated (data, int64 offsets) messages; returns (n, size)."""
-        return hash_flat(readonly(data), readonly(offsets), self.spec, self.size, self.threads)
+        return self._hasher.hash_flat(readonly(data), readonly(offsets))
 
     def one(self, message: bytes) -> bytes:
         """The digest of one message (a proof step).
@@ -54,4 +54,4 @@ class Hasher:
         Skips the batch path, whose scheduling costs about 30 us per call, six times the hash
         itself: a proof is a chain of single hashes.
         """
-        return hash_bytes(message, self.spec, self.size)
+        return self._hasher.hash_one(message)

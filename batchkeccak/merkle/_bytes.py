@@ -1,17 +1,16 @@
-"""Leaves, proof elements and roots as bytes: hex in and out, fixed-width row arrays, and
-the one atomic file writer of ``batchkeccak.merkle`` and its command."""
+"""Leaves, proof elements and roots as bytes: hex parsing, fixed-width row arrays, values in
+JSON form. (Hex output, read-only views and atomic writes are the package's own:
+``batchkeccak._hex``, ``batchkeccak.inputs.readonly``, ``batchkeccak._atomic``.)"""
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 
-from batchkeccak._messages import to_flat
+from batchkeccak._hex import hex_0x
+from batchkeccak.inputs import to_flat
 
 _NIBBLE = np.full(256, 255, dtype=np.uint8)
 _NIBBLE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10, dtype=np.uint8)
@@ -159,7 +158,7 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
 
 
 def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """``batchkeccak._messages.to_flat`` with errors that name ``argument``."""
+    """``batchkeccak.inputs.to_flat`` with errors that name ``argument``."""
     try:
         return to_flat(values)
     except TypeError as exc:
@@ -174,66 +173,15 @@ def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray
         ) from None
 
 
-def to_hex(data: object) -> str:
-    """A bytes-like object as ``0x``-prefixed lowercase hex."""
-    return "0x" + bytes(memoryview(data).cast("B")).hex()  # type: ignore[arg-type]
-
-
 def json_item(value: object) -> object:
     """A leaf value in JSON form: bytes as ``0x`` hex, integers as decimal strings (JSON
     numbers lose precision past 2**53 in JavaScript), lists item by item."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return to_hex(value)
+        return hex_0x(value)
     if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
         return str(int(value))
     if isinstance(value, (list, tuple)):
         return [json_item(v) for v in value]
     return value
-
-
-def readonly(array: np.ndarray) -> np.ndarray:
-    """A read-only view: the kernels are compiled for read-only arrays only (one
-    specialization for every caller, see ``batchkeccak._messages``)."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
-def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
-    """Write text to ``path`` so that readers see the old file or the whole new one.
-
-    The text goes to a temporary file beside ``path`` (so that ``os.replace`` is a rename
-    within one filesystem), is flushed to disk, and replaces ``path`` only when complete; on
-    any error the temporary file is removed and ``path`` is left as it was.
-    """
-    if isinstance(chunks, str):
-        chunks = [chunks]
-    target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(f"{str(target)!r} is a directory; name the file to write")
-    folder = target.parent
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"cannot write {str(target)!r}: folder {str(folder)!r} does not exist"
-        )
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(temporary, "x", encoding="utf-8") as handle:
-            handle.writelines(chunks)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def hex_list(rows: np.ndarray) -> list[str]:
-    """Rows of an (n, w) uint8 array as ``0x``-prefixed lowercase hex strings."""
-    if rows.shape[0] == 0:
-        return []
-    step = 2 * rows.shape[1]
-    joined = np.ascontiguousarray(rows).tobytes().hex()
-    return ["0x" + joined[i : i + step] for i in range(0, len(joined), step)]

@@ -31,7 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes, to_hex
+from batchkeccak._hex import hex_0x
+from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
 
 WORD = 32
 
@@ -665,7 +666,7 @@ def json_value(t: AbiType | str, value: object) -> object:
         assert t.item is not None
         return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
-        return to_hex(value)
+        return hex_0x(value)
     if (
         t.kind in ("uint", "int")
         and isinstance(value, (int, Decimal))

@@ -17,7 +17,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from batchkeccak.merkle._bytes import json_item, to_hex
+from batchkeccak._hex import hex_0x
+from batchkeccak.merkle._bytes import json_item
 
 SCHEMES = ("openzeppelin", "rfc9162")
 """Tree constructions, each byte-exact with its reference (see docs/merkle.md)."""
@@ -96,7 +97,7 @@ class MultiProof:
 
         return {
             "leaves": [json_item(v) for v in self.leaves],
-            "proof": [to_hex(p) for p in self.proof],
+            "proof": [hex_0x(p) for p in self.proof],
             "proofFlags": [bool(f) for f in self.proof_flags],
         }
 
@@ -293,7 +294,7 @@ class MerkleTree:
     def __repr__(self) -> str:
         return (
             f"<MerkleTree scheme={self.scheme} algorithm={self.algorithm} "
-            f"size={self.size} root={to_hex(self.root)}>"
+            f"size={self.size} root={hex_0x(self.root)}>"
         )
 
 

@@ -25,15 +25,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from batchkeccak._hex import hex_rows
+from batchkeccak.inputs import readonly
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
     fixed_rows,
-    hex_list,
     hex_matrix,
-    readonly,
 )
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
 from batchkeccak.merkle.base import MerkleTree, MultiProof, check_index
@@ -367,7 +367,7 @@ class OpenZeppelinTree(MerkleTree):
         """Every leaf value in the JSON form of :meth:`dump`, in input order: ``0x`` hex
         leaves for a simple tree, rows of JSON values for a standard tree."""
         if self.types is None:
-            return hex_list(self.nodes[self._tree_index])
+            return hex_rows(self.nodes[self._tree_index], "0x")
         return self._json_rows if self._json_rows is not None else self._json_from_rows()
 
     def multiproof(self, indices: Sequence[int]) -> MultiProof:
@@ -429,7 +429,7 @@ class OpenZeppelinTree(MerkleTree):
         :meth:`MerkleTree.load`. Standard-tree values are written as the JavaScript library
         reads them: integers as decimal strings, bytes as ``0x`` hex.
         """
-        tree = hex_list(self.nodes)
+        tree = hex_rows(self.nodes, "0x")
         positions = self._tree_index.tolist()
         if self.types is None:
             values = [{"value": tree[p], "treeIndex": p} for p in positions]

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from batchkeccak._atomic import atomic_output
+from batchkeccak._hex import hex_0x, hex_rows
 from batchkeccak.merkle import abi, openzeppelin, rfc9162, schemes
-from batchkeccak.merkle._bytes import hex_list, hex_to_bytes, to_hex, write_text_atomic
+from batchkeccak.merkle._bytes import hex_to_bytes
 from batchkeccak.merkle.base import MerkleTree
 
 __all__ = [
@@ -35,7 +37,6 @@ __all__ = [
     "load_dump",
     "multiproof_json",
     "parse_proofs",
-    "to_hex",
     "verify_proofs",
     "write_dump",
     "write_text_atomic",
@@ -65,20 +66,20 @@ def _leaf_fields(tree: MerkleTree, values: object, index: int) -> dict:
     """What the verifier needs besides the proof: the leaf, in the scheme's terms."""
     if isinstance(tree, openzeppelin.OpenZeppelinTree):
         if tree.types is None:
-            return {"leaf": to_hex(tree.value(index))}
+            return {"leaf": hex_0x(tree.value(index))}
         row = tree.value(index)
         return {
             "types": list(tree.types),
             "value": [abi.json_value(t, v) for t, v in zip(tree.types, row)],  # type: ignore[call-overload]
         }
-    entry = {"leafHash": to_hex(tree.leaf_hash(index))}
+    entry = {"leafHash": hex_0x(tree.leaf_hash(index))}
     if values is not None:
-        entry["value"] = to_hex(_value_bytes(values, index))
+        entry["value"] = hex_0x(_value_bytes(values, index))
     return entry
 
 
 def _head(tree: MerkleTree) -> dict:
-    head = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": to_hex(tree.root)}
+    head = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)}
     if isinstance(tree, rfc9162.RFC9162Tree):
         head.update(digestSize=tree.digest_size, size=tree.size)
     return head
@@ -102,7 +103,7 @@ def inclusion_proof_json(tree: MerkleTree, index: int, values: object = None) ->
     dict
         The document described in this module's docstring; :func:`verify_proofs` reads it.
     """
-    proof = [to_hex(node) for node in tree.proof(index)]
+    proof = [hex_0x(node) for node in tree.proof(index)]
     entry = dict(_head(tree), index=int(index))
     entry.update(_leaf_fields(tree, values, int(index)))
     entry["proof"] = proof
@@ -123,9 +124,9 @@ def inclusion_proof_lines(
     types = list(tree.types) if simple and tree.types is not None else None  # type: ignore[attr-defined]
     for start in range(0, tree.size, block):
         indices = np.arange(start, min(tree.size, start + block))
-        steps = [(has, hex_list(nodes)) for has, nodes in tree.sibling_levels(indices)]
+        steps = [(has, hex_rows(nodes, "0x")) for has, nodes in tree.sibling_levels(indices)]
         if not simple:
-            leaf_hashes = hex_list(tree.levels[0][indices])  # type: ignore[attr-defined]
+            leaf_hashes = hex_rows(tree.levels[0][indices], "0x")  # type: ignore[attr-defined]
         lines = []
         for k, index in enumerate(indices.tolist()):
             entry = dict(head, index=index)
@@ -137,7 +138,7 @@ def inclusion_proof_lines(
             else:
                 entry["leafHash"] = leaf_hashes[k]
                 if values is not None:
-                    entry["value"] = to_hex(_value_bytes(values, index))
+                    entry["value"] = hex_0x(_value_bytes(values, index))
             entry["proof"] = [nodes[k] for has, nodes in steps if has[k]]
             lines.append(json.dumps(entry) + "\n")
         yield "".join(lines)
@@ -150,7 +151,7 @@ def multiproof_json(tree: MerkleTree, indices: Sequence[int]) -> dict:
             f"multiproofs are defined by the openzeppelin scheme; this tree is {tree.scheme}"
         )
     multiproof = tree.multiproof(indices)
-    result = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": to_hex(tree.root)}
+    result = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)}
     if tree.types is not None:
         result["types"] = list(tree.types)
     result["multiproof"] = multiproof.to_json()
@@ -170,14 +171,32 @@ def consistency_proof_json(tree: MerkleTree, old_size: int) -> dict:
         "digestSize": tree.digest_size,
         "oldSize": old_size,
         "newSize": tree.size,
-        "oldRoot": to_hex(tree.root_at(old_size)),
-        "newRoot": to_hex(tree.root),
-        "proof": [to_hex(p) for p in proof],
+        "oldRoot": hex_0x(tree.root_at(old_size)),
+        "newRoot": hex_0x(tree.root),
+        "proof": [hex_0x(p) for p in proof],
     }
 
 
 # ----------------------------------------------------------------------------------------
 # Dumps
+
+
+def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
+    """Write text to ``path`` so that readers see the old file or the whole new one.
+
+    Through ``batchkeccak._atomic`` (a temporary file beside ``path``, flushed, then renamed
+    over it). A folder, or a path in a folder that does not exist, is refused first with an
+    error that says so.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"{str(target)!r} is a directory; name the file to write")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(
+            f"cannot write {str(target)!r}: folder {str(target.parent)!r} does not exist"
+        )
+    with atomic_output(target) as temporary, open(temporary, "w", encoding="utf-8") as handle:
+        handle.writelines([chunks] if isinstance(chunks, str) else chunks)
 
 
 def write_dump(tree: MerkleTree, path: str | os.PathLike) -> None:

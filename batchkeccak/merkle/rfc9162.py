@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from batchkeccak._hex import hex_rows
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
     flat_messages,
-    hex_list,
     hex_matrix,
 )
 from batchkeccak.merkle.base import MerkleTree, check_count, check_index
@@ -220,7 +220,7 @@ class RFC9162Tree(MerkleTree):
         ``leaves`` holds the leaf hashes (not the values); :meth:`MerkleTree.load` rebuilds
         the levels from them.
         """
-        leaves = hex_list(self.levels[0]) if self.levels else []
+        leaves = hex_rows(self.levels[0], "0x") if self.levels else []
         return {
             "format": "rfc9162-v1",
             "algorithm": self.algorithm,

@@ -10,9 +10,12 @@ Contract (everything above this layer is written against it alone):
     structure-of-arrays layout: lane ``k`` (``k = x + 5*y``) of state ``j`` is
     ``tile[k * W + j]``. Runs rounds ``first_round .. 23`` (Keccak-f[1600] for 0,
     Keccak-p[1600, 12] for 12) on all W states in place. ``spare`` is a scratch array of the
-    same shape; ``24 - first_round`` must be even. Nothing is validated.
+    same shape; ``24 - first_round`` must be a multiple of ``TILE_ROUND_STEP`` (4): each
+    step is two passes of two rounds, tile to spare and back. Nothing is validated here;
+    ``batchkeccak.algorithms`` refuses any other round count when the table is built.
 ``state_permute(lanes, first_round)``
-    The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place.
+    The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place;
+    ``24 - first_round`` must be even.
 ``state_absorb(lanes, data, pos, blocks, rate_words, first_round)``
     One state absorbing ``blocks`` whole blocks of ``rate_words`` words from the uint8 buffer
     ``data`` starting at byte ``pos`` (XOR, then permute, per block) without leaving
@@ -22,6 +25,7 @@ Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte
 """
 
 from batchkeccak.permutation._unrolled import (
+    TILE_ROUND_STEP,
     TILE_WIDTH,
     state_absorb,
     state_permute,
@@ -33,6 +37,7 @@ __all__ = [
     "LANE_COUNT",
     "MAX_ROUNDS",
     "ROUND_CONSTANTS",
+    "TILE_ROUND_STEP",
     "TILE_WIDTH",
     "state_absorb",
     "state_permute",

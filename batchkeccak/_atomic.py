@@ -1,0 +1,58 @@
+"""Output files written atomically: a temporary file beside the destination, then a rename.
+
+A crash or an interrupt leaves the old destination (or none), never half a file. The
+temporary name says what made it (``.NAME.batchkeccak-HEX.tmp``), so that a file left by a
+process killed outright (SIGKILL, a power cut: nothing can clean up after those) is easy to
+find and remove: ``find DIR -name '.*.batchkeccak-*.tmp'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+TEMPORARY_PATTERN = ".*.batchkeccak-*.tmp"
+"""Glob of the temporary files this module creates (beside their destination)."""
+
+
+def _temporary_path(destination: Path) -> Path:
+    # Beside the destination, so that the final os.replace is a rename within one
+    # filesystem; created exclusively with the usual permissions (0o666 less the umask).
+    while True:
+        candidate = destination.with_name(
+            f".{destination.name}.batchkeccak-{secrets.token_hex(6)}.tmp"
+        )
+        try:
+            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return candidate
+        except FileExistsError:
+            continue
+
+
+@contextlib.contextmanager
+def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``destination``.
+
+    The data is flushed to disk before the rename, so the name never points at a file whose
+    contents are still in flight. On any exception (KeyboardInterrupt and SystemExit too)
+    the temporary file is removed and the exception goes on.
+    """
+    destination = Path(destination)
+    temporary = _temporary_path(destination)
+    try:
+        yield temporary
+        with open(temporary, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(temporary, destination)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes_atomically(destination: str | os.PathLike, data: bytes) -> None:
+    """``Path(destination).write_bytes(data)``, atomically."""
+    with atomic_output(destination) as temporary:
+        temporary.write_bytes(data)

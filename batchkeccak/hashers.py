@@ -1,0 +1,230 @@
+"""One resolved hash function: what every entry point builds once and passes down.
+
+A :class:`Hasher` is an algorithm from the table with everything a call decides fixed: the
+output length, the thread count and, for the keyed and customized modes, the sponge state
+that every message starts from. ``hash_many``, the Arrow, Parquet and Dask integrations,
+the Merkle trees and the CLI all resolve their arguments into one (:func:`batchkeccak.hasher`)
+and then only call its methods, so a parameter is validated in one place and a new mode is
+one new subclass, not a new argument threaded through every integration.
+
+Inputs arrive here already laid out flat by :mod:`batchkeccak.inputs`, under its contract:
+read-only uint8 data, private int64 offsets that are non-decreasing and inside the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.inputs import readonly, rows_to_flat, single_message
+from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.sponge import hash_queue, hash_uniform
+
+_SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
+
+
+def output_length(spec: Algorithm, length: object) -> int:
+    """The output size for ``spec``: its digest size, or ``length`` for an XOF."""
+    if spec.xof:
+        if length is None:
+            raise TypeError(f"length is required for {spec.name} (an extendable-output function)")
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+            raise TypeError(f"length must be an int, got {type(length).__name__}")
+        if length < 0:
+            raise ValueError(f"length must be >= 0 for {spec.name}, got {length}")
+        if length > MAX_OUTPUT_LENGTH:
+            raise ValueError(
+                f"length must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {length}"
+            )
+        return int(length)
+    if length is not None:
+        raise TypeError(
+            f"length applies only to extendable-output functions; {spec.name} always "
+            f"returns {spec.digest_size} bytes"
+        )
+    return spec.digest_size  # type: ignore[return-value]
+
+
+MAX_OUTPUT_LENGTH = 2**40
+"""The longest output a call may ask for per message (1 TiB): far past any memory, but a
+bound that keeps ``N * length`` inside numpy's index range, so an absurd ``length`` is
+refused by name instead of by an allocation error."""
+
+
+def _hash_range(span, data, offsets, rate, suffix, first_round, out):
+    # Each range works on views of its own offsets and output rows, and builds its own queue,
+    # so no per-message array is made for the whole batch up front.
+    start, stop = span
+    hash_queue(
+        data, offsets[start : stop + 1], np.arange(stop - start, dtype=np.int64),
+        rate, suffix, first_round, out[start:stop],
+    )
+
+
+def _hash_uniform_range(span, data, offsets, rate, suffix, first_round, out):
+    # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
+    # tile) go through the general queue.
+    start, stop = span
+    tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
+    if tiles_end > start:
+        length = int(offsets[start + 1] - offsets[start])
+        hash_uniform(
+            data, offsets[start], tiles_end - start, length, rate, suffix, first_round,
+            out[start:tiles_end],
+        )
+    if stop > tiles_end:
+        _hash_range((tiles_end, stop), data, offsets, rate, suffix, first_round, out)
+
+
+def _single_block_uniform(
+    offsets: np.ndarray, rate: int, out_len: int, equal_lengths: bool
+) -> bool:
+    """Whether every message has the same length < rate, back to back, with one output block."""
+    count = offsets.shape[0] - 1
+    length = int(offsets[1] - offsets[0])
+    if length >= rate or out_len > rate or count < TILE_WIDTH:
+        return False
+    if equal_lengths:
+        return True
+    if int(offsets[-1] - offsets[0]) != length * count:
+        return False
+    return bool((np.diff(offsets) == length).all())
+
+
+class Hasher:
+    """An algorithm with its output length and thread count resolved: immutable.
+
+    Build one with :func:`batchkeccak.hasher`; every function that takes an ``algorithm``
+    also takes a ``Hasher`` in its place.
+
+    Attributes
+    ----------
+    algorithm
+        The table row (:class:`~batchkeccak.Algorithm`): rate, domain byte, rounds.
+    output_length
+        Bytes of output per message.
+    threads
+        Threads a batch is spread over (1: the calling thread only).
+    """
+
+    __slots__ = ("algorithm", "output_length", "threads")
+
+    algorithm: Algorithm
+    output_length: int
+    threads: int
+
+    def __init__(self, algorithm: Algorithm, output_length: int, threads: int):
+        object.__setattr__(self, "algorithm", algorithm)
+        object.__setattr__(self, "output_length", output_length)
+        object.__setattr__(self, "threads", threads)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; build another with hasher()")
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.name!r}, output_length={self.output_length}, "
+            f"threads={self.threads})"
+        )
+
+    @property
+    def name(self) -> str:
+        """The algorithm's name, as in ``batchkeccak.algorithms``."""
+        return self.algorithm.name
+
+    @property
+    def digest_size(self) -> int:
+        """Alias of ``output_length``, named as hashlib names it."""
+        return self.output_length
+
+    def with_threads(self, threads: object) -> Hasher:
+        """The same hasher on another number of threads (None: every available core)."""
+        fields = self._fields()
+        fields["threads"] = _parallel.resolve_threads(threads)
+        return _restore(type(self), fields)
+
+    def _fields(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in _all_slots(type(self))}
+
+    def __reduce__(self):
+        # Pickled as its fields (Dask, Spark and Ray ship hashers to their workers); the
+        # immutability guard would refuse the default slot-by-slot restore.
+        return _restore, (type(self), self._fields())
+
+    # -- what the modes override ---------------------------------------------------------------
+
+    def hash_flat(
+        self,
+        data: np.ndarray,
+        offsets: np.ndarray,
+        *,
+        out: np.ndarray | None = None,
+        equal_lengths: bool = False,
+    ) -> np.ndarray:
+        """Hash flat messages laid out under :mod:`batchkeccak.inputs`' contract.
+
+        ``out``, when given, is a C-contiguous ``(N, output_length)`` uint8 array to fill.
+        ``equal_lengths`` says the messages are known to have one length and lie back to back
+        (rows of a 2-D array), which saves checking the offsets.
+        """
+        count = offsets.shape[0] - 1
+        out_len = self.output_length
+        if out is None:
+            out = np.empty((count, out_len), dtype=np.uint8)
+        if count == 0 or out_len == 0:
+            return out
+        spec = self.algorithm
+        # Messages go to the lanes in buffer order: each lane takes the next message as soon
+        # as its own is done, so lanes stay busy without sorting by length, and neighbouring
+        # lanes read neighbouring memory (sorting by length was measured 1.2x slower).
+        total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all it needs
+        permutations = total_bytes // spec.rate + count * (1 + (out_len - 1) // spec.rate)
+        threads = max(1, min(self.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+        uniform = _single_block_uniform(offsets, spec.rate, out_len, equal_lengths)
+        _parallel.run_parallel(
+            _hash_uniform_range if uniform else _hash_range,
+            _parallel.chunk_ranges(count, threads),
+            data, offsets, spec.rate, spec.suffix, spec.first_round, out,
+            workers=threads,
+        )
+        return out
+
+    # -- built on hash_flat ------------------------------------------------------------------
+
+    def hash_rows(self, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Hash every row of a 2-D uint8 array (equal-length messages); returns ``(k, size)``."""
+        data, offsets = rows_to_flat(rows)
+        return self.hash_flat(data, offsets, out=out, equal_lengths=True)
+
+    def hash_one(self, message: object) -> bytes:
+        """The digest of one bytes-like message, on the calling thread, with no scheduling.
+
+        A few microseconds: for chains of single hashes (Merkle proof steps, the last node
+        of a tree mode), where the batch path's scheduling would cost more than the hash.
+        """
+        data, offsets = single_message(message)
+        out = np.empty((1, self.output_length), dtype=np.uint8)
+        if type(self).hash_flat is not Hasher.hash_flat:
+            return self.hash_flat(data, offsets, out=out).tobytes()
+        if self.output_length:
+            spec = self.algorithm
+            hash_queue(data, offsets, _SINGLE_QUEUE, spec.rate, spec.suffix, spec.first_round, out)
+        return out.tobytes()
+
+
+def _all_slots(cls: type) -> list[str]:
+    return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
+
+
+def _restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
+    restored = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(restored, name, value)
+    return restored
+
+
+def plain_hasher(algorithm: object, length: object = None, threads: object = None) -> Hasher:
+    """A :class:`Hasher` for a row of the table (no key, no customization)."""
+    spec = get_algorithm(algorithm)
+    return Hasher(spec, output_length(spec, length), _parallel.resolve_threads(threads))

@@ -1,0 +1,179 @@
+"""Arrow binary and string arrays as flat ``(data, offsets)``, read in place.
+
+Part of the input boundary (:mod:`batchkeccak.inputs`): the integrations (``batchkeccak.arrow``,
+``parquet``, ``dask``) and ``hash_many`` all read Arrow memory through these functions, which
+return views under the boundary's contract. Offsets are always copied (a few bytes per value)
+so that nothing another thread does to the caller's buffers reaches the kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from batchkeccak.inputs.flat import check_flat
+
+__all__ = [
+    "ACCEPTED_TYPES",
+    "binary_buffers",
+    "buffer_as_uint8",
+    "check_hashable_type",
+    "decode_dictionary",
+    "is_value_type",
+    "value_buffers",
+]
+
+ACCEPTED_TYPES = (
+    "binary, large_binary, string, large_string, binary_view, string_view, "
+    "fixed_size_binary, or a dictionary of one of those"
+)
+
+
+def _is_offset_binary(arrow_type: pa.DataType) -> bool:
+    return (
+        pa.types.is_binary(arrow_type)
+        or pa.types.is_string(arrow_type)
+        or pa.types.is_large_binary(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+    )
+
+
+def _is_view(arrow_type: pa.DataType) -> bool:
+    return pa.types.is_binary_view(arrow_type) or pa.types.is_string_view(arrow_type)
+
+
+def is_value_type(arrow_type: pa.DataType) -> bool:
+    return (
+        _is_offset_binary(arrow_type)
+        or _is_view(arrow_type)
+        or pa.types.is_fixed_size_binary(arrow_type)
+    )
+
+
+def check_hashable_type(arrow_type: pa.DataType, argument: str, function: str) -> None:
+    if is_value_type(arrow_type):
+        return
+    if pa.types.is_dictionary(arrow_type) and is_value_type(arrow_type.value_type):
+        return
+    hint = ""
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        hint = f" ({arrow_type} is an extension type: pass {argument}.storage to hash its storage)"
+    raise TypeError(
+        f"{function}: {argument} has type {arrow_type}; expected {ACCEPTED_TYPES}{hint}"
+    )
+
+
+def buffer_as_uint8(buffer: pa.Buffer | None, argument: str) -> np.ndarray:
+    if buffer is None:
+        return np.empty(0, dtype=np.uint8)
+    if not buffer.is_cpu:
+        raise TypeError(f"{argument} lives in device memory; copy it to the CPU first")
+    return np.frombuffer(buffer, dtype=np.uint8)
+
+
+def value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values of a non-dictionary binary-like array as validated (data, offsets).
+
+    Null slots are included (Arrow keeps their offsets valid; their bytes are whatever the
+    producer left there); callers decide what a null's digest becomes.
+    """
+    count = len(array)
+    arrow_type = array.type
+    if _is_view(arrow_type):
+        # Views point anywhere into several buffers, or hold short values inline; the sponge
+        # reads messages back to back, so they are gathered once (Arrow's own cast).
+        array = pc.cast(array, pa.large_binary())
+        arrow_type = array.type
+    if count == 0:
+        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
+    if pa.types.is_fixed_size_binary(arrow_type):
+        width = arrow_type.byte_width
+        data = buffer_as_uint8(array.buffers()[1], argument)
+        start = array.offset * width
+        if data.shape[0] < start + count * width:
+            raise ValueError(
+                f"{argument}: data buffer holds {data.shape[0]} bytes, too few for "
+                f"{count} values of {width} bytes at offset {array.offset}"
+            )
+        offsets = np.arange(count + 1, dtype=np.int64) * width + start
+        return check_flat(data, offsets)
+    offsets_buffer, data_buffer = array.buffers()[1:3]
+    offset_type = np.int64 if arrow_type in (pa.large_binary(), pa.large_string()) else np.int32
+    needed = array.offset + count + 1
+    if offsets_buffer is None or offsets_buffer.size < needed * np.dtype(offset_type).itemsize:
+        raise ValueError(
+            f"{argument}: offsets buffer too short for {count} values at offset {array.offset}"
+        )
+    # Only this array's window of the offsets: a slice shares its parent's buffers.
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=needed)[array.offset :]
+    return check_flat(buffer_as_uint8(data_buffer, argument), offsets)
+
+
+
+def decode_dictionary(array: pa.Array) -> pa.Array:
+    """A dictionary array's values, row by row.
+
+    pyarrow has no ``take`` for view types, so ``dictionary_decode`` of a sliced dictionary of
+    ``binary_view`` / ``string_view`` values fails; such a dictionary is first cast to the
+    large offset type (the same bytes), whose ``take`` exists.
+    """
+    dictionary = array.dictionary
+    if _is_view(dictionary.type):
+        large = pa.large_string() if pa.types.is_string_view(dictionary.type) else pa.large_binary()
+        array = pa.DictionaryArray.from_arrays(array.indices, pc.cast(dictionary, large))
+    return array.dictionary_decode()
+
+
+def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray, np.ndarray]:
+    """A null-free Arrow binary or string column as flat ``(data, offsets)`` for the sponge.
+
+    This is how :func:`batchkeccak.hash_many` reads pyarrow input: one digest per value, so
+    nulls are refused rather than given a digest.
+
+    Parameters
+    ----------
+    values
+        ``pa.Array`` or ``pa.ChunkedArray`` of one of the types :func:`hash_array` accepts.
+    argument
+        The caller's name for ``values``, used in error messages.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Read-only uint8 data and int64 offsets (N + 1 entries), value ``i`` being
+        ``data[offsets[i]:offsets[i+1]]``. A single chunk's buffers are used in place; several
+        chunks, view types and dictionaries are copied into one buffer.
+
+    Raises
+    ------
+    TypeError
+        ``values`` is not a pyarrow array, or has another type.
+    ValueError
+        ``values`` holds nulls.
+    """
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        raise TypeError(
+            f"{argument} must be a pyarrow Array or ChunkedArray, got {type(values).__name__}"
+        )
+    check_hashable_type(values.type, argument, "hash_many")
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    # Decoded first: a dictionary's nulls may sit in its values, which null_count omits.
+    chunks = [decode_dictionary(c) if pa.types.is_dictionary(c.type) else c for c in chunks]
+    null_count = sum(chunk.null_count for chunk in chunks)
+    if null_count:
+        raise ValueError(
+            f"{argument} holds {null_count} null(s), and hash_many returns one digest "
+            "per value with no way to mark a null: use batchkeccak.arrow.hash_array, which "
+            "keeps nulls, or fill them first (pyarrow.compute.fill_null)"
+        )
+    parts = [value_buffers(chunk, argument) for chunk in chunks if len(chunk)]
+    if not parts:
+        return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
+    if len(parts) == 1:
+        return parts[0]
+    data = np.concatenate([d[o[0] : o[-1]] for d, o in parts])
+    lengths = np.concatenate([np.diff(o) for _, o in parts])
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return check_flat(data, offsets)

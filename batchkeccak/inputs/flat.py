@@ -1,0 +1,103 @@
+"""The flat layout itself: ``FlatMessages``, its validation, and 2-D arrays of rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the array itself if it is read-only already).
+
+    The kernels are compiled for read-only arrays only, so that writable and read-only
+    inputs (Arrow buffers, ``bytes``) share one specialization.
+    """
+    if array.flags.writeable:
+        array = array.view()
+        array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True)
+class FlatMessages:
+    """Messages laid out back to back in one buffer, as Arrow lays out a binary column.
+
+    Message ``i`` is ``data[offsets[i]:offsets[i + 1]]``. Pass it wherever messages are
+    taken: ``hash_many(FlatMessages(data, offsets), "sha3_256")``. It has its own type so a
+    buffer with offsets is never confused with a tuple of two messages.
+
+    Parameters
+    ----------
+    data
+        A 1-D ``uint8`` numpy array or any bytes-like object.
+    offsets
+        A 1-D ``int32`` or ``int64`` numpy array of ``N + 1`` non-decreasing entries inside
+        ``data``.
+    """
+
+    data: object
+    offsets: object
+
+
+def _as_uint8(data: object) -> np.ndarray:
+    if isinstance(data, np.ndarray):
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise TypeError(f"data must be a 1-D uint8 array, got {data.ndim}-D {data.dtype}")
+        return data
+    if isinstance(data, str):
+        raise TypeError("data is a str: encode it first (for example s.encode('utf-8'))")
+    try:
+        view = memoryview(data)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"data must be a uint8 array or a bytes-like object, got {type(data).__name__}"
+        ) from None
+    if not view.c_contiguous:
+        raise ValueError("data is not contiguous (a strided view): copy it first")
+    return np.frombuffer(view.cast("B"), dtype=np.uint8)
+
+
+def check_flat(data: object, offsets: object) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a flat buffer and its offsets; read-only uint8 data and private int64 offsets."""
+    data = np.ascontiguousarray(_as_uint8(data))
+    if not isinstance(offsets, np.ndarray):
+        raise TypeError(
+            f"offsets must be a numpy int32 or int64 array, got {type(offsets).__name__}"
+        )
+    if offsets.dtype not in (np.int32, np.int64) or offsets.ndim != 1:
+        raise TypeError(
+            f"offsets must be a 1-D int32 or int64 array, got {offsets.ndim}-D {offsets.dtype}"
+        )
+    if offsets.shape[0] < 1:
+        raise ValueError("offsets must hold N + 1 entries for N messages, got an empty array")
+    # A private copy: the caller's array could be changed by another thread after it has
+    # been checked here. N + 1 words cost far less than hashing N messages.
+    offsets = np.array(offsets, dtype=np.int64, copy=True)
+    first, last = int(offsets[0]), int(offsets[-1])
+    if first < 0 or last > data.shape[0]:
+        raise ValueError(
+            f"offsets out of range: they span [{first}, {last}] but data holds "
+            f"{data.shape[0]} bytes"
+        )
+    if offsets.shape[0] > 1:
+        steps = np.diff(offsets)
+        if steps.min() < 0:
+            bad = int(np.argmax(steps < 0))
+            raise ValueError(
+                f"offsets must be non-decreasing: offsets[{bad + 1}] = {int(offsets[bad + 1])} "
+                f"< offsets[{bad}] = {int(offsets[bad])}"
+            )
+    return readonly(data), readonly(offsets)
+
+
+def rows_to_flat(rows: np.ndarray, argument: str = "messages") -> tuple[np.ndarray, np.ndarray]:
+    """A 2-D ``uint8`` array, one message per row, as flat ``(data, offsets)``."""
+    if rows.dtype != np.uint8:
+        raise TypeError(f"a 2-D {argument} array must have dtype uint8, got {rows.dtype}")
+    if rows.ndim != 2:
+        raise TypeError(f"{argument} must be a 2-D uint8 array, got {rows.ndim}-D")
+    rows = np.ascontiguousarray(rows)
+    count, width = rows.shape
+    offsets = np.arange(count + 1, dtype=np.int64) * width
+    return readonly(rows.reshape(-1)), readonly(offsets)
