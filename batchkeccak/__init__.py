@@ -13,6 +13,12 @@ from batchkeccak.algorithms import Algorithm, algorithms
 from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, warmup
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages
+from batchkeccak import streams as _streams
+from batchkeccak.files import file_digest, hash_files
+from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+
+# One hashlib-style constructor per algorithm of the table: bk.sha3_256(data), ...
+globals().update({_name: getattr(_streams, _name) for _name in algorithms})
 
 __version__ = "0.1.0"
 
@@ -27,4 +33,11 @@ __all__ = [
     "hasher",
     "hexdigest_many",
     "warmup",
+    "KeccakHash",
+    "StreamHasher",
+    "algorithms_available",
+    "file_digest",
+    "hash_files",
+    "new",
+    *algorithms,
 ]

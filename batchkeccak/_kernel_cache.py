@@ -27,7 +27,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 def kernel_sources() -> list[Path]:
     """The files whose jitted functions are compiled into one another."""
-    return sorted([PACKAGE_DIR / "sponge.py", *(PACKAGE_DIR / "permutation").glob("*.py")])
+    return sorted([
+        PACKAGE_DIR / "sponge.py",
+        PACKAGE_DIR / "sponge_states.py",
+        *(PACKAGE_DIR / "permutation").glob("*.py"),
+    ])
 
 
 @functools.lru_cache(maxsize=1)
