@@ -7,20 +7,13 @@ import numpy as np
 from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.hashers import output_length, plain_hasher
-from batchkeccak.inputs import rows_to_flat
+from batchkeccak.inputs import readonly, rows_to_flat
 
 PAIRS_PER_CALL = 1 << 14
 """Parent messages assembled per batch call when a level's messages must be copied first
 (sorted pairs, a 0x01 prefix): large enough that each call keeps 16 cores busy and its fixed
 cost (about 0.1 ms) stays under 2 % of it, small enough that the scratch buffer (1 MiB of
 64-byte messages) adds little to the tree instead of another copy of a level."""
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    # The kernels are compiled for read-only arrays only (see batchkeccak.inputs).
-    view = array.view()
-    view.flags.writeable = False
-    return view
 
 
 class Hasher:
@@ -53,7 +46,7 @@ class Hasher:
 
     def flat(self, data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Hash validated (data, int64 offsets) messages; returns (n, size)."""
-        return self._hasher.hash_flat(_readonly(data), _readonly(offsets))
+        return self._hasher.hash_flat(readonly(data), readonly(offsets))
 
     def one(self, message: bytes) -> bytes:
         """The digest of one message (a proof step).

@@ -21,15 +21,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from batchkeccak._hex import hex_rows
 from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
     flat_messages,
-    hex_list,
     hex_matrix,
 )
-from batchkeccak.merkle.tree import MerkleTree, check_count, check_index
+from batchkeccak.merkle.base import MerkleTree, check_count, check_index
 
 DEFAULT_ALGORITHM = "sha3_256"
 LEAF_PREFIX = b"\x00"
@@ -101,6 +101,7 @@ class RFC9162Tree(MerkleTree):
     """
 
     scheme = "rfc9162"
+    dump_formats = ("rfc9162-v1",)
 
     def __init__(self, levels: list[np.ndarray], hasher: Hasher):
         for level in levels:
@@ -115,10 +116,13 @@ class RFC9162Tree(MerkleTree):
         leaves: object,
         *,
         algorithm: str | None = None,
+        sort_leaves: bool | None = None,
+        types: Sequence[str] | None = None,
         length: int | None = None,
         threads: int | None = None,
     ) -> RFC9162Tree:
         """See :meth:`MerkleTree.build`; ``leaves`` are the values ``D[n]``."""
+        reject_openzeppelin_options(sort_leaves, types)
         hasher = _hasher(algorithm, length, threads)
         return cls(build_levels(leaf_hashes(leaves, hasher), hasher), hasher)
 
@@ -152,9 +156,10 @@ class RFC9162Tree(MerkleTree):
             position >>= 1
         return path
 
-    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The audit paths of many leaves at once, level by level: ``(has_sibling, nodes)``
-        per level, ``nodes[k]`` the sibling for leaf ``indices[k]`` where it has one."""
+        per level, ``nodes[k]`` the sibling for leaf ``indices[k]`` where it has one (see
+        :meth:`MerkleTree.sibling_levels`)."""
         position = np.asarray(indices, dtype=np.int64)
         steps = []
         for level in self.levels[:-1]:
@@ -215,7 +220,7 @@ class RFC9162Tree(MerkleTree):
         ``leaves`` holds the leaf hashes (not the values); :meth:`MerkleTree.load` rebuilds
         the levels from them.
         """
-        leaves = hex_list(self.levels[0]) if self.levels else []
+        leaves = hex_rows(self.levels[0], "0x") if self.levels else []
         return {
             "format": "rfc9162-v1",
             "algorithm": self.algorithm,
@@ -254,10 +259,13 @@ def merkle_root(
     values: object,
     *,
     algorithm: str | None = None,
+    sort_leaves: bool | None = None,
+    types: Sequence[str] | None = None,
     length: int | None = None,
     threads: int | None = None,
 ) -> bytes:
     """``MTH(D[n])`` keeping one level in memory at a time."""
+    reject_openzeppelin_options(sort_leaves, types)
     hasher = _hasher(algorithm, length, threads)
     level = leaf_hashes(values, hasher)
     if level.shape[0] == 0:
@@ -265,6 +273,17 @@ def merkle_root(
     while level.shape[0] > 1:
         level = parent_level(level, hasher)
     return level[0].tobytes()
+
+
+def reject_openzeppelin_options(sort_leaves: object, types: object) -> None:
+    """TypeError for the options that only OpenZeppelin trees take."""
+    if sort_leaves is not None:
+        raise TypeError(
+            "sort_leaves applies to the openzeppelin scheme only; rfc9162 keeps "
+            "leaves in their order"
+        )
+    if types is not None:
+        raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
 
 
 def _value_bytes(value: object) -> bytes:
