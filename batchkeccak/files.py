@@ -9,6 +9,7 @@ bounded whatever the sizes of the files.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import stat
@@ -73,19 +74,35 @@ def _reader_pool() -> ThreadPoolExecutor:
         return _readers
 
 
-# The compiled reader (Linux): open, size, read and close each small file from jitted code
+# The compiled reader (Linux): stat, open, read and close each small file from jitted code
 # with the GIL released, so every thread reads and hashes its own files. Through Python's
 # os.open / os.read the per-file work held the GIL and was about as slow as hashlib's loop.
+# A path is stat'ed before it is opened and only a regular file is ever opened here: opening
+# a pipe would take its writer's only open (or block until one comes), and its bytes could
+# not be read a second time by the streaming path.
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
-_COMPILED_READER = sys.platform.startswith("linux")
-_O_RDONLY_CLOEXEC = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_COMPILED_READER = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "statx")
+"""statx came with Linux 4.11 and glibc 2.28; without it the portable reader is used."""
+# O_NONBLOCK: should a path become a pipe between its stat and its open, the open returns at
+# once instead of waiting for a writer (regular files ignore the flag).
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 _EINTR = errno.EINTR
-_NOT_SEEKABLE = 1
-"""Reader status: a pipe or socket, to be streamed (its bytes cannot be read twice)."""
+_EISDIR = errno.EISDIR
+_NOT_REGULAR = 1
+"""Reader status: a pipe, socket or device, to be streamed (never opened by the reader)."""
 _TOO_BIG = 2
 """Reader status: larger than a small file, to be streamed."""
+# struct statx has the same layout on every Linux architecture (include/uapi/linux/stat.h).
+_AT_FDCWD = -100
+_STATX_TYPE_AND_SIZE = 0x0001 | 0x0200  # STATX_TYPE | STATX_SIZE
+_STATX_BYTES = 256
+_STATX_MODE_AT = 0x1C  # u16 stx_mode
+_STATX_SIZE_AT = 0x28  # u64 stx_size
+_S_IFMT = stat.S_IFMT(0xFFFF)
+_S_IFREG = stat.S_IFREG
+_S_IFDIR = stat.S_IFDIR
 
 
 def _byte_address(context, builder, array_type, array, offset, offset_type):
@@ -98,6 +115,25 @@ def _libc(builder, name, result, arguments, var_arg=False):
     return cgutils.get_or_insert_function(
         builder.module, ir.FunctionType(result, arguments, var_arg=var_arg), name
     )
+
+
+@intrinsic
+def _c_statx(typingctx, paths, offset, info):
+    """``statx(AT_FDCWD, &paths[offset], 0, STATX_TYPE | STATX_SIZE, &info[0])``: follows
+    symbolic links, as ``open`` does; ``info`` is a uint8 array of ``_STATX_BYTES``."""
+    sig = types.int32(paths, offset, info)
+
+    def codegen(context, builder, signature, args):
+        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
+                                signature.args[1])
+        result = _byte_address(context, builder, signature.args[2], args[2],
+                               context.get_constant(types.int64, 0), types.int64)
+        function = _libc(builder, "statx", _I32, [_I32, _I8P, _I32, _I32, _I8P])
+        return builder.call(function, [
+            _I32(_AT_FDCWD), address, _I32(0), _I32(_STATX_TYPE_AND_SIZE), result,
+        ])
+
+    return sig, codegen
 
 
 @intrinsic
@@ -132,18 +168,6 @@ def _c_read(typingctx, fd, buffer, offset, count):
 
 
 @intrinsic
-def _c_lseek(typingctx, fd, offset, whence):
-    sig = types.int64(fd, offset, whence)
-
-    def codegen(context, builder, signature, args):
-        cast = [context.cast(builder, a, t, u) for a, t, u in
-                zip(args, signature.args, (types.int32, types.int64, types.int32))]
-        return builder.call(_libc(builder, "lseek", _I64, [_I32, _I64, _I32]), cast)
-
-    return sig, codegen
-
-
-@intrinsic
 def _c_close(typingctx, fd):
     sig = types.int32(fd)
 
@@ -166,32 +190,50 @@ def _c_errno(typingctx):
     return sig, codegen
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _le_uint(info, at, count):
+    value = 0
+    for b in range(count):
+        value |= np.int64(info[at + b]) << (8 * b)
+    return value
+
+
 @njit(cache=True, nogil=True)
 def _read_small_files(paths, path_starts, first, stop, small, flags, buffer, starts, status):
-    """Read files ``first, first + 1, ...`` whole into ``buffer``, back to back.
+    """Read the regular files ``first, first + 1, ...`` whole into ``buffer``, back to back.
 
-    File ``i``'s bytes go to ``buffer[starts[i - first]:starts[i - first + 1]]``; ``status[i]`` is 0, minus
-    the errno of a failed open or read, ``_NOT_SEEKABLE`` or ``_TOO_BIG`` (over ``small``
-    bytes: left for the streaming path; its range is empty). Returns the index of the first
-    file not read: ``stop``, or the file that did not fit in what is left of the buffer.
+    File ``i``'s bytes go to ``buffer[starts[i - first]:starts[i - first + 1]]``;
+    ``status[i]`` is 0, minus the errno of a failed stat, open or read (``EISDIR`` for a
+    directory), ``_NOT_REGULAR`` (not opened) or ``_TOO_BIG`` (over ``small`` bytes, not
+    opened): those two are left for the streaming path and their ranges are empty. Returns
+    the index of the first file not read: ``stop``, or the file that did not fit in what is
+    left of the buffer.
     """
     capacity = buffer.shape[0]
+    info = np.zeros(_STATX_BYTES, dtype=np.uint8)
     position = 0
     for i in range(first, stop):
         starts[i - first] = position
         status[i] = 0
+        if _c_statx(paths, path_starts[i], info) != 0:
+            status[i] = -_c_errno()
+            continue
+        kind = _le_uint(info, _STATX_MODE_AT, 2) & _S_IFMT
+        if kind == _S_IFDIR:
+            status[i] = -_EISDIR
+            continue
+        if kind != _S_IFREG:
+            status[i] = _NOT_REGULAR
+            continue
+        size = _le_uint(info, _STATX_SIZE_AT, 8)
+        if size > small:
+            status[i] = _TOO_BIG
+            continue
+        if position > 0 and size >= capacity - position:
+            return i  # the next buffer-full starts with it
         fd = _c_open(paths, path_starts[i], flags)
         if fd < 0:
             status[i] = -_c_errno()
-            continue
-        size = _c_lseek(fd, 0, 2)  # SEEK_END
-        if size < 0 or _c_lseek(fd, 0, 0) < 0:
-            status[i] = _NOT_SEEKABLE
-            _c_close(fd)
-            continue
-        if size > small:
-            status[i] = _TOO_BIG
-            _c_close(fd)
             continue
         got = 0
         full = False
@@ -211,12 +253,13 @@ def _read_small_files(paths, path_starts, first, stop, small, flags, buffer, sta
                 break
             got += count
             # A regular file's read comes back short only at its end: one read suffices.
+            # (Files in /proc report size 0 and are read to their end.)
             if got == size and count < room:
                 break
         _c_close(fd)
         if full:
             if position == 0:
-                status[i] = _TOO_BIG  # larger than the whole buffer (a file in /proc, ...)
+                status[i] = _TOO_BIG  # it grew past the whole buffer: stream it
                 continue
             return i
         if status[i] == 0:
@@ -376,7 +419,7 @@ def _hash_small_files_compiled(
         data = _readonly(buffer)
         while first < stop:
             done = _read_small_files(
-                paths, path_starts, first, stop, SMALL_FILE_BYTES, _O_RDONLY_CLOEXEC,
+                paths, path_starts, first, stop, SMALL_FILE_BYTES, _OPEN_FLAGS,
                 buffer, starts, status,
             )
             offsets = _readonly(starts[: done - first + 1])

@@ -14,6 +14,9 @@ from batchkeccak.cli import main
 
 from oracles import oracle
 
+TIMEOUT = 120
+"""Seconds any child process may take before the test fails instead of hanging."""
+
 
 def test_files_like_sha3sum(tmp_path, capsys):
     paths = []
@@ -38,7 +41,8 @@ def test_lines_mode_excludes_line_endings(tmp_path, capsys):
 def test_stdin_and_xof_length():
     done = subprocess.run(
         [sys.executable, "-m", "batchkeccak", "hash", "-a", "shake_256", "--length", "5"],
-        input=b"stream", capture_output=True, check=True,
+        input=b"stream", capture_output=True, check=True, timeout=TIMEOUT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.stdout.decode() == f"{oracle('shake_256', b'stream', 5).hex()}  -\n"
 
@@ -74,10 +78,18 @@ def test_lines_in_many_blocks_and_without_final_newline(tmp_path, capsys, monkey
 
 
 def run_cli(*argv, stdin=b"", cwd=None):
+    """``batchkeccak hash ARGV`` in a child process, fed ``stdin`` (never the test run's own)."""
     return subprocess.run(
         [sys.executable, "-m", "batchkeccak", "hash", *argv], input=stdin, capture_output=True,
-        cwd=cwd, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        cwd=cwd, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=False,
+        timeout=TIMEOUT,
     )
+
+
+def run_tool(*argv, cwd):
+    """Another command (the GNU tools, openssl), with no standard input."""
+    return subprocess.run(argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL,
+                          check=False, timeout=TIMEOUT)
 
 
 def gnu_line(digest: str, name: str, tag: str | None = None) -> bytes:
@@ -124,7 +136,8 @@ def test_layout_matches_sha256sum_escaping(folder):
     # The same names through the real GNU tool: only the digests differ.
     tmp_path, contents = folder
     names = list(contents)
-    gnu = subprocess.run(["sha256sum", *names], cwd=tmp_path, capture_output=True, check=True)
+    gnu = run_tool("sha256sum", *names, cwd=tmp_path)
+    assert gnu.returncode == 0, gnu.stderr
     ours = run_cli(*names, cwd=tmp_path)
     swapped = gnu.stdout
     for data in contents.values():
@@ -137,8 +150,7 @@ def test_layout_matches_sha256sum_escaping(folder):
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
 def test_openssl_agrees(folder):
     tmp_path, _ = folder
-    done = subprocess.run(["openssl", "dgst", "-sha3-256", "-r", "sp ace"], cwd=tmp_path,
-                          capture_output=True)
+    done = run_tool("openssl", "dgst", "-sha3-256", "-r", "sp ace", cwd=tmp_path)
     if done.returncode != 0:
         pytest.skip("this openssl has no sha3-256")
     assert run_cli("sp ace", cwd=tmp_path).stdout.split()[0] == done.stdout.split()[0]
@@ -157,6 +169,7 @@ def test_missing_and_directory_keep_going(folder):
     assert b"Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tag", [False, True])
 def test_check_round_trip_and_corruption(folder, tag):
     tmp_path, contents = folder
@@ -197,8 +210,7 @@ def test_check_reports_like_sha256sum(folder, options):
     (tmp_path / "gnu.sums").write_bytes(listing(lambda d: hashlib.sha256(d).hexdigest(), "SHA256"))
     (tmp_path / "ours.sums").write_bytes(
         listing(lambda d: hashlib.sha3_256(d).hexdigest(), "SHA3-256"))
-    gnu = subprocess.run(["sha256sum", "-c", *options, "gnu.sums"], cwd=tmp_path,
-                         capture_output=True)
+    gnu = run_tool("sha256sum", "-c", *options, "gnu.sums", cwd=tmp_path)
     ours = run_cli("-c", *options, "ours.sums", cwd=tmp_path)
     expected_err = (gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
                     .replace(b"gnu.sums", b"ours.sums").replace(b"SHA256 checksum", b"SHA3-256 checksum"))
@@ -208,7 +220,7 @@ def test_check_reports_like_sha256sum(folder, options):
 @pytest.mark.parametrize("content", [b"garbage\n", b"", b"# only a comment\n"])
 def test_check_without_proper_lines_like_sha256sum(tmp_path, content):
     (tmp_path / "sums").write_bytes(content)
-    gnu = subprocess.run(["sha256sum", "-c", "sums"], cwd=tmp_path, capture_output=True)
+    gnu = run_tool("sha256sum", "-c", "sums", cwd=tmp_path)
     ours = run_cli("-c", "sums", cwd=tmp_path)
     assert ours.returncode == gnu.returncode == 1
     assert ours.stderr == gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")

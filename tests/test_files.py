@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -78,20 +79,113 @@ def test_permission_denied_is_collected(tmp_path):
     assert isinstance(bk.hash_files([path], errors="collect")[0], PermissionError)
 
 
-def test_pipes_are_streamed(tmp_path):
+DEADLINE = 60
+"""Seconds a pipe test waits for any one thing before it fails instead of hanging."""
+
+
+def _unblock(fifo, flags):
+    """Open ``fifo``'s other end without blocking and close it again, so a thread stuck
+    opening (or reading) it wakes up; nothing happens if no one is waiting."""
+    try:
+        os.close(os.open(fifo, flags | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def _run_in_time(function, fifos):
+    """``function()`` on a thread, waited for at most DEADLINE seconds: a reader stuck on a
+    pipe is woken (the pipe's write end opened and closed) and the test fails."""
+    outcome: dict[str, object] = {}
+
+    def target():
+        try:
+            outcome["value"] = function()
+        except BaseException as exc:  # handed to the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(DEADLINE)
+    if thread.is_alive():
+        for fifo in fifos:
+            _unblock(fifo, os.O_WRONLY)
+        thread.join(DEADLINE)
+        pytest.fail("hashing the pipes did not finish: a pipe was opened twice or never fed")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]
+
+
+def _feed(fifo, payload: bytes) -> tuple[threading.Thread, list]:
+    """A thread that opens ``fifo`` for writing, writes ``payload`` and closes it; its list
+    collects the error a reader that let go of the pipe early causes (BrokenPipeError)."""
+    errors: list = []
+
+    def write():
+        try:
+            with open(fifo, "wb") as handle:
+                handle.write(payload)
+        except OSError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def _stop_feeding(fifo, thread: threading.Thread) -> None:
+    thread.join(DEADLINE)
+    if thread.is_alive():  # no reader ever opened the pipe: wake the writer up
+        _unblock(fifo, os.O_RDONLY)
+        thread.join(DEADLINE)
+        pytest.fail(f"{fifo.name} was never read")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_pipes_are_streamed_and_opened_once(tree, tmp_path, monkeypatch, compiled):
+    # Pipes among regular files: each pipe is opened once, by the streaming path, and read
+    # to its end. A reader that opened it to look at it first would take the writer's only
+    # open (the writer then fails with BrokenPipeError) and wait forever on the second.
+    monkeypatch.setattr(files, "_COMPILED_READER", compiled)
+    payloads = [os.urandom(300_000), b"", os.urandom(137)]
+    fifos = []
+    for i in range(len(payloads)):
+        fifos.append(tmp_path / f"fifo{i}")
+        os.mkfifo(fifos[-1])
+    feeders = [_feed(fifo, payload) for fifo, payload in zip(fifos, payloads)]
+    paths = [tree[0], fifos[0], tree[4], fifos[1], fifos[2], tree[-1]]
+    try:
+        digests = _run_in_time(lambda: bk.hash_files(paths, "shake_256", length=64), fifos)
+    finally:
+        for fifo, (thread, _) in zip(fifos, feeders):
+            _stop_feeding(fifo, thread)
+    assert [errors for _, errors in feeders] == [[], [], []]
+    contents = [tree[0].read_bytes(), payloads[0], tree[4].read_bytes(), payloads[1],
+                payloads[2], tree[-1].read_bytes()]
+    for content, row in zip(contents, digests):
+        assert row.tobytes() == hashlib.shake_256(content).digest(64)
+
+
+def test_a_pipe_from_another_process(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     payload = os.urandom(300_000)
     source = tmp_path / "payload"
     source.write_bytes(payload)
     writer = subprocess.Popen(
-        [sys.executable, "-c", f"open({str(fifo)!r}, 'wb').write(open({str(source)!r}, 'rb').read())"]
+        [sys.executable, "-c", f"open({str(fifo)!r}, 'wb').write(open({str(source)!r}, 'rb').read())"],
+        stdin=subprocess.DEVNULL,
     )
     try:
-        digest = bk.hash_files([fifo], "shake_256", length=64)[0].tobytes()
+        digest = _run_in_time(lambda: bk.hash_files([fifo], "sha3_256")[0].tobytes(), [fifo])
     finally:
-        writer.wait(timeout=60)
-    assert digest == hashlib.shake_256(payload).digest(64)
+        try:
+            writer.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            writer.kill()
+            writer.wait(timeout=DEADLINE)
+    assert writer.returncode == 0
+    assert digest == hashlib.sha3_256(payload).digest()
 
 
 def test_argument_errors():
@@ -134,7 +228,7 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path):
     for path in (small, large):
         done = subprocess.run(
             [sys.executable, "-c", _PEAK, str(path)], capture_output=True, check=True,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            stdin=subprocess.DEVNULL, timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
         peaks[path.name] = int(done.stderr.split()[-1]) * 1024
         if path is large:
