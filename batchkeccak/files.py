@@ -31,7 +31,7 @@ from batchkeccak.api import hash_many
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs import FlatMessages
 from batchkeccak.inputs import readonly as _readonly
-from batchkeccak.streams import KeccakHash, _States, new
+from batchkeccak.streams import KeccakHash, StoredStates, new
 
 SMALL_FILE_BYTES = 1 << 20
 """Files up to this size are read whole and hashed in batches; larger ones are streamed."""
@@ -472,28 +472,7 @@ def _hash_small_files_portable(
         offsets = np.zeros(len(batch) + 1, dtype=np.int64)
         np.cumsum([s for _, s in batch], out=offsets[1:])
         buffer = np.empty(int(offsets[-1]), dtype=np.uint8)
-        view = memoryview(buffer)
-        lengths = offsets[1:] - offsets[:-1]
-
-        def read_group(span: tuple[int, int]) -> None:
-            spare = bytearray(1)
-            for k in range(*span):
-                index = batch[k][0]
-                try:
-                    got = _read_whole(names[index], view[offsets[k] : offsets[k + 1]], spare)
-                except OSError as exc:
-                    failures[index] = _named_error(exc, names[index])
-                    lengths[k] = 0
-                    continue
-                if got != lengths[k]:
-                    changed.append(index)
-
-        spans = [(a, min(a + _READ_GROUP, len(batch))) for a in range(0, len(batch), _READ_GROUP)]
-        if threads > 1 and len(spans) > 1:
-            list(_reader_pool().map(read_group, spans))
-        else:
-            for span in spans:
-                read_group(span)
+        _read_batch(names, [i for i, _ in batch], buffer, offsets, threads, failures, changed)
         if stop_early and failures:
             return sorted(changed)
         digests = hash_many(
@@ -503,6 +482,36 @@ def _hash_small_files_portable(
         rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))
         out[rows] = digests
     return sorted(changed)
+
+
+def _read_batch(
+    names: list, indices: list[int], buffer: np.ndarray, offsets: np.ndarray, threads: int,
+    failures: dict[int, OSError], changed: list[int],
+) -> None:
+    """Read files ``names[indices[k]]`` into ``buffer[offsets[k]:offsets[k + 1]]``, groups of
+    them on the reading threads; a file whose size changed is added to ``changed``."""
+    view = memoryview(buffer)
+
+    def read_group(span: tuple[int, int]) -> None:
+        spare = bytearray(1)
+        for k in range(*span):
+            index = indices[k]
+            expected = offsets[k + 1] - offsets[k]
+            try:
+                got = _read_whole(names[index], view[offsets[k] : offsets[k + 1]], spare)
+            except OSError as exc:
+                failures[index] = _named_error(exc, names[index])
+                continue
+            if got != expected:
+                changed.append(index)  # list.append is atomic: no lock needed
+
+    count = len(indices)
+    spans = [(a, min(a + _READ_GROUP, count)) for a in range(0, count, _READ_GROUP)]
+    if threads > 1 and len(spans) > 1:
+        list(_reader_pool().map(read_group, spans))
+    else:
+        for span in spans:
+            read_group(span)
 
 
 def _fill(handle, view: memoryview) -> int:
@@ -533,7 +542,7 @@ def _stream_files(
             handles[row] = open(names[index], "rb", buffering=0)  # noqa: SIM115
         except OSError as exc:
             failures[index] = _named_error(exc, names[index])
-    states = _States(spec, len(group))
+    states = StoredStates(spec, len(group))
     buffers = [np.empty((len(group), chunk), dtype=np.uint8) for _ in range(2)]
 
     def read_round(buffer: np.ndarray, rows: list[int]) -> dict[int, int]:

@@ -7,6 +7,7 @@ many streams together through the tile kernel (``batchkeccak.sponge_states``).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -45,8 +46,13 @@ def _as_array(view: memoryview) -> np.ndarray:
     return _readonly(np.frombuffer(view, dtype=np.uint8)) if view.nbytes else _EMPTY
 
 
-class _States:
-    """``n`` stored sponge states with their waiting bytes (fewer than ``rate`` each)."""
+class StoredStates:
+    """``count`` stored sponge states of one algorithm, with their waiting bytes.
+
+    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.sponge_states``' layout);
+    ``pending[s, :pending_len[s]]`` are its bytes not yet absorbed (fewer than ``rate``).
+    The stream objects and ``batchkeccak.files`` keep their states here.
+    """
 
     def __init__(self, spec: Algorithm, count: int) -> None:
         self.spec = spec
@@ -76,8 +82,8 @@ class _States:
         cuts = np.searchsorted(
             np.cumsum(job_blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
         )
-        bounds = sorted(set([0, *cuts.tolist(), count]))
-        spans = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        bounds = sorted({0, *cuts.tolist(), count})
+        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
         def run(span: tuple[int, int]) -> None:
             a, b = span
@@ -89,6 +95,7 @@ class _States:
         _parallel.run_parallel(run, spans, workers=threads)
 
     def finish(self, which: np.ndarray, out_len: int) -> np.ndarray:
+        """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are)."""
         out = np.empty((which.shape[0], out_len), dtype=np.uint8)
         finish_states(
             self.lanes, _readonly(self.pending), _readonly(self.pending_len), _readonly(which),
@@ -117,7 +124,7 @@ class KeccakHash:
 
     def __init__(self, name: str, data: object = b"") -> None:
         self._spec = get_algorithm(name)
-        self._states = _States(self._spec, 1)
+        self._states = StoredStates(self._spec, 1)
         self._buffer = bytearray()  # bytes waiting for a whole block, fewer than block_size
         if not (isinstance(data, bytes) and not data):
             self.update(data)
@@ -184,11 +191,19 @@ class KeccakHash:
     def copy(self) -> KeccakHash:
         """An independent copy of the current state."""
         clone = object.__new__(KeccakHash)
-        clone._spec = self._spec
-        clone._states = _States(self._spec, 1)
-        clone._states.lanes[:] = self._states.lanes
-        clone._buffer = bytearray(self._buffer)
+        clone.__setstate__(self.__getstate__())
         return clone
+
+    def __getstate__(self) -> tuple[str, bytes, bytes]:
+        # (algorithm, state lanes, waiting bytes): also what pickling saves.
+        return self._spec.name, self._states.lanes.tobytes(), bytes(self._buffer)
+
+    def __setstate__(self, state: tuple[str, bytes, bytes]) -> None:
+        name, lanes, waiting = state
+        self._spec = get_algorithm(name)
+        self._states = StoredStates(self._spec, 1)
+        self._states.lanes[0] = np.frombuffer(lanes, dtype=np.uint64)
+        self._buffer = bytearray(waiting)
 
     def __repr__(self) -> str:
         return f"<{self._spec.name} batchkeccak.KeccakHash object @ {hex(id(self))}>"
@@ -302,7 +317,7 @@ class StreamHasher:
             raise ValueError(f"n_streams must be >= 0, got {n_streams}")
         self._threads = _parallel.resolve_threads(threads)
         self._count = int(n_streams)
-        self._states = _States(self._spec, self._count)
+        self._states = StoredStates(self._spec, self._count)
         self._finished = np.zeros(self._count, dtype=bool)
 
     @property

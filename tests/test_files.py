@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 
 import pytest
 
@@ -93,27 +95,19 @@ def _unblock(fifo, flags):
 
 
 def _run_in_time(function, fifos):
-    """``function()`` on a thread, waited for at most DEADLINE seconds: a reader stuck on a
-    pipe is woken (the pipe's write end opened and closed) and the test fails."""
-    outcome: dict[str, object] = {}
-
-    def target():
-        try:
-            outcome["value"] = function()
-        except BaseException as exc:  # handed to the test's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(DEADLINE)
-    if thread.is_alive():
+    """``function()`` on another thread, waited for at most DEADLINE seconds: a reader stuck
+    on a pipe is woken (the pipe's write end opened and closed) and the test fails."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(function)
+    try:
+        return future.result(timeout=DEADLINE)
+    except FutureTimeout:
         for fifo in fifos:
             _unblock(fifo, os.O_WRONLY)
-        thread.join(DEADLINE)
+        future.exception(timeout=DEADLINE)
         pytest.fail("hashing the pipes did not finish: a pipe was opened twice or never fed")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _feed(fifo, payload: bytes) -> tuple[threading.Thread, list]:

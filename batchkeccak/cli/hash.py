@@ -332,7 +332,9 @@ def _check(args, spec, output: _Output) -> int:
                 continue
             entries.append(parsed)
 
-        def report_malformed(position: int) -> None:
+        def report_malformed(
+            position: int, listing: str = listing, malformed_after: dict = malformed_after
+        ) -> None:
             # In line order, as GNU reports them while it reads the listing.
             for number in malformed_after.get(position, []) if args.warn else []:
                 output.warn(
