@@ -205,7 +205,7 @@ def test_targets_are_ratios_of_rows():
                                 row("hashlib", 10)])
     forms = benchmark.Workload("forms", "", "sha3_256", "message",
                                [row("to_flat", 1, 0.2), row("flat", 1, 1.0)])
-    report = benchmark.Report(TINY, {}, workloads=[small, forms])
+    report = benchmark.Report(benchmark.PRESETS["full"], {}, workloads=[small, forms])
     results = {(r.target.workload, r.target.key): r for r in benchmark.evaluate_targets(report)}
     assert results[("small", "batchkeccak-1")].value == pytest.approx(7.0)
     assert results[("small", "batchkeccak-1")].met
@@ -215,6 +215,39 @@ def test_targets_are_ratios_of_rows():
     # A sha3_256 target says nothing about a keccak_256 run of the same workload.
     small.algorithm = "keccak_256"
     assert all(r.target.workload != "small" for r in benchmark.evaluate_targets(report))
+
+
+def test_a_smaller_run_reports_ratios_without_verdicts(report):
+    # The tiny run times 2 x 4 KiB where the target names 64 x 1 MiB: the ratio is shown for
+    # what was measured, and no target is called met or missed on another workload.
+    assert report.targets
+    sized = [r for r in report.targets if r.target.sizes]
+    assert sized and all(r.met is None and not r.applies for r in sized)
+    large = next(r for r in report.targets if r.target.workload == "large")
+    assert large.measured_on == f"{TINY.large_count} x 4 KiB"
+    text = benchmark.format_report(report)
+    table = text[text.index("== targets"):]
+    assert "MISSED" not in table and " met" not in table
+    assert "targets apply to the full suite, `python bench/run.py`" in table
+    assert report.to_dict()["targets"][0]["applies"] is False
+
+
+def test_full_sizes_get_a_verdict():
+    # The same rows under the full preset's sizes: now the targets are judged.
+    def row(key, mb, size):
+        return benchmark.Row(key, key, 1, 64, int(mb * 1e6), [1.0], size)
+
+    large = benchmark.Workload("large", "", "sha3_256", "message",
+                               [row("batchkeccak-1", 400, 1 << 20),
+                                row("batchkeccak-all", 500, 1 << 20), row("hashlib", 100, 1 << 20)])
+    full = benchmark.Report(benchmark.PRESETS["full"], {}, workloads=[large])
+    results = benchmark.evaluate_targets(full)
+    assert [(r.applies, r.met) for r in results] == [(True, True), (True, False)]
+    text = benchmark.format_report(full.__class__(full.config, {}, workloads=[large],
+                                                  targets=results))
+    assert "MISSED" in text and "targets apply to the full suite" not in text
+    quick = benchmark.Report(benchmark.PRESETS["quick"], {}, workloads=[large])
+    assert [r.met for r in benchmark.evaluate_targets(quick)] == [None, None]
 
 
 def test_repeats_are_interleaved():
