@@ -10,6 +10,10 @@ in chunks) keeps its Keccak state between calls: a row of 25 ``uint64`` lanes in
     together, and a state goes back to its row when its job is done; the lane takes the next
     job. When fewer than ``MIN_TILE_LANES`` jobs are left the rest finish one state at a time
     in registers (``state_absorb``): a lone stream costs one state's work, not W.
+``absorb_pieces``
+    Byte strings of any lengths appended to many states, each read where it lies (the
+    chunks of ``StreamHasher.update_many``): a state's waiting bytes are completed into a
+    block first, whole blocks go through the tile, the rest waits for the next call.
 ``finish_states``
     The final, padded block (the bytes that waited in a stream's buffer, the domain suffix,
     the closing ``0x80``) and the squeeze, from a copy of the stored state: the stored state
@@ -22,8 +26,11 @@ here validates its arguments: ``batchkeccak.streams`` and ``batchkeccak.files`` 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
+from batchkeccak._kernel_cache import CACHE_KERNELS
 from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
@@ -42,7 +49,7 @@ from batchkeccak.sponge import (
 _PAD_LAST_BYTE = np.uint8(0x80)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_round):
     """Absorb ``job_blocks[j]`` whole blocks from ``data[job_start[j]:]`` into the state
     ``states[job_state[j]]``, for every job ``j``.
@@ -117,7 +124,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
             states[state, k] = lanes[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def finish_states(states, pending, pending_len, which, rate, suffix, first_round, out):
     """Pad and squeeze ``out.shape[1]`` bytes for each state ``which[i]`` into ``out[i]``.
 
@@ -156,7 +163,7 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
             state_permute(lanes, first_round)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def keep_tails(data, job_state, tail_start, tail_len, pending, pending_len):
     """Copy ``data[tail_start[j]:tail_start[j] + tail_len[j]]`` (fewer than ``rate`` bytes,
     the part of job ``j`` that does not fill a block) to the waiting bytes of its state."""
@@ -166,3 +173,180 @@ def keep_tails(data, job_state, tail_start, tail_len, pending, pending_len):
         for b in range(tail_len[j]):
             pending[state, b] = data[start + b]
         pending_len[state] = tail_len[j]
+
+
+@intrinsic
+def _bytes_at(typingctx, address):
+    """The integer ``address`` as a pointer to bytes (for ``carray``)."""
+    sig = types.CPointer(types.uint8)(address)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+
+    return sig, codegen
+
+
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending, pending_len,
+                  lane_piece, lane_offset, lane_left, lane_stitch, positions, rate):
+    """Find lane ``lane``'s next block to absorb; False when its pieces are used up.
+
+    Bytes that do not make a whole block are moved to the state's waiting bytes. When those
+    fill a block, the lane's next step absorbs ``pending[state]`` (``lane_stitch``);
+    otherwise ``lane_left`` whole blocks from ``data[positions[lane]:]``.
+    """
+    while lane_piece[lane] < stop_piece:
+        piece = lane_piece[lane]
+        offset = lane_offset[lane]
+        remaining = piece_len[piece] - offset
+        at = piece_start[piece] + offset
+        waiting = pending_len[state]
+        if waiting > 0:
+            # First complete the block that waits, from the head of this piece.
+            take = min(rate - waiting, remaining)
+            for b in range(take):
+                pending[state, waiting + b] = data[at + b]
+            pending_len[state] = waiting + take
+            lane_offset[lane] = offset + take
+            if waiting + take == rate:
+                lane_stitch[lane] = True
+                positions[lane] = _SKIP
+                return True
+        else:
+            whole = remaining // rate
+            if whole > 0:
+                positions[lane] = at
+                lane_left[lane] = whole
+                lane_offset[lane] = offset + whole * rate
+                return True
+            for b in range(remaining):  # less than a block: it waits
+                pending[state, b] = data[at + b]
+            pending_len[state] = remaining
+            lane_offset[lane] = piece_len[piece]
+        if lane_offset[lane] == piece_len[piece]:
+            lane_piece[lane] = piece + 1
+            lane_offset[lane] = 0
+    positions[lane] = _SKIP
+    return False
+
+
+@njit(cache=CACHE_KERNELS, nogil=True)
+def absorb_pieces(states, pending, pending_len, base_address, span, piece_start, piece_len,
+                  run_state, run_first, rate, first_round):
+    """Append byte pieces to stored states, reading every piece where it lies.
+
+    Run ``r`` appends pieces ``run_first[r] .. run_first[r + 1] - 1``, in that order, to state
+    ``run_state[r]``. Piece ``p`` is the ``piece_len[p]`` bytes at address
+    ``base_address + piece_start[p]``; every piece lies inside
+    ``[base_address, base_address + span)`` and must stay there (exported, not resized)
+    until this returns. The state's waiting bytes ``pending[s, :pending_len[s]]`` (fewer
+    than ``rate``) come first; whole blocks are absorbed W states to a tile, and the bytes
+    that do not fill a block are left waiting. No state may be in two runs of one call.
+    """
+    data = carray(_bytes_at(base_address), span)
+    width = TILE_WIDTH
+    runs = run_state.shape[0]
+    rate_words = rate >> 3
+    tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    spare = np.empty_like(tile)
+    zeros = np.zeros(32, dtype=np.uint8)
+    lane_run = np.full(width, -1, dtype=np.int64)
+    lane_piece = np.zeros(width, dtype=np.int64)
+    lane_offset = np.zeros(width, dtype=np.int64)
+    lane_left = np.zeros(width, dtype=np.int64)
+    lane_stitch = np.zeros(width, dtype=np.bool_)
+    positions = np.full(width, _SKIP, dtype=np.int64)
+    taken = 0
+    busy = 0
+    while True:
+        for lane in range(width):
+            # An idle lane takes runs until one has a block to absorb (the others' bytes
+            # only join their states' waiting bytes).
+            while lane_run[lane] < 0 and taken < runs:
+                run = taken
+                taken += 1
+                state = run_state[run]
+                lane_piece[lane] = run_first[run]
+                lane_offset[lane] = 0
+                if _next_segment(lane, state, run_first[run + 1], data, piece_start, piece_len,
+                                 pending, pending_len, lane_piece, lane_offset, lane_left,
+                                 lane_stitch, positions, rate):
+                    for k in range(LANE_COUNT):
+                        tile[k * width + lane] = states[state, k]
+                    lane_run[lane] = run
+                    busy += 1
+        if busy == 0 or (taken >= runs and busy < MIN_TILE_LANES):
+            break
+        # A step that absorbs some waiting blocks (lane by lane, from pending) runs alone;
+        # otherwise every busy lane reads whole blocks in place for as long as all can.
+        steps = np.int64(1) << 62
+        for lane in range(width):
+            if lane_run[lane] < 0:
+                continue
+            if lane_stitch[lane]:
+                steps = 1
+                state = run_state[lane_run[lane]]
+                row = pending[state]
+                at = np.uint64(lane)
+                for k in range(rate_words):
+                    tile[at] ^= _load_le64(row, 8 * k)
+                    at += np.uint64(width)
+            else:
+                steps = min(steps, lane_left[lane])
+        for _ in range(steps):
+            for group in range(0, width, 4):
+                _absorb_whole_blocks_4(
+                    tile, group, data, zeros, positions[group], positions[group + 1],
+                    positions[group + 2], positions[group + 3], rate,
+                )
+            # One call site for the tile permutation: LLVM inlines it.
+            tile_permute(tile, spare, first_round)
+            for lane in range(width):
+                if positions[lane] >= 0:
+                    positions[lane] += rate
+        for lane in range(width):
+            run = lane_run[lane]
+            if run < 0:
+                continue
+            state = run_state[run]
+            if lane_stitch[lane]:
+                lane_stitch[lane] = False
+                pending_len[state] = 0
+            else:
+                lane_left[lane] -= steps
+                if lane_left[lane] > 0:
+                    continue
+            if not _next_segment(lane, state, run_first[run + 1], data, piece_start, piece_len,
+                                 pending, pending_len, lane_piece, lane_offset, lane_left,
+                                 lane_stitch, positions, rate):
+                for k in range(LANE_COUNT):
+                    states[state, k] = tile[k * width + lane]
+                lane_run[lane] = -1
+                busy -= 1
+
+    # Too few lanes left to fill a tile: each finishes on the one-state permutation.
+    lanes = np.empty(LANE_COUNT, dtype=np.uint64)
+    for lane in range(width):
+        run = lane_run[lane]
+        if run < 0:
+            continue
+        state = run_state[run]
+        for k in range(LANE_COUNT):
+            lanes[k] = tile[k * width + lane]
+        while True:
+            if lane_stitch[lane]:
+                row = pending[state]
+                for k in range(rate_words):
+                    lanes[k] ^= _load_le64(row, 8 * k)
+                state_permute(lanes, first_round)
+                lane_stitch[lane] = False
+                pending_len[state] = 0
+            else:
+                state_absorb(lanes, data, positions[lane], lane_left[lane], rate_words,
+                             first_round)
+            if not _next_segment(lane, state, run_first[run + 1], data, piece_start, piece_len,
+                                 pending, pending_len, lane_piece, lane_offset, lane_left,
+                                 lane_stitch, positions, rate):
+                break
+        for k in range(LANE_COUNT):
+            states[state, k] = lanes[k]

@@ -16,8 +16,9 @@ from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs import readonly as _readonly
+from batchkeccak.inputs.sequences import message_view
 from batchkeccak.permutation import LANE_COUNT
-from batchkeccak.sponge_states import absorb_jobs, finish_states, keep_tails
+from batchkeccak.sponge_states import absorb_jobs, absorb_pieces, finish_states
 
 algorithms_available: frozenset[str] = frozenset(algorithms)
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``."""
@@ -258,20 +259,12 @@ for _name in algorithms:
 del _name
 
 
-def _split_evenly(jobs: list, parts: int) -> list[list]:
-    """``jobs`` (each ``(stream, size, pieces)``) cut into up to ``parts`` contiguous runs of
-    about equal size."""
-    if parts <= 1 or len(jobs) <= 1:
-        return [jobs]
-    total = sum(job[1] for job in jobs)
-    groups: list[list] = [[]]
-    done = 0
-    for job in jobs:
-        if groups[-1] and done >= total * len(groups) / parts:
-            groups.append([])
-        groups[-1].append(job)
-        done += job[1]
-    return groups
+def _chunk_array(chunk: object, position: int) -> np.ndarray:
+    """``chunk`` as a uint8 array over its own memory, holding one export of it: its length
+    is measured once, and a resizable exporter cannot change size while the array lives."""
+    if type(chunk) is bytes:  # immutable: no export to pin
+        return np.frombuffer(chunk, dtype=np.uint8)
+    return np.frombuffer(message_view(chunk, f"chunks[{position}]"), dtype=np.uint8)
 
 
 class StreamHasher:
@@ -373,73 +366,57 @@ class StreamHasher:
                 f"indices and chunks must have the same length, got {len(indices)} and "
                 f"{len(chunks)}"
             )
-        # Group the chunks by stream, keeping each stream's order.
-        grouped: dict[int, list[memoryview]] = {}
-        sizes: dict[int, int] = {}
-        for k, (index, chunk) in enumerate(zip(indices, chunks)):
-            i = self._index(index, f"indices[{k}]")
-            view = _as_bytes_view(chunk, f"chunks[{k}]")
-            if self._finished[i]:
-                raise ValueError(f"stream {i} is finished (its digest was read); it cannot be updated")
-            if i in grouped:
-                grouped[i].append(view)
-                sizes[i] += view.nbytes
-            else:
-                grouped[i] = [view]
-                sizes[i] = view.nbytes
-        states = self._states
-        rate = self._spec.rate
-        pending, pending_len = states.pending, states.pending_len
-        jobs: list[tuple[int, int, list[object]]] = []  # (stream, bytes in all, pieces)
-        for i, views in grouped.items():
-            waiting = int(pending_len[i])
-            total = waiting + sizes[i]
-            if total < rate:
-                # Still less than a block: it all waits.
-                for view in views:
-                    pending[i, waiting : waiting + view.nbytes] = np.frombuffer(view, np.uint8)
-                    waiting += view.nbytes
-                pending_len[i] = waiting
-                continue
-            pieces: list[object] = [pending[i, :waiting].tobytes()] if waiting else []
-            pieces.extend(views)
-            jobs.append((i, total, pieces))
-        if not jobs:
+        count = len(chunks)
+        if count == 0:
             return
-        total_bytes = sum(job[1] for job in jobs)
-        threads = max(1, min(self._threads, total_bytes // (rate * _MIN_BLOCKS_PER_THREAD)))
-        # Each group of streams is joined into one buffer and absorbed by the thread that
-        # takes it: joining holds the GIL and absorbing releases it, so one thread copies
-        # while the others hash instead of the whole copy running alone in front of them.
-        groups = _split_evenly(jobs, 4 * threads if threads > 1 else 1)
-        _parallel.run_parallel(self._absorb_group, groups, workers=threads)
-
-    def _absorb_group(self, jobs: list[tuple[int, int, list[object]]]) -> None:
+        stream_of = np.empty(count, dtype=np.int64)
+        address = np.zeros(count, dtype=np.int64)
+        size = np.empty(count, dtype=np.int64)
+        arrays = []  # every chunk's array: its export stays alive until the kernels return
+        for k, (index, chunk) in enumerate(zip(indices, chunks)):
+            stream_of[k] = self._index(index, f"indices[{k}]")
+            array = _chunk_array(chunk, k)
+            arrays.append(array)
+            size[k] = array.shape[0]
+            if size[k]:
+                address[k] = array.ctypes.data
+        finished = self._finished[stream_of]
+        if finished.any():
+            i = int(stream_of[np.argmax(finished)])
+            raise ValueError(f"stream {i} is finished (its digest was read); it cannot be updated")
+        present = size > 0
+        if not present.any():
+            return
+        # The chunks of each stream, in the order given: one run of pieces per stream.
+        order = np.argsort(stream_of, kind="stable")
+        streams = stream_of[order]
+        run_first = np.flatnonzero(np.diff(streams, prepend=-1, append=-1))
+        run_state = streams[run_first[:-1]]
+        base = int(address[present].min())
+        extent = int((address + size)[present].max()) - base
+        piece_start = np.where(present, address - base, 0)[order]
+        piece_len = size[order]
+        run_bytes = np.cumsum(np.add.reduceat(piece_len, run_first[:-1]))
         rate = self._spec.rate
-        count = len(jobs)
-        job_state = np.empty(count, dtype=np.int64)
-        job_start = np.empty(count, dtype=np.int64)
-        job_blocks = np.empty(count, dtype=np.int64)
-        tail_start = np.empty(count, dtype=np.int64)
-        tail_len = np.empty(count, dtype=np.int64)
-        pieces: list[object] = []
-        position = 0
-        for j, (i, total, parts) in enumerate(jobs):
-            whole = total // rate
-            job_state[j] = i
-            job_start[j] = position
-            job_blocks[j] = whole
-            tail_start[j] = position + whole * rate
-            tail_len[j] = total - whole * rate
-            pieces.extend(parts)
-            position += total
-        data = _readonly(np.frombuffer(b"".join(pieces), dtype=np.uint8))  # type: ignore[arg-type]
-        job_state = _readonly(job_state)
-        self._states.absorb(data, job_state, job_start, job_blocks)
-        keep_tails(
-            data, job_state, _readonly(tail_start), _readonly(tail_len),
-            self._states.pending, self._states.pending_len,
-        )
+        total = int(run_bytes[-1])
+        threads = max(1, min(self._threads, run_state.shape[0],
+                             total // (rate * _MIN_BLOCKS_PER_THREAD)))
+        # Contiguous runs of streams holding about equal numbers of bytes, a few per thread.
+        cuts = np.searchsorted(run_bytes, np.linspace(0, total, 4 * threads + 1)[1:-1])
+        bounds = sorted({0, *cuts.tolist(), run_state.shape[0]})
+        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        states = self._states
+        first_round = states.first_round
+
+        def absorb(span: tuple[int, int]) -> None:
+            a, b = span
+            absorb_pieces(
+                states.lanes, states.pending, states.pending_len, base, extent,
+                piece_start, piece_len, run_state[a:b], run_first[a : b + 1], rate, first_round,
+            )
+
+        _parallel.run_parallel(absorb, spans, workers=threads)
+        del arrays  # the chunks may be released (and resized) from here on
 
     def _finish(self, which: np.ndarray) -> np.ndarray:
         self._finished[which] = True

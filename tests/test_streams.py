@@ -142,3 +142,28 @@ def test_stream_hasher_errors():
     with pytest.raises(ValueError, match="n_streams"):
         bk.StreamHasher("sha3_256", -1)
     assert hasher.digest(2) == hashlib.sha3_256(b"").digest()
+
+
+def test_stream_hasher_reads_any_bytes_like_chunk_where_it_lies():
+    # Views into one buffer, bytearrays, numpy arrays (a 2-D one too) and empty chunks, in
+    # one call; afterwards no export is left, so the bytearray can be resized again.
+    rng = random.Random(7)
+    shared = bytearray(rng.randbytes(50_000))
+    owned = bytearray(rng.randbytes(999))
+    grid = np.frombuffer(rng.randbytes(40 * 33), np.uint8).reshape(40, 33)
+    view = memoryview(shared)
+    count = 48
+    forms = [view[i * 1000 : i * 1000 + 37 * i] for i in range(count)]
+    forms[3], forms[4], forms[5], forms[6] = owned, grid, b"", view[:0]
+    hasher = bk.StreamHasher("sha3_384", count)
+    indices = list(range(count)) + [4, 3, 0]
+    chunks = forms + [owned, view[10:500], np.frombuffer(b"tail", np.uint8)]
+    hasher.update_many(indices, chunks)
+    messages = [bytes(form) for form in forms]
+    messages[4] = grid.tobytes() + bytes(owned)
+    messages[3] += bytes(view[10:500])
+    messages[0] += b"tail"
+    owned.extend(b"resizable again")
+    digests = hasher.digests()
+    for index in range(count):
+        assert digests[index].tobytes() == hashlib.sha3_384(messages[index]).digest(), index
