@@ -532,7 +532,8 @@ def _stream_files(
     """Hash up to a tile's worth of files chunk by chunk, side by side.
 
     Two sets of chunk buffers: while the kernels absorb one set, a reading thread fills the
-    other with the next chunk of every file still open.
+    other with the next chunk of every file still open. Should that thread not have started
+    by the time the chunks are needed (all cores busy), this thread reads them itself.
     """
     rate = spec.rate
     chunk = max(rate, min(CHUNK_BYTES, STREAM_BYTES // len(group)) // rate * rate)
@@ -579,7 +580,14 @@ def _stream_files(
                     tail = got % rate
                     states.pending[row, :tail] = buffers[turn][row, got - tail : got]
                     states.pending_len[row] = tail
-            filled = ahead.result() if ahead is not None else {}
+            if ahead is None:
+                filled = {}
+            elif ahead.cancel():
+                # The reading thread has not started (every core busy): read here rather
+                # than wait for it to be scheduled and then be woken up in turn.
+                filled = read_round(buffers[1 - turn], reading)
+            else:
+                filled = ahead.result()
             turn = 1 - turn
     finally:
         for handle in handles.values():

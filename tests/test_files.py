@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import pytest
@@ -53,6 +53,27 @@ def test_small_chunks_streaming_and_both_readers(tree, monkeypatch, compiled):
     digests = bk.hash_files(paths, "sha3_384", threads=2)
     for path, row in zip(paths, digests):
         assert row.tobytes() == hashlib.sha3_384(path.read_bytes()).digest()
+
+
+class _NeverStarted(Future):
+    def result(self, timeout=None):
+        raise AssertionError("waited for a read that never started")
+
+
+class _StarvedPool:
+    """A reading pool whose thread never gets a core: no submitted read ever starts."""
+
+    def submit(self, function, *args):
+        return _NeverStarted()
+
+
+def test_chunks_are_read_inline_when_the_reading_thread_never_starts(tree, monkeypatch):
+    monkeypatch.setattr(files, "_reader_pool", _StarvedPool)
+    monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(files, "STREAM_BYTES", 5000)
+    digests = bk.hash_files(tree, "sha3_224")
+    for path, row in zip(tree, digests):
+        assert row.tobytes() == hashlib.sha3_224(path.read_bytes()).digest()
 
 
 @pytest.mark.parametrize("compiled", [True, False])
