@@ -168,6 +168,8 @@ class Hasher:
         ``equal_lengths`` says the messages are known to have one length and lie back to back
         (rows of a 2-D array), which saves checking the offsets.
         """
+        # Read-only views: one compiled specialization serves every caller's arrays.
+        data, offsets = readonly(data), readonly(offsets)
         count = offsets.shape[0] - 1
         out_len = self.output_length
         if out is None:
