@@ -160,9 +160,7 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
 def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
     """``batchkeccak.inputs.to_flat`` with errors that name ``argument``."""
     try:
-        return to_flat(values)
-    except TypeError as exc:
-        raise TypeError(str(exc).replace("messages", argument)) from None
+        return to_flat(values, argument)
     except ValueError as exc:
         if "null" not in str(exc):
             raise

@@ -26,9 +26,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from batchkeccak._hex import hex_rows
+from batchkeccak.api import hasher as resolve_hasher
+from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly
 from batchkeccak.merkle import abi
-from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
@@ -36,7 +37,7 @@ from batchkeccak.merkle._bytes import (
     hex_matrix,
 )
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
-from batchkeccak.merkle.base import MerkleTree, MultiProof, check_index
+from batchkeccak.merkle.base import PAIRS_PER_CALL, MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
 ALGORITHM = "keccak_256"
@@ -48,7 +49,7 @@ def _hasher(algorithm: object, threads: object) -> Hasher:
         raise ValueError(
             f"the openzeppelin scheme is defined with keccak_256, got algorithm={algorithm!r}"
         )
-    return Hasher(ALGORITHM, None, threads)
+    return resolve_hasher(ALGORITHM, threads=threads)
 
 
 # ----------------------------------------------------------------------------------------
@@ -125,12 +126,12 @@ def hash_sorted_pairs(
                 out=messages.reshape(-1, NODE_SIZE),
                 mode="clip",  # valid indices; "raise" would copy through a buffer first
             )
-        hasher.rows(messages, out=out[start:stop])
+        hasher.hash_rows(messages, out=out[start:stop])
 
 
 def node_hash(a: bytes, b: bytes, hasher: Hasher) -> bytes:
     """``keccak256`` of the two nodes concatenated in ascending byte order."""
-    return hasher.one(a + b if a <= b else b + a)
+    return hasher.hash_one(a + b if a <= b else b + a)
 
 
 def fill_internal_nodes(tree: np.ndarray, hasher: Hasher) -> None:
@@ -234,12 +235,12 @@ def standard_leaf_hashes(
     """``keccak256(keccak256(abi.encode(types, row)))`` of every row, as (n, 32)."""
     names = [t.name if isinstance(t, abi.AbiType) else t for t in types]
     data, offsets = abi.encode_rows(names, rows, argument)
-    once = hasher.flat(data, offsets)
-    return hasher.rows(once)
+    once = hasher.hash_flat(data, offsets)
+    return hasher.hash_rows(once)
 
 
 def _standard_leaf(types: Sequence[str], row: object, hasher: Hasher) -> bytes:
-    return hasher.one(hasher.one(abi.encode(types, row)))  # type: ignore[arg-type]
+    return hasher.hash_one(hasher.hash_one(abi.encode(types, row)))  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------------------
