@@ -167,3 +167,22 @@ def test_stream_hasher_reads_any_bytes_like_chunk_where_it_lies():
     digests = hasher.digests()
     for index in range(count):
         assert digests[index].tobytes() == hashlib.sha3_384(messages[index]).digest(), index
+
+
+@pytest.mark.parametrize("name", ["sha3_512", "turboshake128"])
+def test_few_streams_many_chunks_each_in_one_call(name):
+    # Fewer streams than half a tile: every stream runs on the one-state path, stitching its
+    # waiting bytes into blocks across chunks of sizes around the rate.
+    rng = random.Random(f"few-{name}")
+    rate = RATES[name]
+    sizes = [0, 1, rate - 1, rate, rate + 1, 2 * rate - 3, 5, 3 * rate]
+    count = 3
+    length = 33 if name in XOFS else None
+    hasher = bk.StreamHasher(name, count, length=length)
+    indices = [rng.randrange(count) for _ in range(60)]
+    chunks = [rng.randbytes(rng.choice(sizes)) for _ in indices]
+    hasher.update_many(indices, chunks)
+    messages = [b"".join(c for i, c in zip(indices, chunks) if i == s) for s in range(count)]
+    digests = hasher.digests()
+    for index in range(count):
+        assert digests[index].tobytes() == oracle(name, messages[index], length), index
