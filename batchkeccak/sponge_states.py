@@ -163,18 +163,6 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
             state_permute(lanes, first_round)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
-def keep_tails(data, job_state, tail_start, tail_len, pending, pending_len):
-    """Copy ``data[tail_start[j]:tail_start[j] + tail_len[j]]`` (fewer than ``rate`` bytes,
-    the part of job ``j`` that does not fill a block) to the waiting bytes of its state."""
-    for j in range(job_state.shape[0]):
-        state = job_state[j]
-        start = tail_start[j]
-        for b in range(tail_len[j]):
-            pending[state, b] = data[start + b]
-        pending_len[state] = tail_len[j]
-
-
 @intrinsic
 def _bytes_at(typingctx, address):
     """The integer ``address`` as a pointer to bytes (for ``carray``)."""
