@@ -126,7 +126,8 @@ def hash_many(
     '3a985da74fe225b2'
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
-    if type(messages) in (list, tuple):
+    # (A hasher with one state per message takes its batch whole: its states are not split.)
+    if type(messages) in (list, tuple) and resolved.batch_size is None:
         # Every message is at least one permutation, so the count alone says whether a list
         # has work for several threads before its sizes are known.
         count = len(messages)  # type: ignore[arg-type]
