@@ -10,9 +10,18 @@ Importing batchkeccak compiles nothing: kernels compile (or load from numba's ca
 
 from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak.algorithms import Algorithm, algorithms
-from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, warmup
+from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, tuplehash_many, warmup
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages
+from batchkeccak.modes import (
+    kt128,
+    kt256,
+    modes,
+    parallelhash_128,
+    parallelhash_256,
+    parallelhash_xof_128,
+    parallelhash_xof_256,
+)
 
 __version__ = "0.1.0"
 
@@ -26,5 +35,13 @@ __all__ = [
     "hash_one",
     "hasher",
     "hexdigest_many",
+    "kt128",
+    "kt256",
+    "modes",
+    "parallelhash_128",
+    "parallelhash_256",
+    "parallelhash_xof_128",
+    "parallelhash_xof_256",
+    "tuplehash_many",
     "warmup",
 ]

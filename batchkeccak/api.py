@@ -17,7 +17,7 @@ from batchkeccak.algorithms import Algorithm
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
 
-__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "warmup"]
+__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many", "warmup"]
 
 MODES: dict[str, Callable[..., Hasher]] = {}
 """Algorithms that are constructions over the sponge (keyed, customized, tree modes), by
@@ -204,3 +204,10 @@ def warmup() -> None:
     algorithm and input form: they all share the same compiled kernels.
     """
     hash_many([b"", b"x" * 200], "sha3_256", threads=1)
+
+
+# The modes layer (keyed, customized and tree constructions) registers its table here.
+from batchkeccak import modes as _modes  # noqa: E402  (after MODES and hasher exist)
+from batchkeccak.modes import tuplehash_many  # noqa: E402
+
+_modes.register(MODES)

@@ -208,8 +208,8 @@ class Hasher:
         batch_size = self.batch_size
         if batch_size is not None and batch_size != count:
             raise ValueError(
-                f"this {self.name} hasher holds one key or state per message for {batch_size} "
-                f"messages, got {count} messages"
+                f"{self.name}: key (or initial_state) holds {batch_size} entries, one per "
+                f"message, but {count} messages were given"
             )
         if out is None:
             out = np.empty((count, out_len), dtype=np.uint8)
