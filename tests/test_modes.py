@@ -328,3 +328,25 @@ def test_arrow_column_keyed_with_nulls():
     for value, digest in zip(values, got.to_pylist()):
         if value is not None:
             assert digest == KMAC256.new(key=key, data=value.encode(), mac_len=32).digest()
+
+
+def test_hash_rows_tuplehash_encoding():
+    from batchkeccak.arrow import hash_rows
+
+    table = pa.table({
+        "email": ["ada@example.org", "", "g" * 300],
+        "age": pa.array([36, 41, 7], pa.int32()),
+        "blob": pa.array([b"\x00", b"ab", b""], pa.binary()),
+    })
+    got = hash_rows(table, ["email", "age", "blob"], "tuplehash_256", length=32,
+                    customization=b"rows", encoding="tuplehash")
+    for i, digest in enumerate(got.to_pylist()):
+        fields = [table["email"][i].as_py().encode(),
+                  int(table["age"][i].as_py()).to_bytes(4, "little"), table["blob"][i].as_py()]
+        assert digest == ref.tuplehash(256, fields, 32, b"rows")
+    with pytest.raises(ValueError, match="nulls"):
+        hash_rows(pa.table({"a": ["x", None]}), "a", "tuplehash_128", length=8, encoding="tuplehash")
+    with pytest.raises(ValueError, match="tuplehash_"):
+        hash_rows(table, "email", "sha3_256", encoding="tuplehash")
+    with pytest.raises(ValueError, match="encoding must be"):
+        hash_rows(table, "email", encoding="json")

@@ -72,3 +72,47 @@ def frame_messages(
     out_offsets = np.empty(offsets.shape[0], dtype=np.int64)
     _frame(data, offsets, length_prefix, trailer_array, out_data, out_offsets)
     return readonly(out_data), readonly(out_offsets)
+
+
+@njit(cache=True, nogil=True)
+def _append_encoded_strings(encoded, positions, data, offsets):
+    # One field of every row as SP 800-185's encode_string: left_encode(bit length), bytes.
+    for row in range(positions.shape[0]):
+        pos = positions[row]
+        start = offsets[row]
+        size = offsets[row + 1] - start
+        bits = 8 * size
+        width = _left_encode_size(bits)
+        encoded[pos] = width
+        for b in range(width):
+            encoded[pos + 1 + b] = (bits >> (8 * (width - 1 - b))) & 0xFF
+        pos += 1 + width
+        encoded[pos : pos + size] = data[start : start + size]
+        positions[row] = pos + size
+
+
+def encode_string_rows(
+    fields: list[tuple[np.ndarray, np.ndarray]], count: int, trailer: bytes
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of fields as ``encode_string(f1) || ... || encode_string(fk) || trailer``, flat:
+    TupleHash's input for each row. ``fields`` holds each column's ``(data, offsets)``."""
+    row_lengths = np.full(count, len(trailer), dtype=np.int64)
+    for _, offsets in fields:
+        sizes = np.diff(offsets)
+        bits = sizes * 8
+        widths = np.ones(count, dtype=np.int64)
+        for k in range(1, 8):
+            widths += bits >= (1 << (8 * k))
+        row_lengths += 1 + widths + sizes
+    row_offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(row_lengths, out=row_offsets[1:])
+    encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
+    positions = row_offsets[:-1].copy()
+    for data, offsets in fields:
+        _append_encoded_strings(encoded, positions, data, offsets)
+    if trailer:
+        tail = np.frombuffer(trailer, dtype=np.uint8)
+        ends = row_offsets[1:]
+        for k, byte in enumerate(tail):
+            encoded[ends - len(tail) + k] = byte
+    return readonly(encoded), readonly(row_offsets)
