@@ -22,6 +22,12 @@ from batchkeccak.modes import (
     parallelhash_xof_128,
     parallelhash_xof_256,
 )
+from batchkeccak import streams as _streams
+from batchkeccak.files import file_digest, hash_files
+from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+
+# One hashlib-style constructor per algorithm of the table: bk.sha3_256(data), ...
+globals().update({_name: getattr(_streams, _name) for _name in algorithms})
 
 __version__ = "0.1.0"
 
@@ -44,4 +50,11 @@ __all__ = [
     "parallelhash_xof_256",
     "tuplehash_many",
     "warmup",
+    "KeccakHash",
+    "StreamHasher",
+    "algorithms_available",
+    "file_digest",
+    "hash_files",
+    "new",
+    *algorithms,
 ]

@@ -8,8 +8,10 @@ layer (``KERNEL_SOURCES``) the source stamp is therefore a hash of all of those 
 functions elsewhere in the package must not call into the kernel layer from jitted code
 (``tests/test_kernel_cache.py`` checks this), so numba's per-file stamp is enough for them.
 
-This hooks numba's cache locator classes (not a public API); if they ever move, the hook stays
-off and numba's per-file behaviour applies.
+This hooks numba's cache locator classes, which numba does not document as public; the hook
+is tested on every numba the project supports. If a numba release ever moves them, the hook
+stays off and the kernel layer is not cached at all (``CACHE_KERNELS`` is False): each process
+compiles the kernels again (about 20 s), which is slow but can never run stale code.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 def kernel_sources() -> list[Path]:
     """The files whose jitted functions are compiled into one another."""
-    return sorted([PACKAGE_DIR / "sponge.py", *(PACKAGE_DIR / "permutation").glob("*.py")])
+    return sorted([
+        PACKAGE_DIR / "sponge.py",
+        PACKAGE_DIR / "sponge_states.py",
+        *(PACKAGE_DIR / "permutation").glob("*.py"),
+    ])
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,3 +86,7 @@ def install() -> bool:
 
 
 INSTALLED = install()
+
+CACHE_KERNELS = INSTALLED
+"""What the kernel layer passes as numba's ``cache=``: on disk only while the package-wide
+stamp guards it."""

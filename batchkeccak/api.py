@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak._hex import hex_rows
 from batchkeccak.algorithms import Algorithm
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
@@ -173,13 +174,7 @@ def hexdigest_many(
     **params: object,
 ) -> list[str]:
     """Like :func:`hash_many`, as a list of lowercase hex strings."""
-    digests = hash_many(messages, algorithm, length=length, threads=threads, **params)
-    if digests.shape[0] == 0:
-        return []
-    width = digests.shape[1]
-    joined = digests.tobytes().hex()
-    step = 2 * width
-    return [joined[i : i + step] for i in range(0, len(joined), step)]
+    return hex_rows(hash_many(messages, algorithm, length=length, threads=threads, **params))
 
 
 def hash_one(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import subprocess
 import sys
 
@@ -43,7 +46,9 @@ def test_stdin_and_xof_length():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["hash", "missing-file"], "cannot read missing-file"),
+        (["hash", "--lines", "missing-file"], "cannot read missing-file"),
+        (["hash", "--status", "x"], "the --status option is meaningful only when verifying"),
+        (["hash", "-c", "--tag", "x"], "the --tag option is meaningless when verifying"),
         (["hash", "-a", "md5", "x"], "unknown algorithm 'md5'"),
         (["hash", "-a", "shake_128", "x"], "--length is required"),
         (["hash", "-a", "sha3_256", "--length", "8", "x"], "always returns 32 bytes"),
@@ -66,3 +71,180 @@ def test_lines_in_many_blocks_and_without_final_newline(tmp_path, capsys, monkey
     assert main(["hash", "--lines", str(path)]) == 0
     got = capsys.readouterr().out.splitlines()
     assert got == [oracle("sha3_256", line).hex() for line in lines]
+
+
+def run_cli(*argv, stdin=b"", cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "batchkeccak", "hash", *argv], input=stdin, capture_output=True,
+        cwd=cwd, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+def gnu_line(digest: str, name: str, tag: str | None = None) -> bytes:
+    """One line of GNU sha256sum's output layout, built here from its documented rules."""
+    raw = os.fsencode(name)
+    prefix = b""
+    if b"\\" in raw or b"\n" in raw:
+        prefix, raw = b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    if tag:
+        return prefix + f"{tag} (".encode() + raw + f") = {digest}\n".encode()
+    return prefix + digest.encode() + b"  " + raw + b"\n"
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    contents = {"plain.txt": b"abc", "back\\slash": b"", "new\nline": b"x" * 300,
+                "sp ace": bytes(range(256)) * 20}
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path, contents
+
+
+def test_output_layout_is_gnus(folder):
+    tmp_path, contents = folder
+    names = list(contents)
+    done = run_cli(*names, cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout == b"".join(
+        gnu_line(hashlib.sha3_256(data).hexdigest(), name) for name, data in contents.items()
+    )
+    tagged = run_cli("--tag", "-a", "512", *names, cwd=tmp_path)
+    assert tagged.stdout == b"".join(
+        gnu_line(hashlib.sha3_512(data).hexdigest(), name, "SHA3-512")
+        for name, data in contents.items()
+    )
+    zero = run_cli("-z", "-a", "keccak256", *names, cwd=tmp_path)
+    assert zero.stdout == b"".join(
+        oracle("keccak_256", data).hex().encode() + b"  " + name.encode() + b"\0"
+        for name, data in contents.items()
+    )
+
+
+def test_layout_matches_sha256sum_escaping(folder):
+    # The same names through the real GNU tool: only the digests differ.
+    tmp_path, contents = folder
+    names = list(contents)
+    gnu = subprocess.run(["sha256sum", *names], cwd=tmp_path, capture_output=True, check=True)
+    ours = run_cli(*names, cwd=tmp_path)
+    swapped = gnu.stdout
+    for data in contents.values():
+        swapped = swapped.replace(
+            hashlib.sha256(data).hexdigest().encode(), hashlib.sha3_256(data).hexdigest().encode()
+        )
+    assert ours.stdout == swapped
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_openssl_agrees(folder):
+    tmp_path, _ = folder
+    done = subprocess.run(["openssl", "dgst", "-sha3-256", "-r", "sp ace"], cwd=tmp_path,
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("this openssl has no sha3-256")
+    assert run_cli("sp ace", cwd=tmp_path).stdout.split()[0] == done.stdout.split()[0]
+
+
+def test_missing_and_directory_keep_going(folder):
+    tmp_path, contents = folder
+    done = run_cli("plain.txt", "missing", ".", "sp ace", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == gnu_line(hashlib.sha3_256(b"abc").hexdigest(), "plain.txt") + gnu_line(
+        hashlib.sha3_256(contents["sp ace"]).hexdigest(), "sp ace"
+    )
+    assert done.stderr.decode().splitlines() == [
+        "batchkeccak: missing: No such file or directory", "batchkeccak: .: Is a directory",
+    ]
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("tag", [False, True])
+def test_check_round_trip_and_corruption(folder, tag):
+    tmp_path, contents = folder
+    names = list(contents)
+    listing = run_cli(*(["--tag"] if tag else []), "-a", "shake_128", "--length", "20", *names,
+                      cwd=tmp_path).stdout
+    (tmp_path / "SUMS").write_bytes(listing)
+    done = run_cli("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"plain.txt: OK\nback\\slash: OK\n\\new\\nline: OK\nsp ace: OK\n"
+    (tmp_path / "plain.txt").write_bytes(b"abd")
+    done = run_cli("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    assert done.returncode == 1
+    assert b"plain.txt: FAILED\n" in done.stdout
+    assert done.stderr == b"batchkeccak: WARNING: 1 computed checksum did NOT match\n"
+    quiet = run_cli("-c", "--quiet", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    assert quiet.stdout == b"plain.txt: FAILED\n" and quiet.returncode == 1
+    status = run_cli("-c", "--status", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    assert (status.stdout, status.stderr, status.returncode) == (b"", b"", 1)
+
+
+CHECK_OPTIONS = [[], ["--warn"], ["--strict"], ["--ignore-missing"], ["--quiet"], ["--status"],
+                 ["--warn", "--strict", "--ignore-missing"]]
+
+
+@pytest.mark.parametrize("options", CHECK_OPTIONS)
+def test_check_reports_like_sha256sum(folder, options):
+    # One listing per tool with the same lines: good, wrong, missing, malformed, comments.
+    tmp_path, contents = folder
+
+    def listing(digest, tag):
+        good = b"".join(gnu_line(digest(data), name) for name, data in contents.items())
+        return (good + b"# comment\n\n" + gnu_line("0" * 64, "plain.txt")
+                + gnu_line(digest(b"abc"), "missing") + b"garbage\n"
+                + f"{tag} (plain.txt) = {digest(b'abc')}\n".encode()
+                + digest(b"abc").encode() + b" plain.txt\n")
+
+    (tmp_path / "gnu.sums").write_bytes(listing(lambda d: hashlib.sha256(d).hexdigest(), "SHA256"))
+    (tmp_path / "ours.sums").write_bytes(
+        listing(lambda d: hashlib.sha3_256(d).hexdigest(), "SHA3-256"))
+    gnu = subprocess.run(["sha256sum", "-c", *options, "gnu.sums"], cwd=tmp_path,
+                         capture_output=True)
+    ours = run_cli("-c", *options, "ours.sums", cwd=tmp_path)
+    expected_err = (gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
+                    .replace(b"gnu.sums", b"ours.sums").replace(b"SHA256 checksum", b"SHA3-256 checksum"))
+    assert (ours.stdout, ours.stderr, ours.returncode) == (gnu.stdout, expected_err, gnu.returncode)
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", b"", b"# only a comment\n"])
+def test_check_without_proper_lines_like_sha256sum(tmp_path, content):
+    (tmp_path / "sums").write_bytes(content)
+    gnu = subprocess.run(["sha256sum", "-c", "sums"], cwd=tmp_path, capture_output=True)
+    ours = run_cli("-c", "sums", cwd=tmp_path)
+    assert ours.returncode == gnu.returncode == 1
+    assert ours.stderr == gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
+
+
+def test_check_of_a_missing_listing_and_stdin(folder):
+    tmp_path, _ = folder
+    listing = run_cli("plain.txt", cwd=tmp_path).stdout
+    done = run_cli("-c", "-", "nolisting", stdin=listing, cwd=tmp_path)
+    assert done.stdout == b"plain.txt: OK\n"
+    assert done.stderr == b"batchkeccak: nolisting: No such file or directory\n"
+    assert done.returncode == 1
+
+
+def test_sha3sum_algorithm_names(tmp_path, capsys):
+    path = tmp_path / "f"
+    path.write_bytes(b"data")
+    for alias, name in [("224", "sha3_224"), ("384", "sha3_384"), ("keccak256", "keccak_256"),
+                        ("SHA3-512", "sha3_512")]:
+        assert main(["hash", "-a", alias, str(path)]) == 0
+        assert capsys.readouterr().out.split()[0] == oracle(name, b"data").hex()
+
+
+def test_many_small_files(tmp_path, capsys):
+    paths = []
+    for i in range(300):
+        path = tmp_path / f"{i}.json"
+        path.write_bytes(b"{}" * i)
+        paths.append(str(path))
+    assert main(["hash", *paths]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{hashlib.sha3_256(b'{}' * i).hexdigest()}  {p}" for i, p in enumerate(paths)
+    ]
+
+
+def test_bad_option_shows_the_subcommand_usage():
+    done = run_cli("--bogus")
+    assert done.returncode == 2
+    assert b"usage: batchkeccak hash" in done.stderr and b"unrecognized arguments: --bogus" in done.stderr

@@ -18,6 +18,9 @@ from batchkeccak.permutation import (
 
 import reference_keccak as ref
 
+TABLE_ROUNDS = [4, 8, 12, 16, 20, 24]
+"""Every round count the algorithm table accepts (a multiple of the tile's 4-round step)."""
+
 
 def test_generated_module_is_current():
     assert codegen.GENERATED_PATH.read_text() == codegen.generate(), (
@@ -42,7 +45,7 @@ def test_keccak_f_of_zero_state_known_lanes():
     assert [int(v) for v in lanes] == ref.keccak_p([0] * 25)
 
 
-@pytest.mark.parametrize("rounds", [24, 12])
+@pytest.mark.parametrize("rounds", TABLE_ROUNDS)
 def test_state_permute_matches_reference(rounds):
     rng = np.random.default_rng(rounds)
     for _ in range(8):
@@ -52,7 +55,7 @@ def test_state_permute_matches_reference(rounds):
         assert [int(v) for v in lanes] == expected
 
 
-@pytest.mark.parametrize("rounds", [24, 12])
+@pytest.mark.parametrize("rounds", TABLE_ROUNDS)
 def test_tile_permute_matches_reference_for_every_state(rounds):
     rng = np.random.default_rng(100 + rounds)
     states = rng.integers(0, 2**64, size=(TILE_WIDTH, LANE_COUNT), dtype=np.uint64)
@@ -84,3 +87,43 @@ def test_state_absorb_matches_reference(rate_words, rounds):
         expected = ref.keccak_p(expected, rounds)
     state_absorb(lanes, data, offset, blocks, rate_words, 24 - rounds)
     assert [int(v) for v in lanes] == expected
+
+
+@pytest.mark.parametrize("rounds", TABLE_ROUNDS)
+def test_hashing_with_any_allowed_round_count_agrees_between_tile_and_one_state(rounds):
+    # The same messages through the tile (a full batch) and through the one-state finish
+    # (a lone long message), with a table row of this round count.
+    import batchkeccak as bk
+    from batchkeccak.algorithms import Algorithm
+    from batchkeccak.hashers import Hasher
+
+    spec = Algorithm(f"test_{rounds}", 168, 0x1F, None, rounds=rounds)
+    hasher = Hasher(spec, 64, 1)
+    rng = np.random.default_rng(rounds)
+    messages = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in range(0, 700, 7)]
+    batched = bk.hash_many(messages, hasher)
+    one_by_one = [hasher.hash_one(m) for m in messages]
+    assert [row.tobytes() for row in batched] == one_by_one
+    expected = [ref.sponge(168, 0x1F, m, 64, rounds) for m in messages[:5]]
+    assert one_by_one[:5] == expected
+
+
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"rate": 100}, "rate must be a multiple of 8"),
+        ({"rate": 176}, "rate must be a multiple of 8"),
+        ({"suffix": 0}, "suffix must be a domain byte"),
+        ({"suffix": 0x80}, "suffix must be a domain byte"),
+        ({"rounds": 14}, "rounds must be a multiple of 4"),
+        ({"rounds": 0}, "rounds must be a multiple of 4"),
+        ({"rounds": 28}, "rounds must be a multiple of 4"),
+        ({"digest_size": 0}, "digest_size must be None"),
+    ],
+)
+def test_the_table_refuses_rows_the_kernels_cannot_run(fields, words):
+    from batchkeccak.algorithms import Algorithm
+
+    row = {"name": "bad", "rate": 136, "suffix": 0x06, "digest_size": 32, "rounds": 24} | fields
+    with pytest.raises(ValueError, match=words):
+        Algorithm(**row)

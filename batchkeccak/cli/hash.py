@@ -1,75 +1,416 @@
-"""``batchkeccak hash``: digests of files (like sha3sum) or of every line of a text stream."""
+"""``batchkeccak hash``: digests of files (like sha3sum and GNU sha256sum, ``--check`` too) or
+of every line of a text stream."""
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 BATCH_BYTES = 64 << 20
 """Files (or lines) are read and hashed in batches of about this many bytes: bounded memory."""
 
 
+FILES_PER_BATCH = 4096
+"""File names hashed per call of ``hash_files`` (their output is printed after each)."""
+
+TAGS = {
+    "sha3_224": "SHA3-224", "sha3_256": "SHA3-256", "sha3_384": "SHA3-384",
+    "sha3_512": "SHA3-512", "shake_128": "SHAKE128", "shake_256": "SHAKE256",
+    "keccak_224": "KECCAK-224", "keccak_256": "KECCAK-256", "keccak_384": "KECCAK-384",
+    "keccak_512": "KECCAK-512", "turboshake128": "TURBOSHAKE128",
+    "turboshake256": "TURBOSHAKE256",
+}  # fmt: skip
+"""The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``)."""
+
+_CHECK_ONLY = ("quiet", "status", "strict", "warn", "ignore_missing")
+
+
+def strict_usage(parser) -> None:
+    """Report an unknown option with this subcommand's usage line, not the top level's.
+
+    argparse hands a subcommand's unrecognized arguments back to the top-level parser,
+    whose usage line says nothing about the subcommand's options.
+    """
+    parse_known_args = parser.parse_known_args
+
+    def parse_known_args_strictly(args=None, namespace=None):
+        namespace, extras = parse_known_args(args, namespace)
+        if extras:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    parser.parse_known_args = parse_known_args_strictly
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "hash",
-        help="hash files (one digest per file) or each line of the input (--lines)",
-        description="Print 'DIGEST  NAME' for each FILE, as sha3sum does, hashing many files "
-        "in one batch; with --lines, print one digest per input line (line ending excluded).",
+        help="hash or check files like sha3sum / sha256sum, or hash each line (--lines)",
+        description="Print 'DIGEST  NAME' for each FILE, as sha3sum and GNU sha256sum do "
+        "(many small files are hashed together, large ones are streamed); with --check, "
+        "verify the digests listed in FILEs; with --lines, print one digest per input line "
+        "(line ending excluded).",
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to hash; - or none: stdin")
-    parser.add_argument("-a", "--algorithm", default="sha3_256", help="default sha3_256")
+    parser.add_argument(
+        "-a", "--algorithm", default="sha3_256",
+        help="default sha3_256; also sha3sum's 224, 256, 384, 512, and keccak256",
+    )
     parser.add_argument("--length", type=int, help="output bytes for shake/turboshake")
+    parser.add_argument("-c", "--check", action="store_true",
+                        help="read digests from the FILEs and check them")
+    parser.add_argument("--tag", action="store_true",
+                        help="print BSD-style lines: 'SHA3-256 (NAME) = DIGEST'")
+    parser.add_argument("-z", "--zero", action="store_true",
+                        help="end each output line with NUL, not newline, and do not escape "
+                        "file names")
     parser.add_argument(
         "--lines", action="store_true", help="hash each line of the input instead of each file"
     )
+    checking = parser.add_argument_group("options for --check")
+    checking.add_argument("--ignore-missing", action="store_true",
+                          help="don't fail or report status for missing files")
+    checking.add_argument("--quiet", action="store_true", help="don't print OK for each file")
+    checking.add_argument("--status", action="store_true",
+                          help="print nothing; the exit status tells")
+    checking.add_argument("--strict", action="store_true",
+                          help="exit non-zero for improperly formatted checksum lines")
+    checking.add_argument("-w", "--warn", action="store_true",
+                          help="warn about improperly formatted checksum lines")
+    strict_usage(parser)
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
-    import batchkeccak as bk
+def resolve_algorithm(name: str):
+    """The table row for ``-a``: a table name, sha3sum's bit counts, or ``keccak256``."""
     from batchkeccak.algorithms import get_algorithm
+
+    key = name.lower().replace("-", "_")
+    if key in ("224", "256", "384", "512"):
+        key = f"sha3_{key}"
+    elif key.startswith("keccak") and key[6:].isdigit():
+        key = f"keccak_{key[6:]}"
+    elif key.startswith("sha3") and key[4:].isdigit():
+        key = f"sha3_{key[4:]}"
+    elif key.startswith("shake") and key[5:].isdigit():
+        key = f"shake_{key[5:]}"
+    return get_algorithm(key)
+
+
+def run(args) -> int:
     from batchkeccak.cli import CommandError
     from batchkeccak.hashers import output_length
 
     try:
-        spec = get_algorithm(args.algorithm)
-        output_length(spec, args.length)
+        spec = resolve_algorithm(args.algorithm)
+        if not (args.check and spec.xof and args.length is None):
+            output_length(spec, args.length)  # --check reads an XOF's length from each line
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc).replace("length ", "--length ", 1)) from None
-    hash_batch = lambda messages: bk.hexdigest_many(
-        messages, spec.name, length=args.length
-    )
-    out = sys.stdout
-    with _progress(args.files, args.lines) as bar:
-        if args.lines:
-            for name in args.files or ["-"]:
-                stream = sys.stdin.buffer if name == "-" else _open(name)
-                with stream if name != "-" else _nullcontext(stream):
-                    for lines, size in _line_batches(stream):
-                        out.write("\n".join(hash_batch(bk.FlatMessages(*lines))))
-                        out.write("\n")
-                        bar.update(size)
-            return 0
+    if not args.check:
+        for option in _CHECK_ONLY:
+            if getattr(args, option):
+                flag = "--" + option.replace("_", "-")
+                raise CommandError(f"the {flag} option is meaningful only when verifying checksums")
+    if args.check and args.tag:
+        raise CommandError("the --tag option is meaningless when verifying checksums")
+    if args.check and args.zero:
+        raise CommandError("the --zero option is not supported when verifying checksums")
+    if args.lines and (args.check or args.tag or args.zero):
+        raise CommandError("--lines cannot be combined with --check, --tag or --zero")
+    if args.lines:
+        return _hash_lines(args, spec)
+    output = _Output()
+    try:
+        if args.check:
+            return _check(args, spec, output)
+        return _hash_files(args, spec, output)
+    finally:
+        output.flush()
 
-        for batch in _file_batches(args.files or ["-"]):
-            contents = [_read(name) for name in batch]
-            for name, digest in zip(batch, hash_batch(contents)):
-                out.write(f"{digest}  {name}\n")
-            bar.update(sum(map(len, contents)))
+
+class _Output:
+    """Bytes to stdout (file names may be any bytes), flushed before each warning so the
+    two streams stay in order."""
+
+    def __init__(self) -> None:
+        stdout = sys.stdout
+        self._write = stdout.buffer.write if hasattr(stdout, "buffer") else None
+        self._stdout = stdout
+
+    def write(self, data: bytes) -> None:
+        if self._write is not None:
+            self._write(data)
+        else:
+            self._stdout.write(data.decode("utf-8", "surrogateescape"))
+
+    def flush(self) -> None:
+        if self._write is not None:
+            self._stdout.buffer.flush()
+        self._stdout.flush()
+
+    def warn(self, message: str) -> None:
+        self.flush()
+        print(f"batchkeccak: {message}", file=sys.stderr, flush=True)
+
+
+def _escape(name: str) -> tuple[bytes, bytes]:
+    """GNU's escaping of a file name: (prefix for the line, name), the prefix ``\\`` when
+    the name holds a backslash or a newline."""
+    raw = os.fsencode(name)
+    if b"\\" in raw or b"\n" in raw:
+        return b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    return b"", raw
+
+
+def _hash_lines(args, spec) -> int:
+    import batchkeccak as bk
+
+    out = sys.stdout
+    with _progress(args.files, True) as bar:
+        for name in args.files or ["-"]:
+            stream = sys.stdin.buffer if name == "-" else _open(name)
+            with stream if name != "-" else _nullcontext(stream):
+                for lines, size in _line_batches(stream):
+                    out.write("\n".join(bk.hexdigest_many(bk.FlatMessages(*lines), spec.name, length=args.length)))
+                    out.write("\n")
+                    bar.update(size)
     return 0
+
+
+def _digest_stdin(spec, length: int | None) -> bytes:
+    from batchkeccak.files import file_digest
+
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    return file_digest(stream, spec.name).digest(length)
+
+
+def _digest_names(names: list[str], spec, length: int | None) -> list:
+    """Digests (bytes) or OSErrors of ``names``, in order; ``-`` is stdin."""
+    import batchkeccak as bk
+
+    results: list = []
+    files = [name for name in names if name != "-"]
+    found = iter(bk.hash_files(files, spec.name, length=length, errors="collect") if files else [])
+    for name in names:
+        if name == "-":
+            try:
+                results.append(_digest_stdin(spec, length))
+            except OSError as exc:
+                results.append(exc)
+        else:
+            results.append(next(found))
+    return results
+
+
+def _hash_files(args, spec, output: _Output) -> int:
+    length = args.length if spec.xof else None
+    tag = TAGS[spec.name].encode()
+    end = b"\0" if args.zero else b"\n"
+    names = args.files or ["-"]
+    failed = 0
+    with _progress(names if sys.stderr.isatty() else [], False) as bar:
+        for first in range(0, len(names), FILES_PER_BATCH):
+            batch = names[first : first + FILES_PER_BATCH]
+            for name, result in zip(batch, _digest_names(batch, spec, length)):
+                if isinstance(result, OSError):
+                    output.warn(f"{name}: {result.strerror}")
+                    failed += 1
+                    continue
+                hex_digest = result.hex().encode()
+                prefix, shown = (b"", os.fsencode(name)) if args.zero else _escape(name)
+                if args.tag:
+                    output.write(prefix + tag + b" (" + shown + b") = " + hex_digest + end)
+                else:
+                    output.write(prefix + hex_digest + b"  " + shown + end)
+            bar.update(_sizes(batch) if bar.total else 0)
+    return 1 if failed else 0
+
+
+def _sizes(names: list[str]) -> int:
+    total = 0
+    for name in names:
+        try:
+            total += os.stat(name).st_size if name != "-" else 0
+        except OSError:
+            pass
+    return total
+
+
+def _unescape(raw: bytes) -> bytes | None:
+    """GNU's file-name unescaping (``\\\\`` and ``\\n``); None for any other escape."""
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        byte = raw[i]
+        if byte == 0x5C:  # backslash
+            following = raw[i + 1 : i + 2]
+            if following == b"\\":
+                out += b"\\"
+            elif following == b"n":
+                out += b"\n"
+            else:
+                return None
+            i += 2
+            continue
+        out.append(byte)
+        i += 1
+    return bytes(out)
+
+
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _parse_line(line: bytes, tag: bytes, expected_hex: int | None):
+    """(name, lowercase hex) of one checksum line in either layout, or None.
+
+    ``expected_hex`` is the digest's length in hex digits (None: an XOF, any even length).
+    """
+    line = line.lstrip(b" \t")
+    escaped = line.startswith(b"\\")
+    if escaped:
+        line = line[1:]
+    if line.startswith(tag + b" ("):
+        cut = line.rfind(b") = ")
+        if cut < 0:
+            return None
+        name, hex_digest = line[len(tag) + 2 : cut], line[cut + 4 :]
+    else:
+        space = line.find(b" ")
+        if space < 0 or line[space + 1 : space + 2] not in (b" ", b"*"):
+            return None
+        hex_digest, name = line[:space], line[space + 2 :]
+    if not hex_digest or not set(hex_digest) <= _HEX or len(hex_digest) % 2:
+        return None
+    if expected_hex is not None and len(hex_digest) != expected_hex:
+        return None
+    if not name:
+        return None
+    if escaped:
+        name = _unescape(name)
+        if name is None:
+            return None
+    return os.fsdecode(name), hex_digest.decode().lower()
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one.format(count) if count == 1 else many.format(count)
+
+
+def _check(args, spec, output: _Output) -> int:
+    tag = TAGS[spec.name].encode()
+    expected_hex = None if spec.xof and args.length is None else 2 * (
+        args.length if spec.xof else spec.digest_size
+    )
+    status = 0
+    for listing in args.files or ["-"]:
+        try:
+            if listing == "-":
+                text = sys.stdin.buffer.read()
+            else:
+                with open(listing, "rb") as handle:
+                    text = handle.read()
+        except OSError as exc:
+            output.warn(f"{listing}: {exc.strerror}")
+            status = 1
+            continue
+        entries = []
+        malformed_after: dict[int, list[int]] = {}  # entries before it -> malformed line numbers
+        improper = 0
+        lines = text.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        for number, line in enumerate(lines, 1):
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line.strip(b" \t") or line.lstrip(b" \t").startswith(b"#"):
+                continue
+            parsed = _parse_line(line, tag, expected_hex)
+            if parsed is None:
+                improper += 1
+                malformed_after.setdefault(len(entries), []).append(number)
+                continue
+            entries.append(parsed)
+
+        def report_malformed(position: int) -> None:
+            # In line order, as GNU reports them while it reads the listing.
+            for number in malformed_after.get(position, []) if args.warn else []:
+                output.warn(
+                    f"{listing}: {number}: improperly formatted {TAGS[spec.name]} checksum line"
+                )
+
+        if not entries:
+            report_malformed(0)
+            output.warn(f"{listing}: no properly formatted checksum lines found")
+            status = 1
+            continue
+        unread = mismatched = verified = 0
+        for first in range(0, len(entries), FILES_PER_BATCH):
+            batch = entries[first : first + FILES_PER_BATCH]
+            for position, ((name, want), result) in enumerate(
+                zip(batch, _check_batch(batch, spec)), first
+            ):
+                report_malformed(position)
+                # GNU escapes a name in these reports only when it holds a newline.
+                prefix, shown = _escape(name) if "\n" in name else (b"", os.fsencode(name))
+                if isinstance(result, OSError):
+                    if args.ignore_missing and isinstance(result, FileNotFoundError):
+                        continue
+                    unread += 1
+                    output.warn(f"{name}: {result.strerror}")
+                    if not args.status:
+                        output.write(prefix + shown + b": FAILED open or read\n")
+                    continue
+                verified += 1
+                if result.hex() == want:
+                    if not (args.quiet or args.status):
+                        output.write(prefix + shown + b": OK\n")
+                else:
+                    mismatched += 1
+                    if not args.status:
+                        output.write(prefix + shown + b": FAILED\n")
+        report_malformed(len(entries))
+        if not args.status:
+            if improper:
+                output.warn("WARNING: " + _plural(
+                    improper, "{} line is improperly formatted",
+                    "{} lines are improperly formatted"))
+            if unread:
+                output.warn("WARNING: " + _plural(
+                    unread, "{} listed file could not be read",
+                    "{} listed files could not be read"))
+            if mismatched:
+                output.warn("WARNING: " + _plural(
+                    mismatched, "{} computed checksum did NOT match",
+                    "{} computed checksums did NOT match"))
+        if args.ignore_missing and not verified:
+            output.warn(f"{listing}: no file was verified")
+            status = 1
+        if unread or mismatched or (args.strict and improper):
+            status = 1
+    return status
+
+
+def _check_batch(entries: list[tuple[str, str]], spec) -> list:
+    """Digests or OSErrors for checksum entries, each at the length its line gives."""
+    if not spec.xof:
+        return _digest_names([name for name, _ in entries], spec, None)
+    results: list = [None] * len(entries)
+    by_length: dict[int, list[int]] = {}
+    for i, (_, want) in enumerate(entries):
+        by_length.setdefault(len(want) // 2, []).append(i)
+    for length, indices in by_length.items():
+        found = _digest_names([entries[i][0] for i in indices], spec, length)
+        for i, result in zip(indices, found):
+            results[i] = result
+    return results
 
 
 def _progress(files: list[str], lines: bool):
     """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
     from tqdm import tqdm
 
-    total = 0
-    for name in files:
-        try:
-            total += os.stat(name).st_size if name != "-" else 0
-        except OSError:
-            pass
+    total = _sizes(files) if sys.stderr.isatty() else 0
     return tqdm(
         total=total or None,
         unit="B",
@@ -88,33 +429,6 @@ def _open(name: str):
         return open(name, "rb")
     except OSError as exc:
         raise CommandError(f"cannot read {name}: {exc.strerror}") from None
-
-
-def _read(name: str) -> bytes:
-    from batchkeccak.cli import CommandError
-
-    if name == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(name).read_bytes()
-    except OSError as exc:
-        raise CommandError(f"cannot read {name}: {exc.strerror}") from None
-
-
-def _file_batches(names: list[str]):
-    batch, size = [], 0
-    for name in names:
-        try:
-            file_size = 0 if name == "-" else os.stat(name).st_size
-        except OSError:
-            file_size = 0  # reported by _read with the OS's reason
-        if batch and size + file_size > BATCH_BYTES:
-            yield batch
-            batch, size = [], 0
-        batch.append(name)
-        size += file_size
-    if batch:
-        yield batch
 
 
 def _line_batches(stream):

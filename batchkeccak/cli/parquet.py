@@ -6,6 +6,8 @@ import os
 
 
 def register(subparsers) -> None:
+    from batchkeccak.cli import positive_int
+
     parser = subparsers.add_parser(
         "parquet",
         help="copy a Parquet file or dataset, adding a digest column per hashed column",
@@ -40,13 +42,14 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--batch-size",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="ROWS",
         help="rows per batch and row group (default 131072)",
     )
     parser.add_argument(
-        "--threads", type=int, default=None, help="hashing threads (default: every core)"
+        "--threads", type=positive_int, default=None,
+        help="hashing threads (default: every core)",
     )
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument(
@@ -137,7 +140,7 @@ def run(args) -> int:
             length=args.length,
             hex=args.hex,
             suffix=args.suffix,
-            batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
+            batch_size=DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size,
             threads=args.threads,
             progress=True,
             **params,

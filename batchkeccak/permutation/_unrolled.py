@@ -3,6 +3,7 @@
 import numpy as np
 from numba import njit
 
+from batchkeccak._kernel_cache import CACHE_KERNELS
 from batchkeccak.permutation.constants import ROUND_CONSTANTS_ARRAY as _RC
 
 TILE_WIDTH = 32
@@ -52,7 +53,7 @@ _U62 = np.uint64(62)
 _U63 = np.uint64(63)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def tile_rounds(src, dst, first):
     """Rounds first .. first+1 from ``src`` into ``dst``, every state of the tile."""
     for j in range(TILE_WIDTH):
@@ -253,7 +254,7 @@ def tile_rounds(src, dst, first):
         dst[24 * TILE_WIDTH + j] = b4 ^ (~b0 & b1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def tile_permute(tile, spare, first_round):
     """Rounds ``first_round``..23 on every state of ``tile``; ``spare`` is scratch.
 
@@ -267,7 +268,7 @@ def tile_permute(tile, spare, first_round):
         tile_rounds(spare, tile, r + 2)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def state_permute(lanes, first_round):
     """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place."""
     a0 = lanes[0]
@@ -493,7 +494,7 @@ def state_permute(lanes, first_round):
     lanes[24] = a24
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(cache=CACHE_KERNELS, nogil=True, inline='always')
 def _le64(data, pos):
     # Unsigned indices: LLVM folds the eight byte loads into one 64-bit load.
     p = np.uint64(pos)
@@ -509,7 +510,7 @@ def _le64(data, pos):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE_KERNELS, nogil=True)
 def state_absorb(lanes, data, pos, blocks, rate_words, first_round):
     """XOR ``blocks`` whole blocks of ``rate_words`` words from ``data[pos:]`` into one
     state, permuting after each. The state stays in locals from the first block to the

@@ -1,0 +1,389 @@
+"""The input boundary under hostile callers: no read outside a buffer, no guessed form.
+
+Every path must hash exactly the bytes it measured, or raise the documented RuntimeError.
+Anything that could crash the interpreter runs in a subprocess, so a segfault fails a test
+instead of killing the test run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import batchkeccak as bk
+from batchkeccak.arrow import hash_array, hash_rows
+from batchkeccak.inputs import FlatMessages, to_flat
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def sha3(message: bytes) -> bytes:
+    return hashlib.sha3_256(message).digest()
+
+
+def run_python(code: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, check=False,
+    )
+
+
+# --- races: another thread changes the messages while they are hashed -------------------------
+
+RACE_SCRIPT = """
+import hashlib, random, sys, threading, time
+import numpy as np
+import batchkeccak as bk
+
+count, threads, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+LENGTHS = (0, 7, 135, 136, 137, 1000, 20000)
+
+def content(i, length, flavour):
+    return bytes([(i + flavour) % 251]) * length
+
+# Every state an item can be in, and so every digest its row may hold.
+allowed = [
+    {hashlib.sha3_256(content(i, n, f)).digest() for n in LENGTHS for f in (0, 1)}
+    for i in range(count)
+]
+
+def fresh(i):
+    n = random.choice(LENGTHS)
+    if i % 2:
+        return bytearray(content(i, n, 0))
+    return np.frombuffer(content(i, n, 0), np.uint8).copy()
+
+items = [fresh(i) for i in range(count)]
+stop = threading.Event()
+mutations = 0
+
+def mutate():
+    global mutations
+    rng = random.Random(1)
+    while not stop.is_set():
+        i = rng.randrange(count)
+        item = items[i]
+        n, f = rng.choice(LENGTHS), rng.randrange(2)
+        try:
+            if isinstance(item, bytearray) and rng.random() < 0.8:
+                item[:] = content(i, n, f)          # resize in place
+            elif isinstance(item, np.ndarray) and 0 < item.size <= 200 and rng.random() < 0.5:
+                # Rewrite in place, same size. (Only small arrays: numpy fills large ones
+                # with the GIL released, and a read racing that write sees a mix of old and
+                # new bytes, with hashlib as with any reader.)
+                item[:] = (i + f) % 251
+            else:
+                items[i] = fresh(i)                 # replace the list item
+        except BufferError:
+            pass                                     # exported: being hashed right now
+        mutations += 1
+
+mutator = threading.Thread(target=mutate)
+mutator.start()
+calls = changed = 0
+deadline = time.monotonic() + seconds
+try:
+    while time.monotonic() < deadline:
+        try:
+            rows = bk.hash_many(items, "sha3_256", threads=threads)
+        except RuntimeError as exc:
+            assert "changed while being hashed" in str(exc), exc
+            changed += 1
+            continue
+        calls += 1
+        assert rows.shape == (count, 32), rows.shape
+        for i in range(count):
+            if rows[i].tobytes() not in allowed[i]:
+                print(f"WRONG DIGEST: row {i} after {calls} calls", flush=True)
+                sys.exit(3)
+finally:
+    stop.set()
+    mutator.join()
+print(f"ok calls={calls} changed={changed} mutations={mutations}")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "count, threads",
+    [(64, 1), (5000, 2)],  # the one-pass path, and the chunked path that converts per thread
+)
+def test_messages_resized_by_another_thread_hash_as_some_real_contents(count, threads):
+    result = run_python(
+        "import sys; sys.argv[1:] = " + repr([str(count), str(threads), "4"]) + "\n" + RACE_SCRIPT
+    )
+    assert result.returncode == 0, result.stdout + result.stderr  # a crash fails here too
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith("ok"), summary
+    calls = int(summary.split("calls=")[1].split()[0])
+    mutations = int(summary.split("mutations=")[1])
+    assert calls >= (200 if count < 1000 else 5), summary
+    assert mutations > calls, summary  # the items really changed between calls
+
+
+def test_a_bytes_subclass_whose_len_lies_is_hashed_by_its_buffer():
+    victims: list = []
+
+    class LyingLength(bytes):
+        def __len__(self):
+            victims.clear()  # runs Python code mid-conversion: empty the list being read
+            return 10**9
+
+    victims.extend([LyingLength(b"abc"), b"de", LyingLength(b"")])
+    snapshot = [bytes(v) for v in victims]
+    assert bk.hash_many(victims, "sha3_256").tolist() == [list(sha3(m)) for m in snapshot]
+    assert bk.hash_one(LyingLength(b"xyz")) == sha3(b"xyz")
+
+
+def test_a_class_that_claims_to_be_bytes_is_read_as_what_it_is():
+    class Impostor(bytearray):
+        @property
+        def __class__(self):
+            return bytes
+
+    message = Impostor(b"impostor")
+    assert isinstance(message, bytes)  # what a naive check would believe
+    digests = bk.hash_many([message, b"plain", message], "sha3_256")
+    assert [d.tobytes() for d in digests] == [sha3(b"impostor"), sha3(b"plain"), sha3(b"impostor")]
+
+
+def test_a_bytearray_cannot_be_resized_while_its_bytes_are_pinned():
+    from batchkeccak.inputs import single_message
+
+    message = bytearray(b"0123456789")
+    data, offsets = single_message(message)
+    with pytest.raises(BufferError):
+        message.extend(b"more")  # the export that was measured also pins the size
+    assert offsets.tolist() == [0, 10] and data.tobytes() == b"0123456789"
+    del data
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="__buffer__ in Python needs 3.12")
+def test_a_buffer_method_that_changes_the_list_is_read_once():
+    items: list = []
+
+    class Sneaky:
+        def __buffer__(self, flags):
+            items[:] = [b"replaced"] * 3
+            return memoryview(b"sneaky")
+
+    items.extend([b"a", Sneaky(), b"c"])
+    digests = bk.hash_many(items, "sha3_256")
+    assert [d.tobytes() for d in digests] == [sha3(b"a"), sha3(b"sneaky"), sha3(b"c")]
+
+
+# --- kernels refuse what the boundary would never pass --------------------------------------
+
+
+def test_kernels_refuse_offsets_outside_the_data():
+    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.sponge import hash_queue, hash_uniform
+
+    data = np.zeros(10, np.uint8)
+    out = np.zeros((1, 32), np.uint8)
+    order = np.zeros(1, np.int64)
+    for offsets in ([0, 11], [-1, 3], [5, 4]):
+        with pytest.raises(ValueError, match="leave the data buffer"):
+            hash_queue(data, np.array(offsets, np.int64), order, ZERO_STATE, 136, 6, 0, out)
+    with pytest.raises(ValueError, match="message index"):
+        hash_queue(
+            data, np.array([0, 3], np.int64), np.array([1], np.int64), ZERO_STATE, 136, 6, 0, out
+        )
+    with pytest.raises(ValueError, match="leave the data buffer"):
+        hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
+
+
+def test_offsets_are_copied_so_later_changes_cannot_reach_the_kernel():
+    data = np.frombuffer(b"abcdef", np.uint8)
+    offsets = np.array([0, 3, 6], np.int64)
+    _, checked_offsets = to_flat(FlatMessages(data, offsets))
+    offsets[2] = 1 << 40  # the caller's array, changed after the check
+    assert checked_offsets.tolist() == [0, 3, 6]
+    assert not np.shares_memory(checked_offsets, offsets)
+
+
+# --- no guessed form ----------------------------------------------------------------------
+
+
+def test_a_tuple_is_always_a_sequence_of_messages():
+    data = b"abcdefgh"
+    offsets = np.array([0, 3, 8], np.uint64)
+    got = bk.hash_many((data, offsets), "sha3_256")
+    assert [d.tobytes() for d in got] == [sha3(data), sha3(offsets.tobytes())]
+    int32_offsets = np.array([0, 2], np.int32)
+    as_tuple = bk.hash_many((b"abcd", int32_offsets), "sha3_256")
+    as_list = bk.hash_many([b"abcd", int32_offsets], "sha3_256")
+    assert np.array_equal(as_tuple, as_list)
+    assert as_tuple.shape == (2, 32)
+    flat = bk.hash_many(FlatMessages(b"abcd", int32_offsets), "sha3_256")
+    assert [d.tobytes() for d in flat] == [sha3(b"ab")]
+
+
+def test_flat_messages_with_the_wrong_offsets_type_are_a_type_error():
+    with pytest.raises(TypeError, match="offsets must be a 1-D int32 or int64 array, got 1-D uint64"):
+        bk.hash_many(FlatMessages(b"abcd", np.array([0, 2], np.uint64)))
+    with pytest.raises(TypeError, match="offsets must be a numpy int32 or int64 array, got list"):
+        bk.hash_many(FlatMessages(b"abcd", [0, 2]))
+    with pytest.raises(TypeError, match="data is a str"):
+        bk.hash_many(FlatMessages("abcd", np.array([0, 2])))
+
+
+def test_errors_name_the_real_problem():
+    with pytest.raises(TypeError, match=r"messages\[1\] is list.*FlatMessages"):
+        bk.hash_many((b"abcd", [0, 3, 8]))
+    with pytest.raises(ValueError, match=r"messages\[0\] is not contiguous"):
+        bk.hash_many([memoryview(b"abcdef")[::2]])
+    with pytest.raises(ValueError, match=r"message is not contiguous"):
+        bk.hash_one(memoryview(b"abcdef")[::2])
+    with pytest.raises(ValueError, match="length must be at most"):
+        bk.hash_many([b"x"], "shake_128", length=2**63)
+
+
+def test_xof_length_zero_is_empty_as_in_hashlib():
+    got = bk.hash_many([b"abc", b""], "shake_256", length=0)
+    assert got.shape == (2, 0)
+    assert hashlib.shake_256(b"abc").digest(0) == b""
+    assert bk.hash_one(b"abc", "shake_128", length=0) == hashlib.shake_128(b"abc").digest(0)
+    assert bk.hexdigest_many([b"abc"], "shake_128", length=0) == [hashlib.shake_128(b"abc").hexdigest(0)]
+
+
+# --- every form, every Arrow type, sliced and chunked ----------------------------------------
+
+ARROW_TYPES = [
+    pa.binary(), pa.large_binary(), pa.string(), pa.large_string(),
+    pa.binary_view(), pa.string_view(),
+]
+
+
+def _arrow(values: list[bytes], arrow_type: pa.DataType) -> pa.Array:
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
+        pa.types.is_string_view(arrow_type)
+    ):
+        return pa.array([v.decode("latin-1") for v in values], arrow_type)
+    return pa.array(values, arrow_type)
+
+
+def _as_stored(values: list[bytes], arrow_type: pa.DataType) -> list[bytes]:
+    # Strings hash their UTF-8 bytes: latin-1 text re-encoded.
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
+        pa.types.is_string_view(arrow_type)
+    ):
+        return [v.decode("latin-1").encode("utf-8") for v in values]
+    return values
+
+
+messages_strategy = st.lists(st.binary(max_size=300), min_size=1, max_size=40)
+
+
+@given(
+    messages=messages_strategy,
+    type_index=st.integers(0, len(ARROW_TYPES) - 1),
+    dictionary=st.booleans(),
+    cut=st.data(),
+)
+def test_arrow_types_sliced_chunked_and_dictionary_encoded(messages, type_index, dictionary, cut):
+    arrow_type = ARROW_TYPES[type_index]
+    array = _arrow(messages, arrow_type)
+    if dictionary:
+        array = array.dictionary_encode()
+    expected = [sha3(m) for m in _as_stored(messages, arrow_type)]
+    start = cut.draw(st.integers(0, len(messages) - 1))
+    stop = cut.draw(st.integers(start + 1, len(messages)))
+    sliced = array.slice(start, stop - start)
+    split = cut.draw(st.integers(start, stop))
+    chunked = pa.chunked_array([array.slice(start, split - start), array.slice(split, stop - split)])
+    want = expected[start:stop]
+    for form in (sliced, chunked):
+        assert [d.tobytes() for d in bk.hash_many(form, "sha3_256")] == want
+        assert hash_array(form).to_pylist() == want
+    plain = pa.array(_as_stored(messages, arrow_type)[start:stop], pa.large_binary())
+    for form in (sliced, chunked):
+        rows = hash_rows(pa.table({"v": form}), hex=True).to_pylist()
+        assert rows == hash_rows(pa.table({"v": plain}), hex=True).to_pylist()
+
+
+@given(messages=messages_strategy, form=st.sampled_from(
+    ["list", "tuple", "generator", "bytearrays", "memoryviews", "arrays", "mixed", "flat",
+     "flat32", "rows"]
+))
+def test_every_python_form_hashes_like_hashlib(messages, form):
+    if form == "rows":
+        width = len(messages[0])
+        messages = [m[:width].ljust(width, b"\x00") for m in messages]
+    lengths = np.array([0] + [len(m) for m in messages], np.int64)
+    joined = b"".join(messages)
+    built = {
+        "list": lambda: list(messages),
+        "tuple": lambda: tuple(messages),
+        "generator": lambda: (m for m in messages),
+        "bytearrays": lambda: [bytearray(m) for m in messages],
+        "memoryviews": lambda: [memoryview(m) for m in messages],
+        "arrays": lambda: [np.frombuffer(m, np.uint8) for m in messages],
+        "mixed": lambda: [
+            (bytes, bytearray, memoryview, lambda m: np.frombuffer(m, np.uint8))[i % 4](m)
+            for i, m in enumerate(messages)
+        ],
+        "flat": lambda: FlatMessages(np.frombuffer(joined, np.uint8), np.cumsum(lengths)),
+        "flat32": lambda: FlatMessages(joined, np.cumsum(lengths).astype(np.int32)),
+        "rows": lambda: np.frombuffer(joined, np.uint8).reshape(len(messages), -1),
+    }[form]()
+    got = bk.hash_many(built, "sha3_256")
+    assert [d.tobytes() for d in got] == [sha3(m) for m in messages]
+
+
+# --- signals: the Parquet CLI cleans up after SIGTERM like after Ctrl-C ----------------------
+
+
+@pytest.mark.slow
+def test_sigterm_leaves_no_temporary_file_and_no_partial_output(tmp_path):
+    import signal
+    import time
+
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    rows = 400_000
+    payload = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(48), rows, [None, pa.py_buffer(rng.integers(0, 256, rows * 48, np.uint8))]
+    )
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"payload": payload}), src, row_group_size=2_000)
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "batchkeccak", "parquet", str(src), str(dst), "-c", "payload",
+         "--batch-size", "500", "--threads", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.parquet.batchkeccak-*.tmp")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the temporary output never appeared"
+        time.sleep(0.005)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert b"Traceback" not in stderr
+    assert b"terminated" in stderr
+    assert not dst.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+def test_batch_size_zero_is_refused_like_a_negative_one(capsys):
+    from batchkeccak.cli import main
+
+    for value in ("0", "-3"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["parquet", "a.parquet", "b.parquet", "-c", "x", "--batch-size", value])
+        assert exit_info.value.code == 2
+        assert "--batch-size: must be a positive integer" in capsys.readouterr().err

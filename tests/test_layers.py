@@ -1,0 +1,138 @@
+"""The package's layers, read from its imports: nothing imports upward, nothing goes in circles,
+and no module reaches into another module's private names.
+
+The layers are the ones docs/architecture.md draws; a new module must be placed here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import batchkeccak
+
+PACKAGE = Path(batchkeccak.__file__).resolve().parent
+
+LAYERS = [
+    # (layer, module prefixes), bottom up; a module may import its own layer and those below.
+    ("kernel cache", ["batchkeccak._kernel_cache"]),
+    ("permutation", ["batchkeccak.permutation"]),
+    ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
+    ("table and utilities", ["batchkeccak.algorithms", "batchkeccak._parallel",
+                             "batchkeccak._atomic", "batchkeccak._hex"]),
+    ("input boundary", ["batchkeccak.inputs"]),
+    ("hasher", ["batchkeccak.hashers"]),
+    ("modes", ["batchkeccak.modes"]),
+    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
+    ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
+                      "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle"]),
+    ("package", ["batchkeccak"]),  # __init__: re-exports the public names
+    ("cli and benchmark", ["batchkeccak.cli", "batchkeccak.benchmark",
+                           "batchkeccak.__main__"]),
+]  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> int:
+    best, best_length = None, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or module.startswith(prefix + ".")
+            if matches and len(prefix) > best_length:
+                best, best_length = index, len(prefix)
+    assert best is not None, f"{module} is in no layer: add it to LAYERS (and the docs)"
+    return best
+
+
+def imports_of(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) for every import of batchkeccak code in the file, lazy ones too."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names if alias.name.startswith("batchkeccak")]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").startswith("batchkeccak")
+        ):
+            found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+def resolve(module: str, name: str) -> str:
+    """``from module import name``: the submodule if ``name`` is one, else the module."""
+    candidate = f"{module}.{name}"
+    base = PACKAGE.parent.joinpath(*candidate.split("."))
+    return candidate if base.with_suffix(".py").exists() or (base / "__init__.py").exists() else module
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_nothing_imports_a_higher_layer():
+    upward = []
+    for path in SOURCES:
+        importer = module_name(path)
+        for module, names in imports_of(path):
+            for target in [resolve(module, n) for n in names] or [module]:
+                if layer_of(target) > layer_of(importer):
+                    upward.append(f"{importer} -> {target}")
+    assert upward == []
+
+
+def test_no_import_cycles_between_modules():
+    graph: dict[str, set[str]] = {}
+    for path in SOURCES:
+        importer = module_name(path)
+        targets = graph.setdefault(importer, set())
+        for module, names in imports_of(path):
+            for target in [resolve(module, n) for n in names] or [module]:
+                # A package importing its own submodules is how packages re-export.
+                if target != importer and not target.startswith(importer + "."):
+                    targets.add(target)
+    cycles = []
+
+    def visit(node: str, stack: list[str], done: set[str]) -> None:
+        if node in stack:
+            cycles.append(" -> ".join(stack[stack.index(node):] + [node]))
+            return
+        if node in done:
+            return
+        for target in sorted(graph.get(node, ())):
+            visit(target, [*stack, node], done)
+        done.add(node)
+
+    finished: set[str] = set()
+    for start in sorted(graph):
+        visit(start, [], finished)
+    assert cycles == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    # A leading underscore means "only this module relies on it": imported or reached as an
+    # attribute from elsewhere, it is an API nobody declared. Private *modules* (``_hex``)
+    # are fine: their public names are the package's internal API.
+    offenders = []
+    for path in SOURCES:
+        importer = module_name(path)
+        for module, names in imports_of(path):
+            for name in names:
+                if name.startswith("_") and not name.startswith("__") and resolve(module, name) == module:
+                    offenders.append(f"{importer}: from {module} import {name}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")):
+                continue
+            if node.attr.startswith("__") or (
+                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            ):
+                continue
+            if importer == "batchkeccak._kernel_cache" and node.attr == "_locator_classes":
+                continue  # numba's cache hook, tested in test_kernel_cache.py
+            offenders.append(f"{importer}:{node.lineno}: {ast.unparse(node)}")
+    assert offenders == []
