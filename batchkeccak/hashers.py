@@ -177,7 +177,7 @@ class Hasher:
         """The same hasher on another number of threads (None: every available core)."""
         fields = self._fields()
         fields["threads"] = _parallel.resolve_threads(threads)
-        return _restore(type(self), fields)
+        return restore(type(self), fields)
 
     def _fields(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in _all_slots(type(self))}
@@ -185,7 +185,7 @@ class Hasher:
     def __reduce__(self):
         # Pickled as its fields (Dask, Spark and Ray ship hashers to their workers); the
         # immutability guard would refuse the default slot-by-slot restore.
-        return _restore, (type(self), self._fields())
+        return restore, (type(self), self._fields())
 
     # -- what the modes override ---------------------------------------------------------------
 
@@ -290,7 +290,9 @@ def _all_slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
-def _restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
+def restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
+    """A ``cls`` with its slots set from ``fields`` as they are (already checked): how a
+    hasher is unpickled, and how a mode builds a plain hasher of its own state."""
     restored = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(restored, name, value)

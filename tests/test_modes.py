@@ -308,7 +308,7 @@ def test_keyed_hashers_never_show_or_lose_the_key():
         (lambda: bk.kt128(12345), TypeError, "data must be bytes-like, a numpy array or a path"),
         (lambda: bk.kt128("/nonexistent/file.bin"), OSError, "/nonexistent/file.bin"),
         (lambda: bk.tuplehash_many([b"ab"], length=8), TypeError, r"rows\[0\] must be a sequence"),
-        (lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8), TypeError, "requires key"),
+        (lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8), ValueError, "needs a tuplehash_"),
         (lambda: bk.tuplehash_many([[b"a"]], "cshake_128", length=8), ValueError, "tuplehash"),
     ],
 )

@@ -12,7 +12,7 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm
-from batchkeccak.hashers import ZERO_STATE, Hasher, _restore
+from batchkeccak.hashers import ZERO_STATE, Hasher, restore
 from batchkeccak.inputs import readonly
 from batchkeccak.modes._layout import frame_messages
 from batchkeccak.modes.table import Mode
@@ -78,7 +78,7 @@ class ModeHasher(Hasher):
                       domain: int | None = None, threads: int | None = None) -> Hasher:
         """A plain :class:`Hasher` of this mode's sponge, output length and state (or the
         given ones): the layer below, without the mode's framing."""
-        return _restore(Hasher, {
+        return restore(Hasher, {
             "algorithm": self.algorithm, "output_length": self.output_length,
             "threads": self.threads if threads is None else threads,
             "initial_state": self.initial_state if initial_state is None else initial_state,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from batchkeccak import _parallel
 from batchkeccak.algorithms import get_algorithm
 from batchkeccak.hashers import Hasher, check_domain, output_length
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -20,7 +21,7 @@ from batchkeccak.modes._layout import frame_messages
 from batchkeccak.modes.encoding import length_encode
 from batchkeccak.modes.hashers import ModeHasher, mode_hasher
 from batchkeccak.modes.one_message import message_array
-from batchkeccak.modes.table import Mode
+from batchkeccak.modes.table import Mode, modes
 
 CHUNK_SIZE = 8192
 SINGLE_NODE_DOMAIN = 0x07
@@ -114,9 +115,9 @@ def build_turboshake(mode: Mode, length: object, threads: int, *,
 def _kangarootwelve(name: str):
     def kangarootwelve(data: object, customization: bytes = b"", length: int = 32,
                        threads: int | None = None) -> bytes:
-        from batchkeccak.api import hasher
-
-        resolved = hasher(name, length=length, threads=threads, customization=customization)
+        resolved = build_kangarootwelve(
+            modes[name], length, _parallel.resolve_threads(threads), customization=customization
+        )
         with message_array(data) as array:
             return resolved.hash_tree(array, resolved.trailer)  # type: ignore[attr-defined]
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -24,7 +25,7 @@ from batchkeccak.modes.hashers import (
     prefix_states,
 )
 from batchkeccak.modes.one_message import message_array
-from batchkeccak.modes.table import Mode
+from batchkeccak.modes.table import Mode, modes
 
 CSHAKE_DOMAIN = 0x04
 """cSHAKE's domain bits 00, as the byte that starts the padding."""
@@ -157,12 +158,19 @@ def tuplehash_many(
     >>> bk.tuplehash_many([[b"ab", b"c"], [b"a", b"bc"]], length=8).shape
     (2, 8)
     """
-    from batchkeccak.api import hasher
-
     if isinstance(algorithm, Hasher):
-        resolved = hasher(algorithm, threads=threads)
+        resolved = algorithm if threads is None else algorithm.with_threads(threads)
     else:
-        resolved = hasher(algorithm, length=length, threads=threads, customization=customization)
+        name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
+        mode = modes.get(name)  # type: ignore[arg-type]
+        if mode is None or mode.family != "tuplehash":
+            raise ValueError(
+                f"tuplehash_many needs a tuplehash_* algorithm, got {algorithm!r}; valid: "
+                f"{', '.join(n for n, m in modes.items() if m.family == 'tuplehash')}"
+            )
+        resolved = build_tuplehash(
+            mode, length, _parallel.resolve_threads(threads), customization=customization
+        )
     if not isinstance(resolved, TupleHasher):
         raise ValueError(f"tuplehash_many needs a tuplehash_* algorithm, got {resolved.name}")
     return resolved.hash_tuples(rows)
@@ -221,10 +229,10 @@ def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: 
 def _parallelhash(name: str):
     def parallelhash(data: object, block_size: int = 8192, length: int = 32,
                      customization: bytes = b"", threads: int | None = None) -> bytes:
-        from batchkeccak.api import hasher
-
-        resolved = hasher(name, length=length, threads=threads, block_size=block_size,
-                          customization=customization)
+        resolved = build_parallelhash(
+            modes[name], length, _parallel.resolve_threads(threads), block_size=block_size,
+            customization=customization,
+        )
         with message_array(data) as array:
             return resolved.hash_message(array)  # type: ignore[attr-defined]
 
