@@ -131,7 +131,7 @@ def test_kernels_refuse_an_initial_state_of_the_wrong_shape():
 
 def test_per_message_hasher_refuses_another_batch_size():
     hasher = started_hasher("sha3_256", [b"\0" * 136] * 3, None, 1)
-    with pytest.raises(ValueError, match="3 messages"):
+    with pytest.raises(ValueError, match="3 entries, one per message, but 2 messages"):
         bk.hash_many([b"a", b"b"], hasher)
 
 
