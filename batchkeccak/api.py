@@ -202,7 +202,7 @@ def warmup() -> None:
 
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.
-from batchkeccak import modes as _modes  # noqa: E402  (after MODES and hasher exist)
-from batchkeccak.modes import tuplehash_many  # noqa: E402
+from batchkeccak import modes as _modes
+from batchkeccak.modes import tuplehash_many
 
 _modes.register(MODES)

@@ -123,7 +123,7 @@ class Hasher:
         mode sets another: 0x04 for cSHAKE, a TurboSHAKE domain byte...).
     """
 
-    __slots__ = ("algorithm", "output_length", "threads", "initial_state", "domain")
+    __slots__ = ("algorithm", "domain", "initial_state", "output_length", "threads")
 
     algorithm: Algorithm
     output_length: int

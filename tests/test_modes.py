@@ -9,12 +9,20 @@ import pickle
 import numpy as np
 import pyarrow as pa
 import pytest
-from Crypto.Hash import KMAC128, KMAC256, KangarooTwelve, TupleHash128, TupleHash256, cSHAKE128, cSHAKE256
-from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
+import sp800_185_reference as ref
+from Crypto.Hash import (
+    KMAC128,
+    KMAC256,
+    KangarooTwelve,
+    TupleHash128,
+    TupleHash256,
+    TurboSHAKE128,
+    TurboSHAKE256,
+    cSHAKE128,
+    cSHAKE256,
+)
 
 import batchkeccak as bk
-
-import sp800_185_reference as ref
 
 RATE = {128: 168, 256: 136}
 HMAC_RATES = {224: 144, 256: 136, 384: 104, 512: 72}

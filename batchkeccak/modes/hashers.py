@@ -52,7 +52,7 @@ class ModeHasher(Hasher):
     """A hasher of :data:`batchkeccak.modes.modes`: a sponge row with the mode's initial state
     and domain byte. Its repr names the mode, never a key or a state."""
 
-    __slots__ = ("mode", "key_count")
+    __slots__ = ("key_count", "mode")
 
     mode: Mode
     key_count: int | None
@@ -90,7 +90,7 @@ class FramedHasher(ModeHasher):
     """A mode whose every message is framed before it is hashed: ``m || trailer`` (KMAC's
     ``right_encode(L)``), or ``encode_string(m) || trailer`` (a one-string TupleHash)."""
 
-    __slots__ = ("trailer", "length_prefix")
+    __slots__ = ("length_prefix", "trailer")
 
     trailer: bytes
     length_prefix: bool

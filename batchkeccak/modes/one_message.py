@@ -4,8 +4,8 @@ numpy arrays, and files (memory-mapped) for the tree modes."""
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 

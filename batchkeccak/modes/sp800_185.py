@@ -172,7 +172,7 @@ def tuplehash_many(
             mode, length, _parallel.resolve_threads(threads), customization=customization
         )
     if not isinstance(resolved, TupleHasher):
-        raise ValueError(f"tuplehash_many needs a tuplehash_* algorithm, got {resolved.name}")
+        raise TypeError(f"tuplehash_many needs a tuplehash_* hasher, got {resolved.name}")
     return resolved.hash_tuples(rows)
 
 
