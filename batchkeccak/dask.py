@@ -24,10 +24,12 @@ def _arrow_values(series) -> pa.Array | pa.ChunkedArray:
     return pa.array(backing, from_pandas=True)
 
 
-def _hash_partition(series, resolved, hex, name):
+def _hash_partition(series, resolved, hex, name, fixed_size=False):
     import pandas as pd
 
     digests = hash_array(_arrow_values(series), resolved, hex=hex)
+    if not hex and not fixed_size:
+        digests = digests.cast(pa.binary())
     if isinstance(digests, pa.Array):
         digests = pa.chunked_array([digests])
     return pd.Series(pd.arrays.ArrowExtensionArray(digests), index=series.index, name=name)
@@ -56,6 +58,7 @@ def hash_column(
     hex: bool = False,
     threads: int | None = None,
     name: str | None = None,
+    fixed_size: bool = False,
 ):
     """Digests of one column of a Dask DataFrame, computed where each partition lives.
 
@@ -72,12 +75,18 @@ def hash_column(
         worker processes or threads per machine, pass cores divided by them.
     name
         Name of the result; default ``column + "_" + algorithm``.
+    fixed_size
+        Give raw digests the Arrow type ``fixed_size_binary(n)`` instead of ``binary``.
+        ``binary`` (the default) is what pandas, Spark and Ray read back from Parquet;
+        pandas 3 cannot rebuild a ``fixed_size_binary`` column from the metadata Dask writes
+        with it (``pd.read_parquet`` and ``dd.read_parquet`` raise NotImplementedError).
 
     Returns
     -------
     dask.dataframe.Series
-        Lazily computed, partitioned like ``ddf``, dtype ``pd.ArrowDtype(fixed_size_binary)``
-        (``pd.ArrowDtype(pa.string())`` with ``hex=True``); null where the input is null.
+        Lazily computed, partitioned like ``ddf``, dtype ``pd.ArrowDtype(pa.binary())``
+        (``fixed_size_binary`` with ``fixed_size=True``, ``pd.ArrowDtype(pa.string())`` with
+        ``hex=True``); null where the input is null.
         Assign it with ``ddf[name] = hash_column(ddf, column)``.
 
     Raises
@@ -94,8 +103,11 @@ def hash_column(
         raise ValueError(f"column: no column named {column!r}; the frame has {list(ddf.columns)}")
     _check_dtype(ddf.dtypes[column], column)
     name = name or f"{column}_{resolved.name}"
-    out_type = pa.string() if hex else pa.binary(resolved.output_length)
+    if hex:
+        out_type = pa.string()
+    else:
+        out_type = pa.binary(resolved.output_length) if fixed_size else pa.binary()
     meta = pd.Series([], dtype=pd.ArrowDtype(out_type), name=name)
     return ddf[column].map_partitions(
-        _hash_partition, resolved, hex, name, meta=meta
+        _hash_partition, resolved, hex, name, bool(fixed_size), meta=meta
     )

@@ -27,23 +27,29 @@ ZERO_STATE = readonly(np.zeros((1, LANE_COUNT), dtype=np.uint64))
 """The all-zero initial state of the plain functions: one (1, 25) state for the whole batch."""
 
 
-def output_length(spec: Algorithm, length: object) -> int:
-    """The output size for ``spec``: its digest size, or ``length`` for an XOF."""
+def output_length(spec: Algorithm, length: object, argument: str = "length") -> int:
+    """The output size for ``spec``: its digest size, or ``length`` for an XOF.
+
+    ``argument`` is the caller's name for ``length`` in error messages (``--length`` for
+    the command line).
+    """
     if spec.xof:
         if length is None:
-            raise TypeError(f"length is required for {spec.name} (an extendable-output function)")
+            raise TypeError(
+                f"{argument} is required for {spec.name} (an extendable-output function)"
+            )
         if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"length must be an int, got {type(length).__name__}")
+            raise TypeError(f"{argument} must be an int, got {type(length).__name__}")
         if length < 0:
-            raise ValueError(f"length must be >= 0 for {spec.name}, got {length}")
+            raise ValueError(f"{argument} must be >= 0 for {spec.name}, got {length}")
         if length > MAX_OUTPUT_LENGTH:
             raise ValueError(
-                f"length must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {length}"
+                f"{argument} must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {length}"
             )
         return int(length)
     if length is not None:
         raise TypeError(
-            f"length applies only to extendable-output functions; {spec.name} always "
+            f"{argument} applies only to extendable-output functions; {spec.name} always "
             f"returns {spec.digest_size} bytes"
         )
     return spec.digest_size  # type: ignore[return-value]
@@ -203,6 +209,8 @@ class Hasher:
         ``equal_lengths`` says the messages are known to have one length and lie back to back
         (rows of a 2-D array), which saves checking the offsets.
         """
+        # Read-only views: one compiled specialization serves every caller's arrays.
+        data, offsets = readonly(data), readonly(offsets)
         count = offsets.shape[0] - 1
         out_len = self.output_length
         batch_size = self.batch_size

@@ -40,15 +40,21 @@ def main() -> None:
     started = time.perf_counter()
     tree = merkle.MerkleTree.build(table, scheme="openzeppelin", types=types)
     print(
-        f"{tree.size:,} claims, root 0x{tree.root.hex()} "
-        f"({time.perf_counter() - started:.2f} s, leaves hashed and sorted as the JS library does)"
+        f"{tree.size:,} claims ({time.perf_counter() - started:.2f} s, leaves hashed and "
+        "sorted as the JS library does)"
     )
+    print(f"root: 0x{tree.root.hex()}")
 
     # What the claim page sends to the contract for claimant 12345 (input order).
     claimant = 12_345
     account, amount = tree.value(claimant)
     proof = tree.proof(claimant)
-    print(f"claim: account 0x{account.hex()}, amount {amount}, {len(proof)} proof nodes")
+    claim = {
+        "account": "0x" + account.hex(),
+        "amount": str(amount),
+        "proof": ["0x" + node.hex() for node in proof],
+    }
+    print(f"claim {claimant}: {json.dumps(claim)}")
     assert merkle.verify([account, amount], proof, tree.root, scheme="openzeppelin", types=types)
     assert not merkle.verify(
         [account, amount + 1], proof, tree.root, scheme="openzeppelin", types=types

@@ -15,10 +15,8 @@ def main() -> None:
 
     yesterday = merkle.MerkleTree.build(entries[:1_000], scheme="rfc9162")  # sha3_256
     today = merkle.MerkleTree.build(entries, scheme="rfc9162")
-    print(
-        f"roots: {yesterday.size} entries 0x{yesterday.root.hex()[:16]}..., "
-        f"{today.size} entries 0x{today.root.hex()[:16]}..."
-    )
+    print(f"root of the first {yesterday.size} entries: 0x{yesterday.root.hex()}")
+    print(f"root of all {today.size} entries: 0x{today.root.hex()}")
 
     # The log proves it only appended: the old tree is a prefix of the new one.
     proof = today.consistency_proof(1_000)
@@ -40,7 +38,7 @@ def main() -> None:
 
     # Any batchkeccak algorithm: Keccak-256, or a 20-byte SHAKE128 for smaller proofs.
     small = merkle.MerkleTree.build(entries, scheme="rfc9162", algorithm="shake_128", length=20)
-    print(f"shake_128 / 20-byte nodes: root 0x{small.root.hex()}")
+    print(f"root with shake_128, 20-byte nodes: 0x{small.root.hex()}")
 
 
 if __name__ == "__main__":

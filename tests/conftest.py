@@ -27,3 +27,25 @@ def pattern_bytes():
         return bytes((seed + i) % 251 for i in range(length))
 
     return make
+
+
+# ---------------------------------------------------------------------------------------
+# The slow marker: tests that start a cluster, build large data or take more than about
+# SLOW_SECONDS carry @pytest.mark.slow, so that `pytest -m "not slow"` stays a quick run.
+# Unmarked tests that ran longer are listed at the end of the run (a report, not a failure:
+# machines differ), so the marker stays where it belongs as tests are added.
+
+SLOW_SECONDS = 3.0
+_unmarked_slow: list[tuple[str, float]] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.duration > SLOW_SECONDS and "slow" not in report.keywords:
+        _unmarked_slow.append((report.nodeid, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _unmarked_slow:
+        terminalreporter.section(f"tests over {SLOW_SECONDS:.0f} s without @pytest.mark.slow")
+        for nodeid, seconds in sorted(_unmarked_slow, key=lambda item: -item[1]):
+            terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")

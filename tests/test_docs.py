@@ -1,22 +1,320 @@
-"""Every Python block in the README runs, so the front page never shows a broken example."""
+"""Every ```python block in README.md and docs/*.md runs, and what it computes is right.
+
+The blocks of one page run in order in one namespace (a page reads as one session), in a
+scratch folder that holds the sample files the pages name (``SAMPLE_FILES``), inside
+``checked_against_oracles()``: every digest and Merkle tree a block computes through
+batchkeccak's public functions is compared with hashlib / pycryptodome / eth-abi as it is
+made. Conventions a page may use:
+
+- A ```python block followed by an ```output block states what the python block prints;
+  the printed text must match it line for line (trailing spaces aside).
+- A ```python block that is not Python but a list of signatures (``name(params) -> type``)
+  is compared with the real function's parameters: names, kinds and defaults.
+- ``<!-- test: skip REASON -->`` on the line before a block leaves it out, with that reason.
+- A block that imports a module which is not installed, or reads remote storage
+  (``s3://``, ``gs://``, ``https://`` ...), is skipped with that reason; a page whose blocks
+  start a cluster (dask.distributed, pyspark, ray) is marked slow.
+"""
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import functools
+import importlib
+import importlib.util
+import inspect
+import io
+import os
+import pkgutil
 import re
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+from example_oracles import checked_against_oracles
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+CLUSTER_MODULES = ("distributed", "dask.distributed", "pyspark", "ray")
+REMOTE = re.compile(r"""["'](s3|gs|gcs|hdfs|az|abfs|https?)://""")
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+SKIP = re.compile(r"<!--\s*test:\s*skip\s*(.*?)\s*-->\s*$")
 
 
-def test_readme_has_examples():
-    assert len(BLOCKS) >= 3
+def _write_samples(folder: Path) -> None:
+    """Files the pages read by name: a users table and an accounts table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    users = pa.table(
+        {
+            "id": pa.array(range(1_000), pa.int64()),
+            "email": [f"user{i}@example.org" if i % 10 else None for i in range(1_000)],
+        }
+    )
+    pq.write_table(users, folder / "users.parquet")
+    accounts = pa.table({"address": ["0x" + f"{i:040x}" for i in range(100)] + [None]})
+    pq.write_table(accounts, folder / "accounts.parquet")
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs(index, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code = compile(BLOCKS[index], f"README.md block {index}", "exec")
-    exec(code, {"__name__": "__readme__"})  # noqa: S102 - running the README's examples
+SAMPLE_FILES = ("users.parquet", "accounts.parquet")
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int
+    code: str
+    output: str | None
+    skip: str | None
+
+    @property
+    def name(self) -> str:
+        page = self.page.relative_to(ROOT) if self.page.is_relative_to(ROOT) else self.page.name
+        return f"{page}:{self.line}"
+
+
+def python_blocks(page: Path) -> list[Block]:
+    text = page.read_text()
+    fences = list(FENCE.finditer(text))
+    blocks = []
+    for k, fence in enumerate(fences):
+        if fence.group(1) != "python":
+            continue
+        line = text.count("\n", 0, fence.start()) + 1
+        before = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        skip = SKIP.search(before)
+        output = None
+        if k + 1 < len(fences) and fences[k + 1].group(1) == "output":
+            between = text[fence.end() : fences[k + 1].start()]
+            if not between.strip():
+                output = fences[k + 1].group(2)
+        blocks.append(Block(page, line, fence.group(2), output, skip.group(1) if skip else None))
+    return blocks
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def skip_reason(block: Block) -> str | None:
+    if block.skip is not None:
+        return block.skip or "marked to skip"
+    try:
+        tree = ast.parse(block.code)
+    except SyntaxError:
+        return None
+    for name in sorted(_imports(tree)):
+        top = name.split(".")[0]
+        if top not in sys.stdlib_module_names and importlib.util.find_spec(top) is None:
+            return f"needs {top}, which is not installed"
+    if REMOTE.search(block.code):
+        return "reads remote storage"
+    return None
+
+
+def starts_a_cluster(block: Block) -> bool:
+    try:
+        names = _imports(ast.parse(block.code))
+    except SyntaxError:
+        return False
+    return any(n == c or n.startswith(c + ".") for n in names for c in CLUSTER_MODULES)
+
+
+# ----------------------------------------------------------------------------------------
+# Signature blocks
+
+SIGNATURE = re.compile(r"([A-Za-z_][\w.]*)\(([^()]*)\)(?:\s*->\s*[^\n#]+)?")
+
+
+def signatures(code: str) -> list[tuple[str, ast.arguments]] | None:
+    """``(dotted name, parameters)`` of every line of a signature block, or None if the
+    block is not one."""
+    text = re.sub(r"#[^\n]*", "", code)
+    found = []
+    rest = text
+    for match in SIGNATURE.finditer(text):
+        try:
+            function = ast.parse(f"def f({match.group(2)}): pass").body[0]
+        except SyntaxError:
+            return None
+        found.append((match.group(1), function.args))  # type: ignore[attr-defined]
+        rest = rest.replace(match.group(0), "", 1)
+    return found if found and not rest.strip() else None
+
+
+def _resolve(dotted: str, namespace: dict) -> object:
+    head, *attributes = dotted.split(".")
+    if head in namespace:
+        target = namespace[head]
+    else:
+        import batchkeccak
+
+        modules = [batchkeccak]
+        for info in pkgutil.iter_modules(batchkeccak.__path__):
+            if info.name.startswith("_"):  # private, or __main__ (which runs the command)
+                continue
+            with contextlib.suppress(ImportError):
+                modules.append(importlib.import_module(f"batchkeccak.{info.name}"))
+        owners = [m for m in modules if hasattr(m, head)]
+        assert owners, f"{head} is neither defined on the page nor part of batchkeccak"
+        target = getattr(owners[0], head)
+    for attribute in attributes:
+        target = getattr(target, attribute)
+    return target
+
+
+def _documented(arguments: ast.arguments) -> list[tuple[str, str, object]]:
+    positional = arguments.posonlyargs + arguments.args
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    kinds = ["POSITIONAL_ONLY"] * len(arguments.posonlyargs) + ["POSITIONAL_OR_KEYWORD"] * len(
+        arguments.args
+    )
+    result = [(a.arg, kind, _literal(d)) for a, kind, d in zip(positional, kinds, defaults)]
+    result += [
+        (a.arg, "KEYWORD_ONLY", _literal(d))
+        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+    ]
+    return result
+
+
+_NO_DEFAULT = "<required>"
+
+
+def _literal(node: ast.expr | None) -> object:
+    return _NO_DEFAULT if node is None else ast.literal_eval(node)
+
+
+def check_signatures(code: str, namespace: dict) -> None:
+    """Each documented parameter is the function's, in its order, with its kind and default;
+    a page may leave out optional parameters (``**params``, keywords with defaults) only."""
+    for dotted, arguments in signatures(code) or []:
+        actual = [
+            (p.name, p.kind.name, _NO_DEFAULT if p.default is p.empty else p.default)
+            for p in inspect.signature(_resolve(dotted, namespace)).parameters.values()
+        ]
+        documented = _documented(arguments)
+        shown = [a for a in actual if a[0] in {d[0] for d in documented}]
+        assert documented == shown, f"{dotted}: documented {documented}, actual {actual}"
+        left_out = [a for a in actual if a not in shown]
+        required = [
+            a[0]
+            for a in left_out
+            if a[2] == _NO_DEFAULT and a[1] not in ("VAR_POSITIONAL", "VAR_KEYWORD")
+        ]
+        assert not required, f"{dotted}: the page leaves out required {required}"
+
+
+# ----------------------------------------------------------------------------------------
+# Running a page
+
+
+@dataclass
+class Outcome:
+    status: str  # "passed", "failed", "skipped"
+    message: str = ""
+
+
+@functools.cache
+def run_page(page: Path) -> tuple[Outcome, ...]:
+    """Run the page's blocks in order, once per test session; one outcome per block."""
+    outcomes = []
+    namespace: dict = {"__name__": "__docs__"}
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        _write_samples(Path(folder))
+        with checked_against_oracles():
+            for block in python_blocks(page):
+                outcomes.append(_run_block(block, namespace))
+    return tuple(outcomes)
+
+
+def _run_block(block: Block, namespace: dict) -> Outcome:
+    reason = skip_reason(block)
+    if reason is not None:
+        return Outcome("skipped", f"{block.name}: {reason}")
+    try:
+        code = compile(block.code, block.name, "exec")
+    except SyntaxError as exc:
+        if signatures(block.code) is None:
+            return Outcome("failed", f"{block.name} is neither Python nor signatures: {exc}")
+        try:
+            check_signatures(block.code, namespace)
+        except AssertionError as exc:
+            return Outcome("failed", f"{block.name}: {exc}")
+        return Outcome("passed")
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(code, namespace)  # noqa: S102 - running the documentation's examples
+    except BaseException:  # noqa: BLE001 - reported as the block's failure
+        return Outcome("failed", f"{block.name} raised:\n{traceback.format_exc()}")
+    if block.output is not None:
+        said = [line.rstrip() for line in block.output.strip("\n").splitlines()]
+        got = [line.rstrip() for line in printed.getvalue().strip("\n").splitlines()]
+        if said != got:
+            return Outcome("failed", f"{block.name} printed {got}, the page says {said}")
+    return Outcome("passed")
+
+
+def block_params() -> list:
+    params = []
+    for page in PAGES:
+        blocks = python_blocks(page)
+        slow = any(starts_a_cluster(b) and skip_reason(b) is None for b in blocks)
+        marks = [pytest.mark.slow] if slow else []
+        params += [
+            pytest.param(page, k, id=block.name, marks=marks) for k, block in enumerate(blocks)
+        ]
+    return params
+
+
+@pytest.mark.parametrize(("page", "index"), block_params())
+def test_documented_block(page, index):
+    outcome = run_page(page)[index]
+    if outcome.status == "skipped":
+        pytest.skip(outcome.message)
+    assert outcome.status == "passed", outcome.message
+
+
+def test_every_page_with_python_is_collected():
+    with_python = {p for p in PAGES if "```python" in p.read_text()}
+    assert {p for p in with_python if python_blocks(p)} == with_python
+    assert ROOT / "README.md" in with_python
+
+
+def test_the_conventions_can_fail(tmp_path):
+    """A wrong stated output, a wrong signature and a broken block are each reported."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nprint(1 + 1)\n```\n\n```output\n3\n```\n\n"
+        "```python\nimport json\n```\n\n"
+        "```python\njson.dumps(obj, *, indent=None, sort_keys=True)\n```\n\n"
+        "```python\njson.loads(*, cls=None)\n```\n\n"
+        "```python\nthis is not python\n```\n\n"
+        "<!-- test: skip needs a cluster -->\n```python\nraise SystemExit\n```\n"
+    )
+    outcomes = run_page.__wrapped__(page)
+    statuses = [o.status for o in outcomes]
+    assert statuses == ["failed", "passed", "failed", "failed", "failed", "skipped"]
+    assert "the page says ['3']" in outcomes[0].message
+    assert "sort_keys" in outcomes[2].message
+    assert "leaves out required ['s']" in outcomes[3].message
+    assert "needs a cluster" in outcomes[5].message
+
+
+def test_sample_files_are_the_ones_written():
+    with tempfile.TemporaryDirectory() as folder:
+        _write_samples(Path(folder))
+        assert sorted(os.listdir(folder)) == sorted(SAMPLE_FILES)

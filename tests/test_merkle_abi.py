@@ -8,6 +8,8 @@ column-wise numpy path and the row-by-row path agree.
 from __future__ import annotations
 
 import random
+import sys
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -171,7 +173,7 @@ def test_numpy_and_arrow_columns_take_the_vectorized_path(monkeypatch):
         "f": amounts_i32.astype(np.int64) * 3,
     }
     with monkeypatch.context() as patch:
-        patch.setattr(abi, "_word", None)  # any per-value fallback would fail here
+        patch.setitem(sys.modules, "eth_abi", None)  # any per-value fallback would fail here
         assert _flat_rows(*abi.encode_rows(types, columns)) == expected
         assert _flat_rows(*abi.encode_rows(types, rows)) == expected
     table = pa.table(
@@ -186,7 +188,7 @@ def test_numpy_and_arrow_columns_take_the_vectorized_path(monkeypatch):
     )
     chunked = pa.concat_tables([table.slice(0, 100), table.slice(100)])
     with monkeypatch.context() as patch:
-        patch.setattr(abi, "_word", None)
+        patch.setitem(sys.modules, "eth_abi", None)
         assert _flat_rows(*abi.encode_rows(types, table)) == expected
         assert _flat_rows(*abi.encode_rows(types, chunked)) == expected
     hex_rows = [
@@ -284,3 +286,106 @@ def test_json_values_are_what_javascript_reads():
     )
     assert abi.json_value("bool", np.bool_(True)) is True
     assert abi.json_value("uint8[]", [1, 2]) == ["1", "2"]
+
+
+def _elementary_types() -> list[str]:
+    widths = range(8, 257, 8)
+    return (
+        [f"uint{b}" for b in widths]
+        + [f"int{b}" for b in widths]
+        + [f"bytes{n}" for n in range(1, 33)]
+        + ["address", "bool"]
+    )
+
+
+def _random_values(name: str, rng: random.Random, count: int) -> list:
+    if name == "bool":
+        return [rng.random() < 0.5 for _ in range(count)]
+    if name == "address":
+        return [rng.randbytes(20) for _ in range(count)]
+    if name.startswith("bytes"):
+        return [rng.randbytes(int(name[5:])) for _ in range(count)]
+    bits = int(name.lstrip("uint"))
+    low, high = (
+        (0, (1 << bits) - 1) if name[0] == "u" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    )
+    edges = [low, high, 0, low + 1, high - 1] if low else [low, high, 1, high - 1]
+    return edges + [rng.randint(low, high) for _ in range(count - len(edges))]
+
+
+def _column_forms(name: str, values: list) -> dict:
+    """The columnar inputs a user may hold these values in."""
+    pa = pytest.importorskip("pyarrow")
+    forms = {"list": values}
+    if name == "bool":
+        forms["numpy"] = np.array(values, dtype=np.bool_)
+        forms["arrow"] = pa.array(values)
+        forms["text"] = ["true" if v else "false" for v in values]
+    elif name == "address" or name.startswith("bytes"):
+        width = len(values[0])
+        forms["numpy"] = np.frombuffer(b"".join(values), dtype=np.uint8).reshape(-1, width)
+        forms["arrow"] = pa.array(values, pa.binary(width))
+        forms["hex"] = ["0x" + v.hex() for v in values]
+    else:
+        forms["text"] = [str(v) if k % 2 else hex(v) for k, v in enumerate(values)]
+        for dtype in (np.int64, np.uint64):
+            info = np.iinfo(dtype)
+            if info.min <= min(values) and max(values) <= info.max:
+                forms["numpy"] = np.array(values, dtype=dtype)
+                forms["arrow"] = pa.array(forms["numpy"])
+                break
+        else:
+            if max(abs(v) for v in values) < 10**76:
+                forms["arrow"] = pa.array([Decimal(v) for v in values], pa.decimal256(76, 0))
+    return forms
+
+
+@pytest.mark.parametrize("name", _elementary_types())
+def test_column_path_matches_the_eth_abi_value_path(name, monkeypatch):
+    """The numpy column encoder against ``abi.encode`` (eth-abi) value by value, over random
+    values and each type's extremes, for every elementary type and column form."""
+    rng = random.Random(name)
+    values = _random_values(name, rng, 40)
+    if name.startswith(("uint", "int")) and int(name.lstrip("uint")) > 64:
+        # Wide types also get values a decimal256 column can hold.
+        values = [v % 10**75 if v >= 0 else -(-v % 10**75) for v in values] + values
+    by_value = [abi.encode([name], [v]) for v in values]
+    assert by_value == [eth_abi.encode([name], [v]) for v in values]
+    for form, column in _column_forms(name, values).items():
+        with monkeypatch.context() as patch:
+            patch.setitem(sys.modules, "eth_abi", None)  # the column path alone
+            data, offsets = abi.encode_rows([name], {"x": column})
+        assert _flat_rows(data, offsets) == by_value, form
+    if name.startswith("bytes") and name != "bytes1":
+        # bytesN columns of shorter values are right-padded, as eth-abi pads one value.
+        short = [v[:-1] for v in values]
+        with monkeypatch.context() as patch:
+            patch.setitem(sys.modules, "eth_abi", None)
+            data, offsets = abi.encode_rows([name], {"x": short})
+        assert _flat_rows(data, offsets) == [abi.encode([name], [v]) for v in short]
+
+
+def test_mixed_value_columns_go_value_by_value_through_eth_abi():
+    types = ["uint256", "bytes4", "bool"]
+    columns = {
+        "a": [1, "0x10", "300"],
+        "b": [b"\x01", "0x0203", b"\x04\x05\x06"],
+        "c": [True, "false", "true"],
+    }
+    rows = [list(r) for r in zip(*columns.values())]
+    expected = [
+        eth_abi.encode(types, [1, b"\x01", True]),
+        eth_abi.encode(types, [16, b"\x02\x03", False]),
+        eth_abi.encode(types, [300, b"\x04\x05\x06", True]),
+    ]
+    assert _flat_rows(*abi.encode_rows(types, columns)) == expected
+    assert [abi.encode(types, r) for r in rows] == expected
+
+
+def test_without_eth_abi_static_columns_encode_and_the_rest_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "eth_abi", None)
+    data, _ = abi.encode_rows(["address", "uint256"], [[b"\x01" * 20, 5]])
+    assert data.tobytes() == bytes(12) + b"\x01" * 20 + (5).to_bytes(32, "big")
+    for types, row in ((["string"], ["x"]), (["uint256"], ["5"])):
+        with pytest.raises(ImportError, match=r"pip install 'batchkeccak\[merkle\]'"):
+            abi.encode(types, row)

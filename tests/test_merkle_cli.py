@@ -369,3 +369,162 @@ def test_verify_reports_each_failing_proof(capsys, tmp_path, hex_file):
     code, out, _ = run(capsys, "merkle", "verify", str(out_path))
     assert code == 1
     assert out.strip() == "invalid: 2 of 13 proofs fail (leaf 2, leaf 7)"
+
+
+# ----------------------------------------------------------------------------------------
+# User errors: one line on stderr, exit status 2, never a traceback
+
+
+@pytest.fixture
+def bad_paths(tmp_path, hex_file):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    parquet = tmp_path / "leaves.parquet"
+    pq.write_table(pa.table({"leaf": pa.array([bytes(32)] * 3, pa.binary(32))}), parquet)
+    not_parquet = tmp_path / "text.parquet"
+    not_parquet.write_text("not parquet\n")
+    return {
+        "hex": hex_file,
+        "folder": folder,
+        "parquet": parquet,
+        "not_parquet": not_parquet,
+        "nowhere": tmp_path / "missing-folder" / "out.json",
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["root", "{folder}", "-s", "openzeppelin"], "INPUT {folder} is a directory"),
+        (["proof", "{folder}", "-s", "rfc9162", "--all"], "INPUT {folder} is a directory"),
+        (["proof", "--load", "{folder}", "-i", "0"], "cannot read {folder}: Is a directory"),
+        (["verify", "{folder}"], "cannot read {folder}: Is a directory"),
+        (
+            ["root", "{hex}", "-s", "openzeppelin", "--dump", "{nowhere}"],
+            "cannot write {nowhere}: folder",
+        ),
+        (
+            ["proof", "{hex}", "-s", "openzeppelin", "--all", "-o", "{nowhere}"],
+            "cannot write {nowhere}: folder",
+        ),
+        (["root", "{hex}", "-s", "openzeppelin", "--dump", "{folder}"], "is a directory"),
+        (
+            ["root", "{parquet}", "-s", "openzeppelin", "-c", "nope"],
+            "{parquet} has no column 'nope'; columns: leaf",
+        ),
+        (
+            ["root", "{not_parquet}", "-s", "openzeppelin", "-c", "leaf"],
+            "cannot read {not_parquet} as Parquet",
+        ),
+        (["root", "{folder}", "-s", "openzeppelin", "-f", "parquet", "-c", "x"], "no Parquet"),
+    ],
+)
+def test_user_errors_are_one_line_with_exit_status_2(capsys, bad_paths, argv, message):
+    code, out, err = run(capsys, "merkle", *[a.format(**bad_paths) for a in argv])
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("batchkeccak: error: ")
+    assert message.format(**bad_paths) in err
+    assert not list(bad_paths["folder"].iterdir())  # nothing was written, no temporary file
+
+
+def test_user_errors_print_no_traceback_from_the_installed_command(bad_paths):
+    import os
+    import subprocess
+    import sys
+
+    for argv in (
+        ["root", str(bad_paths["folder"]), "-s", "openzeppelin"],
+        ["root", str(bad_paths["parquet"]), "-s", "openzeppelin", "-c", "nope"],
+        ["root", str(bad_paths["hex"]), "-s", "openzeppelin", "--dump", str(bad_paths["nowhere"])],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "batchkeccak", "merkle", *argv],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("batchkeccak: error: ")
+
+
+def test_error_messages_keep_their_quotes(capsys, tmp_path, hex_file):
+    proof = tmp_path / "proof.json"
+    _, out, _ = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "-i", "0")
+    proof.write_text(out)
+    code, _, err = run(capsys, "merkle", "verify", str(proof), "--root", "0xzz")
+    assert code == 2
+    assert err.strip() == "batchkeccak: error: root is not a hex string: '0xzz'"
+    entry = json.loads(out)
+    del entry["proof"]
+    proof.write_text(json.dumps(entry))
+    code, _, err = run(capsys, "merkle", "verify", str(proof))
+    assert code == 2
+    assert err.strip() == "batchkeccak: error: proof lacks 'proof'"
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_root_reads_standard_input(capsys, monkeypatch, hex_file, leaves):
+    _stdin(monkeypatch, hex_file.read_bytes())
+    code, out, _ = run(capsys, "merkle", "root", "-", "-s", "openzeppelin")
+    assert code == 0
+    assert out.strip() == "0x" + oz_tree(leaves, True)[0][0].hex()
+
+    values = [b"alpha", b"", b"beta"]
+    _stdin(monkeypatch, b"\n".join(values) + b"\n")
+    code, out, _ = run(capsys, "merkle", "root", "-", "-s", "rfc9162", "-f", "lines")
+    assert out.strip() == "0x" + RFC9162Reference(values).root().hex()
+
+    _stdin(monkeypatch, b"".join(leaves))
+    _, out, _ = run(capsys, "merkle", "root", "-", "-s", "openzeppelin", "-f", "raw")
+    assert out.strip() == "0x" + oz_tree(leaves, True)[0][0].hex()
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table({"leaf": pa.array(leaves, pa.binary(32))}), sink)
+    _stdin(monkeypatch, sink.getvalue().to_pybytes())
+    _, out, _ = run(
+        capsys, "merkle", "root", "-", "-s", "openzeppelin", "-f", "parquet", "-c", "leaf"
+    )
+    assert out.strip() == "0x" + oz_tree(leaves, True)[0][0].hex()
+
+    _stdin(monkeypatch, hex_file.read_bytes())
+    code, out, _ = run(capsys, "merkle", "proof", "-", "-s", "openzeppelin", "-i", "4")
+    assert code == 0
+    assert json.loads(out)["leaf"] == "0x" + leaves[4].hex()
+
+
+def test_output_files_are_replaced_whole_or_not_at_all(capsys, tmp_path, hex_file, leaves):
+    from batchkeccak.merkle import proofs
+
+    target = tmp_path / "proofs.jsonl"
+    target.write_text("old contents\n")
+
+    def failing_chunks():
+        yield "first line\n"
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError):
+        proofs.write_text_atomic(target, failing_chunks())
+    assert target.read_text() == "old contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]
+
+    code, _, _ = run(
+        capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all", "-o", str(target)
+    )
+    assert code == 0
+    lines = target.read_text().splitlines()
+    assert [json.loads(line)["leaf"] for line in lines] == ["0x" + x.hex() for x in leaves]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]

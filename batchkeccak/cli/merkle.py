@@ -1,14 +1,21 @@
-"""``batchkeccak merkle root|proof|verify``: Merkle roots and proofs of leaves in a file."""
+"""``batchkeccak merkle root|proof|verify``: Merkle roots and proofs of leaves in a file.
+
+This module parses the command line, reads the leaves and prints; trees come from
+``batchkeccak.merkle`` and the proof documents from ``batchkeccak.merkle.proofs``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
+import io
 import json
-import os
-import secrets
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
+
+from batchkeccak._hex import hex_0x
+from batchkeccak.cli import CommandError
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet")
 
@@ -113,7 +120,7 @@ def _input_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
         "input",
         metavar="INPUT",
         nargs=None if required else "?",
-        help="file of leaves (see input formats below)",
+        help="file of leaves (see input formats below), or - for standard input",
     )
     parser.add_argument(
         "--format",
@@ -179,29 +186,43 @@ def _tree_arguments(parser: argparse.ArgumentParser) -> None:
 def _format_of(args) -> str:
     if args.format != "auto":
         return args.format
-    suffix = Path(args.input).suffix.lower()
+    suffix = Path(args.input).suffix.lower() if args.input != "-" else ""
     return {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix, "hex")
+
+
+def _input_bytes(name: str) -> bytes:
+    """The whole of INPUT: a file, or standard input for ``-``."""
+    if name == "-":
+        return sys.stdin.buffer.read()
+    path = Path(name)
+    if not path.exists():
+        raise CommandError(f"INPUT {name} does not exist")
+    if path.is_dir():
+        raise CommandError(f"INPUT {name} is a directory; give a file of leaves")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CommandError(f"cannot read {name}: {exc.strerror or exc}") from None
 
 
 def _read_leaves(args, types: list[str] | None) -> object:
     """The leaves (or rows, with ``types``) of ``args.input`` in the form build() takes."""
-    from batchkeccak.cli import CommandError
-
     fmt = _format_of(args)
-    path = Path(args.input)
-    if not path.exists():
-        raise CommandError(f"INPUT {path} does not exist")
     if types is not None and fmt not in ("csv", "parquet"):
         raise CommandError("--types (a standard tree) needs rows: use --format csv or parquet")
-    if fmt == "parquet":
-        return _read_parquet(path, args.columns, types)
-    if fmt == "csv":
-        return _read_csv(path, args.columns, types)
-    if args.columns:
+    if fmt != "parquet" and fmt != "csv" and args.columns:
         raise CommandError(f"--column applies to csv and parquet input, not {fmt}")
+    if fmt == "raw" and args.record_size < 1:
+        raise CommandError(f"--record-size must be >= 1, got {args.record_size}")
+    if fmt == "csv" and types is None:
+        raise CommandError("csv input holds rows of values: give their --types")
+    if fmt == "parquet":
+        return _read_parquet(args.input, args.columns, types)
+    data = _input_bytes(args.input)
+    if fmt == "csv":
+        return _read_csv(args.input, data, args.columns, types)
     if fmt == "raw":
-        return _read_raw(path, args.record_size)
-    data = path.read_bytes()
+        return _read_raw(args.input, data, args.record_size)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # a final newline ends the last line; it does not start an empty one
@@ -217,29 +238,23 @@ def _read_leaves(args, types: list[str] | None) -> object:
         try:
             values.append(bytes.fromhex(text.decode("ascii")))
         except (ValueError, UnicodeDecodeError):
-            raise CommandError(f"{path}:{number}: not a hex value: {line[:80]!r}") from None
+            raise CommandError(f"{args.input}:{number}: not a hex value: {line[:80]!r}") from None
     return values
 
 
-def _read_raw(path: Path, record_size: int) -> object:
+def _read_raw(name: str, data: bytes, record_size: int) -> object:
     import numpy as np
 
-    from batchkeccak.cli import CommandError
-
-    if record_size < 1:
-        raise CommandError(f"--record-size must be >= 1, got {record_size}")
-    size = path.stat().st_size
-    if size % record_size:
+    if len(data) % record_size:
         raise CommandError(
-            f"{path} holds {size} bytes, not a whole number of {record_size}-byte records"
+            f"{name} holds {len(data)} bytes, not a whole number of {record_size}-byte records"
         )
-    return np.fromfile(path, dtype=np.uint8).reshape(size // record_size, record_size)
+    return np.frombuffer(data, dtype=np.uint8).reshape(len(data) // record_size, record_size)
 
 
-def _read_parquet(path: Path, columns: list[str], types: list[str] | None) -> object:
-    import pyarrow.parquet as pq
-
-    from batchkeccak.cli import CommandError
+def _read_parquet(name: str, columns: list[str], types: list[str] | None) -> object:
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
     wanted = len(types) if types is not None else 1
     if len(columns) != wanted:
@@ -247,34 +262,53 @@ def _read_parquet(path: Path, columns: list[str], types: list[str] | None) -> ob
             f"parquet input needs {'one --column per type' if types else 'one --column'}"
             f" ({wanted}), got {len(columns)}"
         )
+    if name != "-" and not Path(name).exists():
+        raise CommandError(f"INPUT {name} does not exist")
     try:
-        table = pq.read_table(path, columns=columns)
-    except (OSError, KeyError, ValueError) as exc:
-        raise CommandError(f"cannot read {path}: {exc}") from None
-    table = table.select(columns)
+        # The schema first, so that a missing column is named before anything is read.
+        if name != "-" and Path(name).is_dir():
+            source = ds.dataset(name, format="parquet")  # a folder of files: a dataset
+            names = source.schema.names
+            if not names:
+                raise CommandError(f"{name} holds no Parquet data")
+        else:
+            import pyarrow.parquet as pq
+
+            source = pq.ParquetFile(pa.BufferReader(_input_bytes(name)) if name == "-" else name)
+            names = source.schema_arrow.names
+        for column in columns:
+            if column not in names:
+                raise CommandError(f"{name} has no column {column!r}; columns: {', '.join(names)}")
+        table = source.to_table(columns) if isinstance(source, ds.Dataset) else source.read(columns)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"cannot read {name} as Parquet: {_first_line(exc)}") from None
     return table if types is not None else table.column(0)
 
 
-def _read_csv(path: Path, columns: list[str], types: list[str] | None) -> object:
+def _first_line(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _read_csv(name: str, data: bytes, columns: list[str], types: list[str]) -> object:
     import csv
 
-    from batchkeccak.cli import CommandError
-
-    if types is None:
-        raise CommandError("csv input holds rows of values: give their --types")
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            raise CommandError(f"{path} is empty")
-        names = columns or header
-        missing = [c for c in names if c not in header]
-        if missing:
-            raise CommandError(f"{path} has no column {missing[0]!r}; columns: {', '.join(header)}")
-        if len(names) != len(types):
-            raise CommandError(f"{len(names)} columns but {len(types)} --types")
-        picks = [header.index(c) for c in names]
-        return [[row[k] for k in picks] for row in reader if row]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{name} is not UTF-8 text: {exc}") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if header is None:
+        raise CommandError(f"{name} is empty")
+    names = columns or header
+    missing = [c for c in names if c not in header]
+    if missing:
+        raise CommandError(f"{name} has no column {missing[0]!r}; columns: {', '.join(header)}")
+    if len(names) != len(types):
+        raise CommandError(f"{len(names)} columns but {len(types)} --types")
+    picks = [header.index(c) for c in names]
+    return [[row[k] for k in picks] for row in reader if row]
 
 
 def _parse_types(text: str | None) -> list[str] | None:
@@ -285,13 +319,13 @@ def _parse_types(text: str | None) -> list[str] | None:
 
 def _tree_from_args(args):
     from batchkeccak import merkle
-    from batchkeccak.cli import CommandError
+    from batchkeccak.merkle import proofs
 
     if getattr(args, "load", None):
         if args.input:
             raise CommandError("give INPUT or --load, not both")
         try:
-            tree = merkle.MerkleTree.load(Path(args.load), threads=args.threads)
+            tree = proofs.load_dump(args.load, threads=args.threads)
         except OSError as exc:
             raise CommandError(f"cannot read {args.load}: {exc.strerror or exc}") from None
         if args.scheme and args.scheme != tree.scheme:
@@ -302,13 +336,13 @@ def _tree_from_args(args):
     if args.scheme is None:
         raise CommandError("--scheme is required: openzeppelin or rfc9162")
     types = _parse_types(args.types)
-    leaves = _read_leaves(args, types)
     options = {}
     if args.scheme == "openzeppelin":
         options["sort_leaves"] = not args.keep_order
         options["types"] = types
     elif args.keep_order or types:
         raise CommandError("--keep-order and --types apply to the openzeppelin scheme only")
+    leaves = _read_leaves(args, types)
     tree = merkle.MerkleTree.build(
         leaves,
         scheme=args.scheme,
@@ -320,16 +354,31 @@ def _tree_from_args(args):
     return tree, leaves
 
 
+def _check_output(name: str | None) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if name is None:
+        return
+    path = Path(name)
+    if path.is_dir():
+        raise CommandError(f"{name} is a directory; name the file to write")
+    if not path.parent.is_dir():
+        raise CommandError(f"cannot write {name}: folder {str(path.parent)!r} does not exist")
+
+
 def _user_errors(func):
     """Bad input from the command line becomes a CommandError (exit status 2)."""
 
+    @functools.wraps(func)
     def wrapper(args) -> int:
-        from batchkeccak.cli import CommandError
-
         try:
             return func(args)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise CommandError(str(exc).strip("'\"")) from None
+        except KeyError as exc:  # str() of a KeyError is the repr of its key
+            raise CommandError(f"missing {exc.args[0]!r}") from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise CommandError(f"{where}{exc.strerror}" if exc.strerror else str(exc)) from None
+        except (ValueError, TypeError, ImportError) as exc:
+            raise CommandError(str(exc)) from None
 
     return wrapper
 
@@ -340,10 +389,13 @@ def _user_errors(func):
 
 @_user_errors
 def run_root(args) -> int:
+    from batchkeccak.merkle import proofs
+
+    _check_output(args.dump)
     tree, _ = _tree_from_args(args)
     if args.dump:
-        write_atomic(args.dump, tree.dumps() + "\n")
-    print("0x" + tree.root.hex())
+        proofs.write_dump(tree, args.dump)
+    print(hex_0x(tree.root))
     return 0
 
 
@@ -351,293 +403,65 @@ def run_root(args) -> int:
 # proof
 
 
-def _hex(data: bytes) -> str:
-    return "0x" + bytes(data).hex()
-
-
-def _value_json(tree, leaves, index: int) -> dict:
-    """What the verifier needs besides the proof: the leaf, in the scheme's terms."""
-    if tree.scheme == "openzeppelin":
-        if tree.types is None:
-            return {"leaf": _hex(tree.value(index))}
-        from batchkeccak.merkle.abi import json_value, parse_type
-
-        row = tree.value(index)
-        return {
-            "types": list(tree.types),
-            "value": [json_value(parse_type(t), v) for t, v in zip(tree.types, row)],
-        }
-    entry = {"leafHash": _hex(tree.leaf_hash(index))}
-    if leaves is not None:
-        entry["value"] = _hex(_rfc_value(leaves, index))
-    return entry
-
-
-def _rfc_value(leaves, index: int) -> bytes:
-    import numpy as np
-
-    if isinstance(leaves, np.ndarray):
-        return leaves[index].tobytes()
-    if hasattr(leaves, "to_pylist"):
-        value = leaves[index].as_py()
-        return value.encode("utf-8") if isinstance(value, str) else value
-    return bytes(leaves[index])
-
-
-def _inclusion_json(tree, leaves, index: int) -> dict:
-    entry = {
-        "scheme": tree.scheme,
-        "algorithm": tree.algorithm,
-        "root": _hex(tree.root),
-        "index": index,
-    }
-    if tree.scheme == "rfc9162":
-        entry["digestSize"] = tree.digest_size
-        entry["size"] = tree.size
-    entry.update(_value_json(tree, leaves, index))
-    entry["proof"] = [_hex(p) for p in tree.proof(index)]
-    return entry
-
-
 @_user_errors
 def run_proof(args) -> int:
-    from batchkeccak.cli import CommandError
+    from batchkeccak.merkle import proofs
 
     chosen = sum([bool(args.indices), args.all, args.consistency is not None])
     if chosen != 1:
         raise CommandError("choose one of --index, --all or --consistency")
     if args.multi and not args.indices:
         raise CommandError("--multi needs the leaves to prove, as --index")
+    _check_output(args.output)
     tree, leaves = _tree_from_args(args)
     if args.consistency is not None:
         if tree.scheme != "rfc9162":
             raise CommandError("--consistency applies to rfc9162 trees")
-        result = {
-            "scheme": tree.scheme,
-            "algorithm": tree.algorithm,
-            "digestSize": tree.digest_size,
-            "oldSize": args.consistency,
-            "newSize": tree.size,
-            "oldRoot": _hex(tree.root_at(args.consistency)),
-            "newRoot": _hex(tree.root),
-            "proof": [_hex(p) for p in tree.consistency_proof(args.consistency)],
-        }
-        return _emit(args, json.dumps(result, indent=1) + "\n")
-    if args.all:
-        return _emit(args, _all_inclusion_lines(tree, leaves))
-    if args.multi:
+        document = proofs.consistency_proof_json(tree, args.consistency)
+    elif args.all:
+        return _emit(args, proofs.inclusion_proof_lines(tree, leaves))
+    elif args.multi:
         if tree.scheme != "openzeppelin":
             raise CommandError("--multi applies to openzeppelin trees")
-        multiproof = tree.multiproof(args.indices)
-        result = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": _hex(tree.root)}
-        if tree.types is not None:
-            result["types"] = list(tree.types)
-        result["multiproof"] = multiproof.to_json()
-        return _emit(args, json.dumps(result, indent=1) + "\n")
-    proofs = [_inclusion_json(tree, leaves, i) for i in args.indices]
-    result = proofs[0] if len(proofs) == 1 else {"proofs": proofs}
-    return _emit(args, json.dumps(result, indent=1) + "\n")
-
-
-_BLOCK = 1 << 14
-"""Proofs assembled per step of --all: the sibling nodes of a block of leaves are gathered and
-hex-encoded level by level with numpy, and the block's lines are written before the next."""
-
-
-def _all_inclusion_lines(tree, leaves) -> Iterator[str]:
-    """One JSON line per leaf, in input order, without holding every proof in memory."""
-    import numpy as np
-
-    from batchkeccak.merkle._bytes import hex_list
-
-    head = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": _hex(tree.root)}
-    if tree.scheme == "rfc9162":
-        head.update(digestSize=tree.digest_size, size=tree.size)
-    values = tree._json_values() if tree.scheme == "openzeppelin" else None
-    for start in range(0, tree.size, _BLOCK):
-        indices = np.arange(start, min(tree.size, start + _BLOCK))
-        steps = [(has, hex_list(nodes)) for has, nodes in tree._sibling_levels(indices)]
-        if tree.scheme == "rfc9162":
-            leaf_hashes = hex_list(tree.levels[0][indices])
-        lines = []
-        for k, index in enumerate(indices.tolist()):
-            entry = dict(head, index=index)
-            if tree.scheme == "openzeppelin":
-                if tree.types is None:
-                    entry["leaf"] = values[index]
-                else:
-                    entry.update(types=list(tree.types), value=values[index])
-            else:
-                entry["leafHash"] = leaf_hashes[k]
-                if leaves is not None:
-                    entry["value"] = _hex(_rfc_value(leaves, index))
-            entry["proof"] = [nodes[k] for has, nodes in steps if has[k]]
-            lines.append(json.dumps(entry) + "\n")
-        yield "".join(lines)
+        document = proofs.multiproof_json(tree, args.indices)
+    else:
+        entries = [proofs.inclusion_proof_json(tree, i, leaves) for i in args.indices]
+        document = entries[0] if len(entries) == 1 else {"proofs": entries}
+    return _emit(args, json.dumps(document, indent=1) + "\n")
 
 
 def _emit(args, chunks: str | Iterable[str]) -> int:
+    from batchkeccak.merkle import proofs
+
     if isinstance(chunks, str):
         chunks = [chunks]
     if args.output:
-        write_atomic(args.output, chunks)
+        proofs.write_text_atomic(args.output, chunks)
     else:
         for chunk in chunks:
             sys.stdout.write(chunk)
     return 0
 
 
-def write_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
-    """Write ``chunks`` to ``path`` so that readers see the old file or the whole new one."""
-    if isinstance(chunks, str):
-        chunks = [chunks]
-    target = Path(path)
-    # Beside the target, so that os.replace is a rename within one filesystem.
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(temporary, "x", encoding="utf-8") as handle:
-            handle.writelines(chunks)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 # ----------------------------------------------------------------------------------------
 # verify
 
 
-def _verify_entry(entry: dict, root: str | None) -> tuple[bool, str]:
-    """Check one proof object; returns (valid, description)."""
-    from batchkeccak import merkle
-    from batchkeccak.merkle import rfc9162
-
-    if not isinstance(entry, dict):
-        raise TypeError("a proof must be a JSON object")
-    scheme = entry.get("scheme")
-    if "oldSize" in entry:
-        new_root = root or entry["newRoot"]
-        ok = merkle.verify_consistency(
-            entry["oldRoot"],
-            new_root,
-            entry["proof"],
-            old_size=entry["oldSize"],
-            new_size=entry["newSize"],
-            algorithm=entry.get("algorithm"),
-            length=_xof_length(entry),
-        )
-        return ok, f"consistency {entry['oldSize']} -> {entry['newSize']}"
-    trusted = root or entry.get("root")
-    if trusted is None:
-        raise ValueError("the proof names no root; pass --root")
-    if "multiproof" in entry:
-        ok = merkle.verify_multiproof(entry["multiproof"], trusted, types=entry.get("types"))
-        return ok, "multiproof"
-    if scheme == "openzeppelin":
-        if "types" in entry:
-            ok = merkle.verify(
-                entry["value"], entry["proof"], trusted, scheme=scheme, types=entry["types"]
-            )
-        else:
-            ok = merkle.verify(entry["leaf"], entry["proof"], trusted, scheme=scheme)
-        return ok, f"leaf {entry.get('index', '?')}"
-    if scheme == "rfc9162":
-        if "value" in entry:
-            from batchkeccak.merkle._bytes import hex_to_bytes
-
-            value = hex_to_bytes(entry["value"], "value")
-            ok = merkle.verify(
-                value,
-                entry["proof"],
-                trusted,
-                scheme=scheme,
-                index=entry["index"],
-                size=entry["size"],
-                algorithm=entry.get("algorithm"),
-                length=_xof_length(entry),
-            )
-        else:
-            ok = rfc9162.verify_leaf_hash(
-                entry["leafHash"],
-                entry["proof"],
-                trusted,
-                index=entry["index"],
-                size=entry["size"],
-                algorithm=entry.get("algorithm"),
-                length=_xof_length(entry),
-            )
-        return ok, f"leaf {entry['index']}"
-    raise ValueError(f"unknown scheme {scheme!r} in proof")
-
-
-def _verify_openzeppelin_batches(entries: list, root: str | None, failed: list) -> list:
-    """Check OpenZeppelin inclusion proofs in batches (one hash call per proof step for all
-    proofs with the same root and types); returns the entries left for one-by-one checks."""
-    from batchkeccak.merkle import openzeppelin
-
-    groups: dict = {}
-    rest = []
-    for entry in entries:
-        if (
-            isinstance(entry, dict)
-            and entry.get("scheme") == "openzeppelin"
-            and "proof" in entry
-            and "multiproof" not in entry
-        ):
-            trusted = root or entry.get("root")
-            types = tuple(entry["types"]) if "types" in entry else None
-            groups.setdefault((trusted, types), []).append(entry)
-        else:
-            rest.append(entry)
-    for (trusted, types), group in groups.items():
-        if trusted is None:
-            raise ValueError("the proof names no root; pass --root")
-        leaves = [e["value"] for e in group] if types else [e["leaf"] for e in group]
-        proofs = [e["proof"] for e in group]
-        valid = openzeppelin.verify_many(leaves, proofs, trusted, types=types)
-        failed.extend(f"leaf {e.get('index', '?')}" for e, ok in zip(group, valid) if not ok)
-    return rest
-
-
-def _xof_length(entry: dict) -> int | None:
-    from batchkeccak.algorithms import get_algorithm
-
-    spec = get_algorithm(entry.get("algorithm") or "sha3_256")
-    return entry["digestSize"] if spec.xof else None
-
-
 @_user_errors
 def run_verify(args) -> int:
-    from batchkeccak.cli import CommandError
+    from batchkeccak.merkle import proofs
 
     try:
         text = sys.stdin.read() if args.proof_file == "-" else Path(args.proof_file).read_text()
     except OSError as exc:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{args.proof_file} is not UTF-8 text") from None
     try:
-        document = json.loads(text)
-        entries = (
-            document["proofs"]
-            if isinstance(document, dict) and "proofs" in document
-            else [document]
-        )
-    except ValueError:
-        try:  # JSON Lines, as 'proof --all' writes
-            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError as exc:
-            raise CommandError(f"{args.proof_file} is neither JSON nor JSON Lines: {exc}") from None
-    if not entries:
-        raise CommandError(f"{args.proof_file} holds no proofs")
-    failed: list[str] = []
-    try:
-        for entry in _verify_openzeppelin_batches(entries, args.root, failed):
-            ok, what = _verify_entry(entry, args.root)
-            if not ok:
-                failed.append(what)
-    except KeyError as exc:
-        raise CommandError(f"proof lacks {exc}") from None
+        entries = proofs.parse_proofs(text)
+    except ValueError as exc:
+        raise CommandError(f"{args.proof_file}: {exc}") from None
+    failed = proofs.verify_proofs(entries, args.root)
     if args.root is None:
         print(
             "note: checked against the root written in the proof; pass --root to check "

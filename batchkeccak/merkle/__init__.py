@@ -13,6 +13,10 @@ Two schemes, each byte-exact with its reference (rules in docs/merkle.md):
     Certificate-Transparency trees (RFC 9162 / RFC 6962) with any batchkeccak algorithm
     (default SHA3-256): inclusion and consistency proofs.
 
+Modules: ``base`` (the :class:`MerkleTree` base class and argument checks), ``openzeppelin``
+and ``rfc9162`` (one per scheme), ``schemes`` (``merkle_root`` and ``verify*`` by scheme name),
+``proofs`` (proofs and dumps as JSON), ``abi`` (Solidity ABI encoding of standard-tree rows).
+
 Examples
 --------
 >>> from batchkeccak import merkle
@@ -24,17 +28,8 @@ True
 True
 """
 
-from batchkeccak.merkle.tree import (
-    DUMP_FORMATS,
-    SCHEMES,
-    LeafIndexError,
-    MerkleTree,
-    MultiProof,
-    merkle_root,
-    verify,
-    verify_consistency,
-    verify_multiproof,
-)
+from batchkeccak.merkle.base import DUMP_FORMATS, SCHEMES, LeafIndexError, MerkleTree, MultiProof
+from batchkeccak.merkle.schemes import merkle_root, verify, verify_consistency, verify_multiproof
 
 __all__ = [
     "DUMP_FORMATS",

@@ -1,11 +1,15 @@
-"""Leaves, proof elements and roots as bytes: hex parsing and fixed-width row arrays."""
+"""Leaves, proof elements and roots as bytes: hex parsing, fixed-width row arrays, values in
+JSON form. (Hex output, read-only views and atomic writes are the package's own:
+``batchkeccak._hex``, ``batchkeccak.inputs.readonly``, ``batchkeccak._atomic``.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 
 import numpy as np
 
+from batchkeccak._hex import hex_0x
 from batchkeccak.inputs import to_flat
 
 _NIBBLE = np.full(256, 255, dtype=np.uint8)
@@ -156,9 +160,7 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
 def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
     """``batchkeccak.inputs.to_flat`` with errors that name ``argument``."""
     try:
-        return to_flat(values)
-    except TypeError as exc:
-        raise TypeError(str(exc).replace("messages", argument)) from None
+        return to_flat(values, argument)
     except ValueError as exc:
         if "null" not in str(exc):
             raise
@@ -169,10 +171,15 @@ def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray
         ) from None
 
 
-def hex_list(rows: np.ndarray) -> list[str]:
-    """Rows of an (n, w) uint8 array as ``0x``-prefixed lowercase hex strings."""
-    if rows.shape[0] == 0:
-        return []
-    step = 2 * rows.shape[1]
-    joined = np.ascontiguousarray(rows).tobytes().hex()
-    return ["0x" + joined[i : i + step] for i in range(0, len(joined), step)]
+def json_item(value: object) -> object:
+    """A leaf value in JSON form: bytes as ``0x`` hex, integers as decimal strings (JSON
+    numbers lose precision past 2**53 in JavaScript), lists item by item."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return hex_0x(value)
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return [json_item(v) for v in value]
+    return value

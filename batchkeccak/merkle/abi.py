@@ -7,8 +7,10 @@ produces the ``abi.encode`` bytes of every row:
   ``bytesN``), column by column with numpy: each value is one 32-byte word, so a row is its
   words side by side and a million rows need no Python loop per value once the columns are
   arrays (numpy integer / bool columns, (n, 20) uint8 addresses, Arrow columns);
-- otherwise (``string``, ``bytes``, arrays ``T[]`` / ``T[k]``) row by row, following the
-  head/tail layout of the Solidity ABI specification.
+- otherwise (``string``, ``bytes``, arrays ``T[]`` / ``T[k]``, and columns of mixed value
+  types) value by value: each value is checked and brought to one Python form here, then
+  ``eth_abi.encode`` (the ``eth-abi`` package, ``pip install 'batchkeccak[merkle]'``) lays
+  out the words, heads and tails. The tests check the column path against it.
 
 Values are accepted as the JavaScript library (``@metamask/abi-utils``) accepts them, so dumps
 made by either load in the other: integers as ``int`` or decimal / ``0x`` hex strings;
@@ -20,6 +22,7 @@ right-padded with zeros, as both ``abi-utils`` and ``eth-abi`` do); ``string`` a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
 
 WORD = 32
@@ -202,65 +206,72 @@ def _bool_value(value: object, where: str) -> bool:
     raise TypeError(f"{where} is {value!r}; bool takes True/False or the strings 'true'/'false'")
 
 
-def _word(t: AbiType, value: object, where: str) -> bytes:
-    """The 32-byte encoding of one elementary value."""
+def _python_value(t: AbiType, value: object, where: str) -> object:
+    """``value`` checked against ``t`` and brought to the form ``eth_abi.encode`` takes:
+    ``int``, ``bool``, ``bytes`` (20 for an address, at most N for ``bytesN``), ``str``,
+    or a list of these."""
     if t.kind in ("uint", "int"):
-        return (_int_value(t, value, where) % (1 << 256)).to_bytes(WORD, "big")
+        return _int_value(t, value, where)
     if t.kind == "bool":
-        return (1 if _bool_value(value, where) else 0).to_bytes(WORD, "big")
+        return _bool_value(value, where)
     if t.kind == "address":
         raw = _bytes_value(value, where, "address")
         if len(raw) != 20:
             raise ValueError(f"{where} must be a 20-byte address, got {len(raw)} bytes")
-        return bytes(12) + raw
-    raw = _bytes_value(value, where, t.name)  # bytesN
-    if len(raw) > t.size:
-        raise ValueError(f"{where} is {len(raw)} bytes, more than {t.name} holds")
-    return raw.ljust(WORD, b"\0")
-
-
-def _padded(raw: bytes) -> bytes:
-    return len(raw).to_bytes(WORD, "big") + raw + bytes(-len(raw) % WORD)
-
-
-def _encode_value(t: AbiType, value: object, where: str) -> bytes:
-    if t.elementary:
-        return _word(t, value, where)
+        return raw
+    if t.kind == "bytesN":
+        raw = _bytes_value(value, where, t.name)
+        if len(raw) > t.size:
+            raise ValueError(f"{where} is {len(raw)} bytes, more than {t.name} holds")
+        return raw
+    if t.kind == "bytes":
+        return _bytes_value(value, where, "bytes")
     if t.kind == "string":
         if not isinstance(value, str):
             raise TypeError(f"{where} is {type(value).__name__}; string takes a str")
-        return _padded(value.encode("utf-8"))
-    if t.kind == "bytes":
-        return _padded(_bytes_value(value, where, "bytes"))
+        return value
     assert t.item is not None
     if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, (Sequence, np.ndarray)):
         raise TypeError(f"{where} is {type(value).__name__}; {t.name} takes a list")
     items = list(value)
     if t.length is not None and len(items) != t.length:
         raise ValueError(f"{where} holds {len(items)} items; {t.name} takes {t.length}")
-    body = _encode_tuple([t.item] * len(items), items, where)
-    return body if t.length is not None else len(items).to_bytes(WORD, "big") + body
+    return [_python_value(t.item, v, f"{where}[{k}]") for k, v in enumerate(items)]
 
 
-def _encode_tuple(types: Sequence[AbiType], values: Sequence[object], where: str) -> bytes:
-    # Head: static values in place, dynamic ones as the byte offset of their tail, counted
-    # from the start of this tuple's encoding.
-    heads: list[bytes] = []
-    tails: list[bytes] = []
-    offset = sum(t.head_size for t in types)
-    for k, (t, value) in enumerate(zip(types, values)):
-        encoded = _encode_value(t, value, f"{where}[{k}]")
-        if t.dynamic:
-            heads.append(offset.to_bytes(WORD, "big"))
-            tails.append(encoded)
-            offset += len(encoded)
-        else:
-            heads.append(encoded)
-    return b"".join(heads) + b"".join(tails)
+def _eth_abi_encode():
+    """``eth_abi.encode``, imported when first needed: the base install goes without it."""
+    try:
+        from eth_abi import encode as eth_abi_encode
+    except ImportError:
+        raise ImportError(
+            "encoding these ABI values (dynamic types such as string, bytes and arrays, "
+            "or columns of mixed value types) needs the eth-abi package: "
+            "pip install 'batchkeccak[merkle]'"
+        ) from None
+    return eth_abi_encode
+
+
+def _encode_row(types: Sequence[AbiType], row: Sequence[object], where: str) -> bytes:
+    """``abi.encode`` of one checked row, by eth-abi."""
+    values = [_python_value(t, v, f"{where}[{k}]") for k, (t, v) in enumerate(zip(types, row))]
+    return _eth_abi_encode()([t.name for t in types], values)
+
+
+def _static_words(t: AbiType, values: Sequence[object], where: str) -> np.ndarray:
+    """(n, 32) words of elementary values one at a time, by eth-abi: a tuple of static
+    values encodes as their words side by side, so one call takes the whole column."""
+    checked = [_python_value(t, v, f"{where} row {i}") for i, v in enumerate(values)]
+    joined = _eth_abi_encode()([t.name] * len(checked), checked)
+    return np.frombuffer(joined, dtype=np.uint8).reshape(len(checked), WORD)
 
 
 def encode(types: Sequence[str], values: Sequence[object]) -> bytes:
     """``abi.encode(values...)`` for one row, as Solidity and ``@metamask/abi-utils`` do.
+
+    The values are checked and converted here (the JavaScript library's spellings included)
+    and encoded by ``eth_abi.encode``, so this needs the ``eth-abi`` package
+    (``pip install 'batchkeccak[merkle]'``).
 
     Parameters
     ----------
@@ -274,6 +285,11 @@ def encode(types: Sequence[str], values: Sequence[object]) -> bytes:
     bytes
         The encoding: 32 bytes per static value, offsets and tails for dynamic ones.
 
+    Raises
+    ------
+    ImportError
+        When ``eth-abi`` is not installed.
+
     Examples
     --------
     >>> encode(["uint8", "bool"], [1, True]).hex()[-2:]
@@ -281,7 +297,7 @@ def encode(types: Sequence[str], values: Sequence[object]) -> bytes:
     """
     parsed = parse_types(types)
     row = _as_row(values, len(parsed), "values")
-    return _encode_tuple(parsed, row, "values")
+    return _encode_row(parsed, row, "values")
 
 
 def _as_row(row: object, width: int, where: str) -> list[object]:
@@ -412,7 +428,7 @@ def encode_rows(
         offsets = np.arange(0, source.count * width + 1, width, dtype=np.int64)
         return words.reshape(-1), offsets
     encoded = [
-        _encode_tuple(parsed, row, f"{argument}[{i}]") for i, row in enumerate(source.python_rows())
+        _encode_row(parsed, row, f"{argument}[{i}]") for i, row in enumerate(source.python_rows())
     ]
     lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
@@ -440,6 +456,11 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
     column = _arrow_column(t, column)
     if len(column) != count:  # type: ignore[arg-type]
         raise ValueError(f"{where} holds {len(column)} values, expected {count}")  # type: ignore[arg-type]
+    if t.kind in ("uint", "int", "bool") and _all_str(column):
+        # Numbers and flags as text (a CSV file, a JSON dump): parsed and range-checked one
+        # by one, then encoded with the columns of ints and bools below.
+        parse = _bool_value if t.kind == "bool" else functools.partial(_int_value, t)
+        column = [parse(v, f"{where} row {i}") for i, v in enumerate(column)]  # type: ignore[call-arg, arg-type]
     if t.kind in ("uint", "int"):
         array = _integer_array(column)
         if array is not None:
@@ -469,9 +490,11 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
                 words[:, : raw.shape[1]] = raw
             return words
     # Mixed or unusual value types: one value at a time, with the per-value checks.
-    values = _python_list(column)
-    joined = b"".join(_word(t, v, f"{where} row {i}") for i, v in enumerate(values))
-    return np.frombuffer(joined, dtype=np.uint8).reshape(count, WORD)
+    return _static_words(t, _python_list(column), where)
+
+
+def _all_str(column: object) -> bool:
+    return isinstance(column, Sequence) and len(column) > 0 and set(map(type, column)) == {str}
 
 
 def _arrow_decimal_words(t: AbiType, column: object, where: str) -> np.ndarray | None:
@@ -643,7 +666,7 @@ def json_value(t: AbiType | str, value: object) -> object:
         assert t.item is not None
         return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
-        return "0x" + bytes(memoryview(value).cast("B")).hex()  # type: ignore[arg-type]
+        return hex_0x(value)
     if (
         t.kind in ("uint", "int")
         and isinstance(value, (int, Decimal))

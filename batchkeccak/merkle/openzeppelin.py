@@ -25,11 +25,19 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from batchkeccak._hex import hex_rows
+from batchkeccak.api import hasher as resolve_hasher
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import readonly
 from batchkeccak.merkle import abi
-from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
-from batchkeccak.merkle._bytes import as_bytes, as_node_list, fixed_rows, hex_list, hex_matrix
+from batchkeccak.merkle._bytes import (
+    as_bytes,
+    as_node_list,
+    fixed_rows,
+    hex_matrix,
+)
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
-from batchkeccak.merkle.tree import MerkleTree, MultiProof, check_index
+from batchkeccak.merkle.base import PAIRS_PER_CALL, MerkleTree, MultiProof, check_index
 
 NODE_SIZE = 32
 ALGORITHM = "keccak_256"
@@ -41,7 +49,7 @@ def _hasher(algorithm: object, threads: object) -> Hasher:
         raise ValueError(
             f"the openzeppelin scheme is defined with keccak_256, got algorithm={algorithm!r}"
         )
-    return Hasher(ALGORITHM, None, threads)
+    return resolve_hasher(ALGORITHM, threads=threads)
 
 
 # ----------------------------------------------------------------------------------------
@@ -100,8 +108,7 @@ def hash_sorted_pairs(
     gathered rows are the messages as they are.
     """
     count = out.shape[0]
-    rows = children.view()
-    rows.flags.writeable = False  # one compiled specialization for every caller
+    rows = readonly(children)
     if order is None:
         pairs = rows.reshape(count, 2 * NODE_SIZE)
         pair_words = rows.view(np.uint64).reshape(count, 8)
@@ -119,12 +126,12 @@ def hash_sorted_pairs(
                 out=messages.reshape(-1, NODE_SIZE),
                 mode="clip",  # valid indices; "raise" would copy through a buffer first
             )
-        hasher.rows(messages, out=out[start:stop])
+        hasher.hash_rows(messages, out=out[start:stop])
 
 
 def node_hash(a: bytes, b: bytes, hasher: Hasher) -> bytes:
     """``keccak256`` of the two nodes concatenated in ascending byte order."""
-    return hasher.one(a + b if a <= b else b + a)
+    return hasher.hash_one(a + b if a <= b else b + a)
 
 
 def fill_internal_nodes(tree: np.ndarray, hasher: Hasher) -> None:
@@ -228,12 +235,12 @@ def standard_leaf_hashes(
     """``keccak256(keccak256(abi.encode(types, row)))`` of every row, as (n, 32)."""
     names = [t.name if isinstance(t, abi.AbiType) else t for t in types]
     data, offsets = abi.encode_rows(names, rows, argument)
-    once = hasher.flat(data, offsets)
-    return hasher.rows(once)
+    once = hasher.hash_flat(data, offsets)
+    return hasher.hash_rows(once)
 
 
 def _standard_leaf(types: Sequence[str], row: object, hasher: Hasher) -> bytes:
-    return hasher.one(hasher.one(abi.encode(types, row)))  # type: ignore[arg-type]
+    return hasher.hash_one(hasher.hash_one(abi.encode(types, row)))  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------------------
@@ -255,6 +262,7 @@ class OpenZeppelinTree(MerkleTree):
 
     scheme = "openzeppelin"
     algorithm = ALGORITHM
+    dump_formats = ("simple-v1", "standard-v1")
 
     def __init__(
         self,
@@ -282,9 +290,11 @@ class OpenZeppelinTree(MerkleTree):
         algorithm: str | None = None,
         sort_leaves: bool | None = None,
         types: Sequence[str] | None = None,
+        length: int | None = None,
         threads: int | None = None,
     ) -> OpenZeppelinTree:
         """See :meth:`MerkleTree.build`."""
+        _reject_length(length)
         hasher = _hasher(algorithm, threads)
         sort = _sort_flag(sort_leaves)
         rows, source = _leaf_rows(leaves, types, hasher)
@@ -306,9 +316,7 @@ class OpenZeppelinTree(MerkleTree):
     @property
     def tree_index(self) -> np.ndarray:
         """``tree_index[i]``: the position of input leaf ``i`` in :attr:`nodes`."""
-        view = self._tree_index.view()
-        view.flags.writeable = False
-        return view
+        return readonly(self._tree_index)
 
     def leaf_hash(self, index: int) -> bytes:
         index = check_index(index, self.size)
@@ -339,12 +347,12 @@ class OpenZeppelinTree(MerkleTree):
             position = (position - 1) // 2
         return proof
 
-    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The proofs of many leaves at once, one step at a time from the leaves up.
 
         Returns ``(has_sibling, nodes)`` per step: ``nodes[k]`` is the sibling for leaf
         ``indices[k]`` where ``has_sibling[k]`` (proofs of leaves on the upper of the two
-        leaf levels are one step shorter).
+        leaf levels are one step shorter). See :meth:`MerkleTree.sibling_levels`.
         """
         position = self._tree_index[indices].astype(np.int64)
         steps = []
@@ -356,10 +364,11 @@ class OpenZeppelinTree(MerkleTree):
             steps.append((active, self.nodes[np.where(active, sibling, 0)]))
             position = np.where(active, (position - 1) // 2, 0)
 
-    def _json_values(self) -> list:
-        """Every value in the JSON form of :meth:`dump`, in input order."""
+    def json_values(self) -> list:
+        """Every leaf value in the JSON form of :meth:`dump`, in input order: ``0x`` hex
+        leaves for a simple tree, rows of JSON values for a standard tree."""
         if self.types is None:
-            return hex_list(self.nodes[self._tree_index])
+            return hex_rows(self.nodes[self._tree_index], "0x")
         return self._json_rows if self._json_rows is not None else self._json_from_rows()
 
     def multiproof(self, indices: Sequence[int]) -> MultiProof:
@@ -421,12 +430,12 @@ class OpenZeppelinTree(MerkleTree):
         :meth:`MerkleTree.load`. Standard-tree values are written as the JavaScript library
         reads them: integers as decimal strings, bytes as ``0x`` hex.
         """
-        tree = hex_list(self.nodes)
+        tree = hex_rows(self.nodes, "0x")
         positions = self._tree_index.tolist()
         if self.types is None:
             values = [{"value": tree[p], "treeIndex": p} for p in positions]
             return {"format": "simple-v1", "tree": tree, "values": values}
-        values = [{"value": row, "treeIndex": p} for row, p in zip(self._json_values(), positions)]
+        values = [{"value": row, "treeIndex": p} for row, p in zip(self.json_values(), positions)]
         return {
             "format": "standard-v1",
             "leafEncoding": list(self.types),
@@ -497,6 +506,11 @@ class OpenZeppelinTree(MerkleTree):
         return cls(nodes, tree_index, hasher, types=types, json_rows=json_rows)
 
 
+def _reject_length(length: object) -> None:
+    if length is not None:
+        raise TypeError("length does not apply to the openzeppelin scheme (keccak_256)")
+
+
 def _sort_flag(sort_leaves: object) -> bool:
     if sort_leaves is None:
         return True
@@ -538,9 +552,11 @@ def merkle_root(
     algorithm: str | None = None,
     sort_leaves: bool | None = None,
     types: Sequence[str] | None = None,
+    length: int | None = None,
     threads: int | None = None,
 ) -> bytes:
     """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
+    _reject_length(length)
     hasher = _hasher(algorithm, threads)
     sort = _sort_flag(sort_leaves)
     rows, _ = _leaf_rows(leaves, types, hasher)

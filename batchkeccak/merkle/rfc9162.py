@@ -21,15 +21,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from batchkeccak.merkle._batch import PAIRS_PER_CALL, Hasher
+from batchkeccak._hex import hex_rows
+from batchkeccak.api import hasher as resolve_hasher
+from batchkeccak.hashers import Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
     flat_messages,
-    hex_list,
     hex_matrix,
 )
-from batchkeccak.merkle.tree import MerkleTree, check_count, check_index
+from batchkeccak.merkle.base import PAIRS_PER_CALL, MerkleTree, check_count, check_index
 
 DEFAULT_ALGORITHM = "sha3_256"
 LEAF_PREFIX = b"\x00"
@@ -37,7 +38,9 @@ NODE_PREFIX = b"\x01"
 
 
 def _hasher(algorithm: object, length: object, threads: object) -> Hasher:
-    return Hasher(DEFAULT_ALGORITHM if algorithm is None else algorithm, length, threads)
+    return resolve_hasher(
+        DEFAULT_ALGORITHM if algorithm is None else algorithm, length=length, threads=threads
+    )
 
 
 def leaf_hashes(values: object, hasher: Hasher) -> np.ndarray:
@@ -46,14 +49,14 @@ def leaf_hashes(values: object, hasher: Hasher) -> np.ndarray:
         messages = np.empty((values.shape[0], values.shape[1] + 1), dtype=np.uint8)
         messages[:, 0] = 0
         messages[:, 1:] = values
-        return hasher.rows(messages)
+        return hasher.hash_rows(messages)
     data, offsets = flat_messages(values, "values")
     start = int(offsets[0])
     relative = offsets - start
     # One 0x00 byte in front of every value: inserted before each value's first byte (empty
     # values get theirs at the same place, in order), so value i moves right by i bytes.
     prefixed = np.insert(data[start : int(offsets[-1])], relative[:-1], 0)
-    return hasher.flat(prefixed, relative + np.arange(relative.shape[0], dtype=np.int64))
+    return hasher.hash_flat(prefixed, relative + np.arange(relative.shape[0], dtype=np.int64))
 
 
 def parent_level(level: np.ndarray, hasher: Hasher) -> np.ndarray:
@@ -68,7 +71,7 @@ def parent_level(level: np.ndarray, hasher: Hasher) -> np.ndarray:
         stop = min(pairs, start + PAIRS_PER_CALL)
         messages = scratch[: stop - start]
         messages[:, 1:] = joined[start:stop]
-        hasher.rows(messages, out=parents[start:stop])
+        hasher.hash_rows(messages, out=parents[start:stop])
     if count % 2:
         # Odd node left over: it moves up a level unchanged (RFC 9162's split at the largest
         # power of two, seen level by level).
@@ -87,7 +90,7 @@ def build_levels(hashes: np.ndarray, hasher: Hasher) -> list[np.ndarray]:
 
 
 def _node(hasher: Hasher, left: bytes, right: bytes) -> bytes:
-    return hasher.one(NODE_PREFIX + left + right)
+    return hasher.hash_one(NODE_PREFIX + left + right)
 
 
 class RFC9162Tree(MerkleTree):
@@ -101,6 +104,7 @@ class RFC9162Tree(MerkleTree):
     """
 
     scheme = "rfc9162"
+    dump_formats = ("rfc9162-v1",)
 
     def __init__(self, levels: list[np.ndarray], hasher: Hasher):
         for level in levels:
@@ -115,10 +119,13 @@ class RFC9162Tree(MerkleTree):
         leaves: object,
         *,
         algorithm: str | None = None,
+        sort_leaves: bool | None = None,
+        types: Sequence[str] | None = None,
         length: int | None = None,
         threads: int | None = None,
     ) -> RFC9162Tree:
         """See :meth:`MerkleTree.build`; ``leaves`` are the values ``D[n]``."""
+        reject_openzeppelin_options(sort_leaves, types)
         hasher = _hasher(algorithm, length, threads)
         return cls(build_levels(leaf_hashes(leaves, hasher), hasher), hasher)
 
@@ -129,12 +136,12 @@ class RFC9162Tree(MerkleTree):
     @property
     def digest_size(self) -> int:
         """Bytes per node."""
-        return self._hasher.size
+        return self._hasher.output_length
 
     @property
     def root(self) -> bytes:
         if not self.levels:
-            return self._hasher.one(b"")
+            return self._hasher.hash_one(b"")
         return self.levels[-1][0].tobytes()
 
     def leaf_hash(self, index: int) -> bytes:
@@ -152,9 +159,10 @@ class RFC9162Tree(MerkleTree):
             position >>= 1
         return path
 
-    def _sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The audit paths of many leaves at once, level by level: ``(has_sibling, nodes)``
-        per level, ``nodes[k]`` the sibling for leaf ``indices[k]`` where it has one."""
+        per level, ``nodes[k]`` the sibling for leaf ``indices[k]`` where it has one (see
+        :meth:`MerkleTree.sibling_levels`)."""
         position = np.asarray(indices, dtype=np.int64)
         steps = []
         for level in self.levels[:-1]:
@@ -195,7 +203,7 @@ class RFC9162Tree(MerkleTree):
         if size > self.size:
             raise ValueError(f"size {size} is larger than the tree ({self.size} leaves)")
         if size == 0:
-            return self._hasher.one(b"")
+            return self._hasher.hash_one(b"")
         # D[0:size] splits into perfect subtrees, one per set bit of size, largest first;
         # MTH folds them from the right.
         nodes = []
@@ -215,7 +223,7 @@ class RFC9162Tree(MerkleTree):
         ``leaves`` holds the leaf hashes (not the values); :meth:`MerkleTree.load` rebuilds
         the levels from them.
         """
-        leaves = hex_list(self.levels[0]) if self.levels else []
+        leaves = hex_rows(self.levels[0], "0x") if self.levels else []
         return {
             "format": "rfc9162-v1",
             "algorithm": self.algorithm,
@@ -254,17 +262,31 @@ def merkle_root(
     values: object,
     *,
     algorithm: str | None = None,
+    sort_leaves: bool | None = None,
+    types: Sequence[str] | None = None,
     length: int | None = None,
     threads: int | None = None,
 ) -> bytes:
     """``MTH(D[n])`` keeping one level in memory at a time."""
+    reject_openzeppelin_options(sort_leaves, types)
     hasher = _hasher(algorithm, length, threads)
     level = leaf_hashes(values, hasher)
     if level.shape[0] == 0:
-        return hasher.one(b"")
+        return hasher.hash_one(b"")
     while level.shape[0] > 1:
         level = parent_level(level, hasher)
     return level[0].tobytes()
+
+
+def reject_openzeppelin_options(sort_leaves: object, types: object) -> None:
+    """TypeError for the options that only OpenZeppelin trees take."""
+    if sort_leaves is not None:
+        raise TypeError(
+            "sort_leaves applies to the openzeppelin scheme only; rfc9162 keeps "
+            "leaves in their order"
+        )
+    if types is not None:
+        raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
 
 
 def _value_bytes(value: object) -> bytes:
@@ -308,7 +330,7 @@ def verify(
     length: int | None = None,
 ) -> bool:
     """See :func:`batchkeccak.merkle.verify`."""
-    leaf = _hasher(algorithm, length, 1).one(LEAF_PREFIX + _value_bytes(value))
+    leaf = _hasher(algorithm, length, 1).hash_one(LEAF_PREFIX + _value_bytes(value))
     return verify_leaf_hash(
         leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
     )
@@ -328,9 +350,9 @@ def verify_leaf_hash(
     hasher = _hasher(algorithm, length, 1)
     index = check_count(index, "index")
     size = check_count(size, "size")
-    leaf = as_bytes(leaf_hash, "leaf_hash", hasher.size)
-    root_bytes = as_bytes(root, "root", hasher.size)
-    path = as_node_list(proof, "proof", hasher.size)
+    leaf = as_bytes(leaf_hash, "leaf_hash", hasher.output_length)
+    root_bytes = as_bytes(root, "root", hasher.output_length)
+    path = as_node_list(proof, "proof", hasher.output_length)
     return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
 
 
@@ -348,15 +370,15 @@ def verify_consistency(
     hasher = _hasher(algorithm, length, 1)
     first = check_count(old_size, "old_size")
     second = check_count(new_size, "new_size")
-    first_hash = as_bytes(old_root, "old_root", hasher.size)
-    second_hash = as_bytes(new_root, "new_root", hasher.size)
-    path = as_node_list(proof, "proof", hasher.size)
+    first_hash = as_bytes(old_root, "old_root", hasher.output_length)
+    second_hash = as_bytes(new_root, "new_root", hasher.output_length)
+    path = as_node_list(proof, "proof", hasher.output_length)
     if first > second:
         return False
     if first == second:
         return not path and first_hash == second_hash
     if first == 0:
-        return not path and first_hash == hasher.one(b"")
+        return not path and first_hash == hasher.hash_one(b"")
     if not path:
         return False
     if first & (first - 1) == 0:

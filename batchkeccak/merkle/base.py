@@ -1,4 +1,11 @@
-"""The scheme-independent face of ``batchkeccak.merkle``: build, load, prove, verify."""
+"""What every Merkle tree shares: the :class:`MerkleTree` base class, argument checks, the
+:class:`MultiProof` record, and the table of tree classes by scheme and dump format.
+
+Each scheme module (``openzeppelin``, ``rfc9162``) subclasses :class:`MerkleTree` with a
+``scheme`` and its ``dump_formats``; subclassing enters the class in the table, from which
+:meth:`MerkleTree.build` and :meth:`MerkleTree.load` choose. This module imports no scheme,
+so no scheme module has to import its way back here through the package.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,22 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from typing import ClassVar
 
 import numpy as np
 
+from batchkeccak._hex import hex_0x
+from batchkeccak.merkle._bytes import json_item
+
 SCHEMES = ("openzeppelin", "rfc9162")
 """Tree constructions, each byte-exact with its reference (see docs/merkle.md)."""
+
+PAIRS_PER_CALL = 1 << 14
+"""Parent messages assembled per batch call when a level's messages must be copied first
+(sorted pairs, a 0x01 prefix): large enough that each call keeps 16 cores busy and its fixed
+cost (about 0.1 ms) stays under 2 % of it, small enough that the scratch buffer (1 MiB of
+64-byte messages) adds little to the tree instead of another copy of a level."""
+
 
 DUMP_FORMATS = ("simple-v1", "standard-v1", "rfc9162-v1")
 """``format`` values of :meth:`MerkleTree.dump`: the first two are the JavaScript library's."""
@@ -19,6 +36,10 @@ DUMP_FORMATS = ("simple-v1", "standard-v1", "rfc9162-v1")
 
 class LeafIndexError(IndexError, ValueError):
     """A leaf index outside ``0 .. size - 1`` (both an IndexError and a ValueError)."""
+
+
+_TREE_CLASSES: dict[str, type[MerkleTree]] = {}
+"""Scheme name -> tree class, filled as the scheme modules define their classes."""
 
 
 def check_scheme(scheme: object) -> str:
@@ -81,14 +102,9 @@ class MultiProof:
     def to_json(self) -> dict:
         """The JavaScript library's JSON shape: ``{"leaves", "proof", "proofFlags"}``."""
 
-        def leaf(value: object) -> object:
-            if isinstance(value, (bytes, bytearray, memoryview)):
-                return "0x" + bytes(value).hex()
-            return _json_item(value)
-
         return {
-            "leaves": [leaf(v) for v in self.leaves],
-            "proof": ["0x" + bytes(p).hex() for p in self.proof],
+            "leaves": [json_item(v) for v in self.leaves],
+            "proof": [hex_0x(p) for p in self.proof],
             "proofFlags": [bool(f) for f in self.proof_flags],
         }
 
@@ -107,18 +123,6 @@ class MultiProof:
         return cls(list(data["leaves"]), list(data["proof"]), list(data["proofFlags"]))
 
 
-def _json_item(value: object) -> object:
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "0x" + bytes(value).hex()
-    if isinstance(value, (int, Decimal)) and not isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, (list, tuple)):
-        return [_json_item(v) for v in value]
-    return value
-
-
 class MerkleTree:
     """A Merkle tree over a batch of leaves, built one level per batch hash call.
 
@@ -135,6 +139,13 @@ class MerkleTree:
 
     scheme: str = ""
     algorithm: str = ""
+    dump_formats: ClassVar[tuple[str, ...]] = ()
+    """The ``format`` values of this scheme's dumps, which :meth:`load` hands to it."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("scheme"):
+            _TREE_CLASSES[cls.scheme] = cls
 
     @classmethod
     def build(
@@ -187,23 +198,14 @@ class MerkleTree:
         >>> merkle.verify(bytes([3]) * 32, t.proof(3), t.root, scheme="openzeppelin")
         True
         """
-        scheme = check_scheme(scheme)
-        if scheme == "openzeppelin":
-            from batchkeccak.merkle.openzeppelin import OpenZeppelinTree
-
-            if length is not None:
-                raise TypeError("length does not apply to the openzeppelin scheme (keccak_256)")
-            return OpenZeppelinTree.build(
-                leaves,
-                algorithm=algorithm,
-                sort_leaves=sort_leaves,
-                types=types,
-                threads=threads,
-            )
-        from batchkeccak.merkle.rfc9162 import RFC9162Tree
-
-        _reject_openzeppelin_options(sort_leaves, types)
-        return RFC9162Tree.build(leaves, algorithm=algorithm, length=length, threads=threads)
+        return tree_class(scheme).build(
+            leaves,
+            algorithm=algorithm,
+            sort_leaves=sort_leaves,
+            types=types,
+            length=length,
+            threads=threads,
+        )
 
     @classmethod
     def load(cls, dump: object, *, threads: int | None = None) -> MerkleTree:
@@ -224,16 +226,11 @@ class MerkleTree:
             For an unknown format, a malformed dump, or nodes that are not the hashes
             their positions say (a tampered or corrupted dump).
         """
-        data = _read_dump(dump)
+        data = read_dump(dump)
         fmt = data.get("format")
-        if fmt in ("simple-v1", "standard-v1"):
-            from batchkeccak.merkle.openzeppelin import OpenZeppelinTree
-
-            return OpenZeppelinTree.from_dump(data, threads=threads)
-        if fmt == "rfc9162-v1":
-            from batchkeccak.merkle.rfc9162 import RFC9162Tree
-
-            return RFC9162Tree.from_dump(data, threads=threads)
+        for tree_type in _TREE_CLASSES.values():
+            if fmt in tree_type.dump_formats:
+                return tree_type.from_dump(data, threads=threads)
         raise ValueError(f"unknown dump format {fmt!r}; expected one of {', '.join(DUMP_FORMATS)}")
 
     # The methods below are implemented by each scheme.
@@ -275,6 +272,28 @@ class MerkleTree:
         """The tree as a JSON-serializable dict that :meth:`load` reads back."""
         raise NotImplementedError
 
+    @classmethod
+    def from_dump(cls, data: Mapping, threads: int | None = None) -> MerkleTree:
+        """Read a dump of one of :attr:`dump_formats` (implemented by each scheme)."""
+        raise NotImplementedError
+
+    def sibling_levels(self, indices: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The inclusion proofs of many leaves at once, one level at a time.
+
+        Parameters
+        ----------
+        indices
+            Leaf indices in input order, as an int array.
+
+        Returns
+        -------
+        list of (numpy.ndarray, numpy.ndarray)
+            One ``(has_sibling, nodes)`` pair per level from the leaves up: ``nodes[k]`` is
+            the next sibling on the proof of leaf ``indices[k]`` where ``has_sibling[k]``;
+            ``proof(indices[k])`` is those nodes in order.
+        """
+        raise NotImplementedError
+
     def dumps(self) -> str:
         """:meth:`dump` as JSON text."""
         return json.dumps(self.dump())
@@ -282,21 +301,17 @@ class MerkleTree:
     def __repr__(self) -> str:
         return (
             f"<MerkleTree scheme={self.scheme} algorithm={self.algorithm} "
-            f"size={self.size} root=0x{self.root.hex()}>"
+            f"size={self.size} root={hex_0x(self.root)}>"
         )
 
 
-def _reject_openzeppelin_options(sort_leaves: object, types: object) -> None:
-    if sort_leaves is not None:
-        raise TypeError(
-            "sort_leaves applies to the openzeppelin scheme only; rfc9162 keeps "
-            "leaves in their order"
-        )
-    if types is not None:
-        raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
+def tree_class(scheme: object) -> type[MerkleTree]:
+    """The tree class of ``scheme`` (checked as :func:`check_scheme` does)."""
+    return _TREE_CLASSES[check_scheme(scheme)]
 
 
-def _read_dump(dump: object) -> dict:
+def read_dump(dump: object) -> dict:
+    """A dump given as a dict, JSON text (str or bytes) or a path, as a dict with a format."""
     if isinstance(dump, os.PathLike):
         with open(dump, "rb") as handle:
             dump = handle.read()
@@ -312,174 +327,3 @@ def _read_dump(dump: object) -> dict:
     if "format" not in dump:
         raise ValueError(f"dump lacks 'format'; expected one of {', '.join(DUMP_FORMATS)}")
     return dict(dump)
-
-
-def merkle_root(
-    leaves: object,
-    *,
-    scheme: str,
-    algorithm: str | None = None,
-    sort_leaves: bool | None = None,
-    types: Sequence[str] | None = None,
-    length: int | None = None,
-    threads: int | None = None,
-) -> bytes:
-    """The root alone, keeping one level in memory at a time.
-
-    Takes the arguments of :meth:`MerkleTree.build` and returns what its ``root`` would be,
-    without storing the tree: peak memory is the leaves, one more level (at most half their
-    size) and, for sorted OpenZeppelin trees, the sort permutation (8 bytes per leaf).
-
-    Examples
-    --------
-    >>> from batchkeccak import merkle
-    >>> merkle.merkle_root([], scheme="rfc9162").hex()[:16]  # SHA3-256 of b""
-    'a7ffc6f8bf1ed766'
-    """
-    scheme = check_scheme(scheme)
-    if scheme == "openzeppelin":
-        from batchkeccak.merkle import openzeppelin
-
-        if length is not None:
-            raise TypeError("length does not apply to the openzeppelin scheme (keccak_256)")
-        return openzeppelin.merkle_root(
-            leaves, algorithm=algorithm, sort_leaves=sort_leaves, types=types, threads=threads
-        )
-    from batchkeccak.merkle import rfc9162
-
-    _reject_openzeppelin_options(sort_leaves, types)
-    return rfc9162.merkle_root(leaves, algorithm=algorithm, length=length, threads=threads)
-
-
-def verify(
-    leaf: object,
-    proof: Sequence[object],
-    root: object,
-    *,
-    scheme: str,
-    types: Sequence[str] | None = None,
-    index: int | None = None,
-    size: int | None = None,
-    algorithm: str | None = None,
-    length: int | None = None,
-) -> bool:
-    """Check an inclusion proof.
-
-    Parameters
-    ----------
-    leaf
-        ``"openzeppelin"``: the 32-byte leaf (bytes or hex) of a simple tree, or with
-        ``types`` the row of values of a standard tree. ``"rfc9162"``: the leaf's value
-        (bytes), hashed here as ``H(0x00 || value)``.
-    proof
-        Sibling nodes from leaf to root (bytes or hex strings), as :meth:`MerkleTree.proof`
-        or the JavaScript library's ``getProof`` return them.
-    root
-        The trusted root (bytes or hex).
-    scheme
-        ``"openzeppelin"`` or ``"rfc9162"``.
-    types
-        ``"openzeppelin"`` standard trees: the ABI types of ``leaf``.
-    index, size
-        ``"rfc9162"``: the leaf's index and the tree size; required.
-    algorithm, length
-        ``"rfc9162"``: the hash (default ``"sha3_256"``) and XOF output length.
-
-    Returns
-    -------
-    bool
-        True when the proof leads from ``leaf`` to ``root``. A wrong leaf, proof, root,
-        index or size gives False; only malformed input (nodes of the wrong size, values
-        that do not encode) raises.
-    """
-    scheme = check_scheme(scheme)
-    if scheme == "openzeppelin":
-        from batchkeccak.merkle import openzeppelin
-
-        if index is not None or size is not None or length is not None:
-            raise TypeError("index, size and length apply to the rfc9162 scheme only")
-        return openzeppelin.verify(leaf, proof, root, types=types, algorithm=algorithm)
-    from batchkeccak.merkle import rfc9162
-
-    if types is not None:
-        raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
-    if index is None or size is None:
-        raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
-    return rfc9162.verify(
-        leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
-    )
-
-
-def verify_multiproof(
-    multiproof: MultiProof | Mapping,
-    root: object,
-    *,
-    scheme: str = "openzeppelin",
-    types: Sequence[str] | None = None,
-) -> bool:
-    """Check an OpenZeppelin multiproof (:meth:`MerkleTree.multiproof` or the JS library's).
-
-    Parameters
-    ----------
-    multiproof
-        A :class:`MultiProof` or a ``{"leaves", "proof", "proofFlags"}`` mapping.
-    root
-        The trusted root.
-    scheme
-        ``"openzeppelin"``, the only scheme with multiproofs.
-    types
-        For standard trees, the ABI types of each leaf row.
-
-    Returns
-    -------
-    bool
-        False for any multiproof that does not lead to ``root``, including ones whose
-        counts do not fit together (where the JavaScript library throws).
-    """
-    if check_scheme(scheme) != "openzeppelin":
-        raise ValueError("multiproofs are defined by the openzeppelin scheme only")
-    from batchkeccak.merkle import openzeppelin
-
-    if isinstance(multiproof, Mapping):
-        multiproof = MultiProof.from_json(multiproof)
-    if not isinstance(multiproof, MultiProof):
-        raise TypeError(
-            f"multiproof must be a MultiProof or a mapping, got {type(multiproof).__name__}"
-        )
-    return openzeppelin.verify_multiproof(multiproof, root, types=types)
-
-
-def verify_consistency(
-    old_root: object,
-    new_root: object,
-    proof: Sequence[object],
-    *,
-    old_size: int,
-    new_size: int,
-    scheme: str = "rfc9162",
-    algorithm: str | None = None,
-    length: int | None = None,
-) -> bool:
-    """Check an RFC 9162 consistency proof: the tree of ``old_size`` leaves is a prefix.
-
-    Follows RFC 9162 section 2.1.4.2. Equal sizes need an empty proof and equal roots;
-    ``old_size == 0`` needs an empty proof and the empty-tree root ``H("")``.
-
-    Returns
-    -------
-    bool
-        False for a wrong proof, wrong roots or ``old_size > new_size``.
-    """
-    if check_scheme(scheme) != "rfc9162":
-        raise ValueError("consistency proofs are defined by the rfc9162 scheme only")
-    from batchkeccak.merkle import rfc9162
-
-    return rfc9162.verify_consistency(
-        old_root,
-        new_root,
-        proof,
-        old_size=old_size,
-        new_size=new_size,
-        algorithm=algorithm,
-        length=length,
-    )
