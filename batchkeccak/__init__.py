@@ -11,10 +11,19 @@ Importing batchkeccak compiles nothing: kernels compile (or load from numba's ca
 from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
 from batchkeccak import streams as _streams
 from batchkeccak.algorithms import Algorithm, algorithms
-from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, warmup
+from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, tuplehash_many, warmup
 from batchkeccak.files import file_digest, hash_files
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages
+from batchkeccak.modes import (
+    kt128,
+    kt256,
+    modes,
+    parallelhash_128,
+    parallelhash_256,
+    parallelhash_xof_128,
+    parallelhash_xof_256,
+)
 from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
 
 # One hashlib-style constructor per algorithm of the table: bk.sha3_256(data), ...
@@ -37,6 +46,14 @@ __all__ = [
     "hash_one",
     "hasher",
     "hexdigest_many",
+    "kt128",
+    "kt256",
+    "modes",
+    "parallelhash_128",
+    "parallelhash_256",
+    "parallelhash_xof_128",
+    "parallelhash_xof_256",
+    "tuplehash_many",
     "new",
     "warmup",
 ]

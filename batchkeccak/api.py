@@ -18,7 +18,7 @@ from batchkeccak.algorithms import Algorithm
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
 
-__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "warmup"]
+__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many", "warmup"]
 
 MODES: dict[str, Callable[..., Hasher]] = {}
 """Algorithms that are constructions over the sponge (keyed, customized, tree modes), by
@@ -127,7 +127,8 @@ def hash_many(
     '3a985da74fe225b2'
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
-    if type(messages) in (list, tuple):
+    # (A hasher with one state per message takes its batch whole: its states are not split.)
+    if type(messages) in (list, tuple) and resolved.batch_size is None:
         # Every message is at least one permutation, so the count alone says whether a list
         # has work for several threads before its sizes are known.
         count = len(messages)  # type: ignore[arg-type]
@@ -198,3 +199,10 @@ def warmup() -> None:
     algorithm and input form: they all share the same compiled kernels.
     """
     hash_many([b"", b"x" * 200], "sha3_256", threads=1)
+
+
+# The modes layer (keyed, customized and tree constructions) registers its table here.
+from batchkeccak import modes as _modes
+from batchkeccak.modes import tuplehash_many
+
+_modes.register(MODES)

@@ -370,6 +370,23 @@ def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     return check_flat(encoded, row_offsets)
 
 
+def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
+    """TupleHash of every row's fields (``hash_rows(..., encoding="tuplehash")``)."""
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.modes._layout import encode_string_rows
+
+    fields = []
+    for name, column in zip(batch.schema.names, batch.columns):
+        if column.null_count:
+            raise ValueError(
+                f"hash_rows: column {name!r} has nulls, which encoding='tuplehash' cannot "
+                "represent (use the default encoding, or fill the nulls first)"
+            )
+        fields.append(_field_bytes(column, name))
+    data, offsets = encode_string_rows(fields, batch.num_rows, resolved.trailer)
+    return Hasher.hash_flat(resolved, data, offsets)
+
+
 def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> list[str]:
     names = list(schema.names)
     if columns is None:
@@ -405,6 +422,7 @@ def hash_rows(
     length: int | None = None,
     hex: bool = False,
     threads: int | None = None,
+    encoding: str = "tagged",
     **params: object,
 ) -> pa.Array | pa.ChunkedArray:
     """One digest per row over several columns, with an unambiguous encoding.
@@ -418,6 +436,11 @@ def hash_rows(
         in schema order.
     algorithm, length, hex, threads, params
         As for :func:`hash_array`.
+    encoding
+        ``"tagged"`` (the default, below) or ``"tuplehash"``: each row is the tuple of its
+        fields' bytes (as below, without tag and length), hashed by a ``tuplehash_*``
+        algorithm, so a row's digest equals ``batchkeccak.tuplehash_many([fields])``.
+        TupleHash has no null: a null field raises ValueError.
 
     Returns
     -------
@@ -455,14 +478,26 @@ def hash_rows(
     if not is_table and not isinstance(table, pa.RecordBatch):
         raise TypeError(f"table must be a pyarrow Table or RecordBatch, got {type(table).__name__}")
     resolved = hasher(algorithm, length=length, threads=threads, **params)
+    if encoding not in ("tagged", "tuplehash"):
+        raise ValueError(f"encoding must be 'tagged' or 'tuplehash', got {encoding!r}")
+    if encoding == "tuplehash":
+        from batchkeccak.modes.sp800_185 import TupleHasher
+
+        if not isinstance(resolved, TupleHasher):
+            raise ValueError(
+                f"encoding='tuplehash' needs a tuplehash_* algorithm, got {resolved.name}"
+            )
     selected = table.select(_select_columns(table.schema, columns))
     # A Table's columns may be chunked differently; to_batches slices them to common
     # boundaries without copying.
     batches = selected.to_batches() if is_table else [selected]
     results = []
     for batch in batches:
-        data, offsets = encode_rows(batch)
-        digests = resolved.hash_flat(data, offsets)
+        if encoding == "tuplehash":
+            digests = _hash_tuple_rows(batch, resolved)
+        else:
+            data, offsets = encode_rows(batch)
+            digests = resolved.hash_flat(data, offsets)
         results.append(
             _hex_array(digests, None, 0, resolved.threads)
             if hex

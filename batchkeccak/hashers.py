@@ -18,10 +18,13 @@ import numpy as np
 from batchkeccak import _parallel
 from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
-from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 from batchkeccak.sponge import hash_queue, hash_uniform
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
+
+ZERO_STATE = readonly(np.zeros((1, LANE_COUNT), dtype=np.uint64))
+"""The all-zero initial state of the plain functions: one (1, 25) state for the whole batch."""
 
 
 def output_length(spec: Algorithm, length: object, argument: str = "length") -> int:
@@ -58,29 +61,34 @@ bound that keeps ``N * length`` inside numpy's index range, so an absurd ``lengt
 refused by name instead of by an allocation error."""
 
 
-def _hash_range(span, data, offsets, rate, suffix, first_round, out):
+def _initial_rows(initial, start, stop):
+    # One state for the batch, or the rows of this range's messages.
+    return initial if initial.shape[0] == 1 else initial[start:stop]
+
+
+def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
     # so no per-message array is made for the whole batch up front.
     start, stop = span
     hash_queue(
         data, offsets[start : stop + 1], np.arange(stop - start, dtype=np.int64),
-        rate, suffix, first_round, out[start:stop],
+        _initial_rows(initial, start, stop), rate, suffix, first_round, out[start:stop],
     )
 
 
-def _hash_uniform_range(span, data, offsets, rate, suffix, first_round, out):
+def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
-    # tile) go through the general queue.
+    # tile) go through the general queue. Only for one initial state for the batch.
     start, stop = span
     tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
     if tiles_end > start:
         length = int(offsets[start + 1] - offsets[start])
         hash_uniform(
-            data, offsets[start], tiles_end - start, length, rate, suffix, first_round,
-            out[start:tiles_end],
+            data, offsets[start], tiles_end - start, length, initial, rate, suffix,
+            first_round, out[start:tiles_end],
         )
     if stop > tiles_end:
-        _hash_range((tiles_end, stop), data, offsets, rate, suffix, first_round, out)
+        _hash_range((tiles_end, stop), data, offsets, initial, rate, suffix, first_round, out)
 
 
 def _single_block_uniform(
@@ -112,18 +120,38 @@ class Hasher:
         Bytes of output per message.
     threads
         Threads a batch is spread over (1: the calling thread only).
+    initial_state
+        The sponge state every message starts from: a read-only ``(1, 25)`` uint64 array
+        (zeros for the plain functions; a key or customization prefix already absorbed for
+        the modes) or ``(N, 25)``, one state per message of a batch of exactly N.
+    domain
+        The domain-separation byte that starts the padding (the table's ``suffix`` unless a
+        mode sets another: 0x04 for cSHAKE, a TurboSHAKE domain byte...).
     """
 
-    __slots__ = ("algorithm", "output_length", "threads")
+    __slots__ = ("algorithm", "domain", "initial_state", "output_length", "threads")
 
     algorithm: Algorithm
     output_length: int
     threads: int
+    initial_state: np.ndarray
+    domain: int
 
-    def __init__(self, algorithm: Algorithm, output_length: int, threads: int):
+    def __init__(
+        self,
+        algorithm: Algorithm,
+        output_length: int,
+        threads: int,
+        initial_state: np.ndarray | None = None,
+        domain: int | None = None,
+    ):
         object.__setattr__(self, "algorithm", algorithm)
         object.__setattr__(self, "output_length", output_length)
         object.__setattr__(self, "threads", threads)
+        object.__setattr__(self, "initial_state", _checked_state(initial_state))
+        object.__setattr__(
+            self, "domain", algorithm.suffix if domain is None else check_domain(domain)
+        )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; build another with hasher()")
@@ -144,11 +172,18 @@ class Hasher:
         """Alias of ``output_length``, named as hashlib names it."""
         return self.output_length
 
+    @property
+    def batch_size(self) -> int | None:
+        """The number of messages a batch must hold: N for per-message initial states,
+        None when any batch will do."""
+        rows = self.initial_state.shape[0]
+        return None if rows == 1 else rows
+
     def with_threads(self, threads: object) -> Hasher:
         """The same hasher on another number of threads (None: every available core)."""
         fields = self._fields()
         fields["threads"] = _parallel.resolve_threads(threads)
-        return _restore(type(self), fields)
+        return restore(type(self), fields)
 
     def _fields(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in _all_slots(type(self))}
@@ -156,7 +191,7 @@ class Hasher:
     def __reduce__(self):
         # Pickled as its fields (Dask, Spark and Ray ship hashers to their workers); the
         # immutability guard would refuse the default slot-by-slot restore.
-        return _restore, (type(self), self._fields())
+        return restore, (type(self), self._fields())
 
     # -- what the modes override ---------------------------------------------------------------
 
@@ -178,22 +213,31 @@ class Hasher:
         data, offsets = readonly(data), readonly(offsets)
         count = offsets.shape[0] - 1
         out_len = self.output_length
+        batch_size = self.batch_size
+        if batch_size is not None and batch_size != count:
+            raise ValueError(
+                f"{self.name}: key (or initial_state) holds {batch_size} entries, one per "
+                f"message, but {count} messages were given"
+            )
         if out is None:
             out = np.empty((count, out_len), dtype=np.uint8)
         if count == 0 or out_len == 0:
             return out
         spec = self.algorithm
+        initial = readonly(self.initial_state)
         # Messages go to the lanes in buffer order: each lane takes the next message as soon
         # as its own is done, so lanes stay busy without sorting by length, and neighbouring
         # lanes read neighbouring memory (sorting by length was measured 1.2x slower).
         total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all it needs
         permutations = total_bytes // spec.rate + count * (1 + (out_len - 1) // spec.rate)
         threads = max(1, min(self.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
-        uniform = _single_block_uniform(offsets, spec.rate, out_len, equal_lengths)
+        uniform = batch_size is None and _single_block_uniform(
+            offsets, spec.rate, out_len, equal_lengths
+        )
         _parallel.run_parallel(
             _hash_uniform_range if uniform else _hash_range,
             _parallel.chunk_ranges(count, threads),
-            data, offsets, spec.rate, spec.suffix, spec.first_round, out,
+            data, offsets, initial, spec.rate, self.domain, spec.first_round, out,
             workers=threads,
         )
         return out
@@ -215,17 +259,48 @@ class Hasher:
         out = np.empty((1, self.output_length), dtype=np.uint8)
         if type(self).hash_flat is not Hasher.hash_flat:
             return self.hash_flat(data, offsets, out=out).tobytes()
+        if self.batch_size not in (None, 1):
+            raise ValueError(
+                f"this {self.name} hasher holds one state per message for {self.batch_size} "
+                "messages; hash_one takes one message"
+            )
         if self.output_length:
             spec = self.algorithm
-            hash_queue(data, offsets, _SINGLE_QUEUE, spec.rate, spec.suffix, spec.first_round, out)
+            hash_queue(
+                data, offsets, _SINGLE_QUEUE, readonly(self.initial_state), spec.rate,
+                self.domain, spec.first_round, out,
+            )
         return out.tobytes()
+
+
+def check_domain(domain: object, argument: str = "domain") -> int:
+    """A domain-separation byte: an int in [0x01, 0x7F] (it carries the first padding bit)."""
+    if isinstance(domain, bool) or not isinstance(domain, (int, np.integer)):
+        raise TypeError(f"{argument} must be an int in [0x01, 0x7F], got {type(domain).__name__}")
+    if not 0x01 <= domain <= 0x7F:
+        raise ValueError(f"{argument} must be in [0x01, 0x7F], got {int(domain):#04x}")
+    return int(domain)
+
+
+def _checked_state(state: np.ndarray | None) -> np.ndarray:
+    if state is None:
+        return ZERO_STATE
+    if (
+        not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.ndim != 2
+        or state.shape[1] != LANE_COUNT or state.shape[0] < 1
+    ):
+        raise TypeError("initial_state must be a (1, 25) or (N, 25) uint64 array")
+    # A private copy: the caller's array could change after it was checked.
+    return readonly(np.array(state, dtype=np.uint64, order="C", copy=True))
 
 
 def _all_slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 
-def _restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
+def restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
+    """A ``cls`` with its slots set from ``fields`` as they are (already checked): how a
+    hasher is unpickled, and how a mode builds a plain hasher of its own state."""
     restored = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(restored, name, value)

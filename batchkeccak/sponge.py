@@ -7,7 +7,14 @@ its output, the lane takes the next message from the queue. When the queue is em
 than ``MIN_TILE_LANES`` lanes are still working, those states leave the tile and finish on the
 single-state permutation, where a lone long message costs one state's work instead of W.
 
-Nothing here validates its arguments: ``batchkeccak.api`` does that once per call.
+Every message starts from an *initial state*: ``initial`` is a read-only ``(1, 25)`` uint64
+array shared by the whole batch (all zeros for the plain FIPS 202 functions) or ``(N, 25)``,
+one state per message. Keyed and customized modes (SP 800-185, HMAC, KangarooTwelve) absorb
+their prefix once into such a state (``absorb_prefix``, ``absorb_prefixes``) instead of
+copying it in front of every message; the domain byte ``suffix`` is a runtime argument too.
+
+Nothing here validates its arguments beyond what keeps memory reads in bounds:
+``batchkeccak.api`` does that once per call.
 """
 
 from __future__ import annotations
@@ -226,14 +233,17 @@ def _store_le64(flat, pos, word):
 
 
 @njit(cache=CACHE_KERNELS, nogil=True)
-def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh):
+def _absorb_block(
+    lanes, lane, width, data, pos, remaining, rate, suffix, fresh, initial, initial_row
+):
     """Absorb the next block of a message into one state of ``lanes``.
 
     ``remaining`` counts the message bytes from ``pos`` on. A full block is absorbed as is;
     fewer than ``rate`` bytes make the final block: the bytes, then the domain ``suffix``
     byte, then the pad10*1 closing bit in the last byte of the block. A ``fresh`` state (the
-    message's first block) is written rather than XORed, and its other lanes are zeroed: the
-    lane left over from the previous message never needs clearing separately.
+    message's first block) is written as ``initial[initial_row]`` XOR the block rather than
+    XORed into the lane: the lane left over from the previous message never needs clearing
+    separately.
     """
     rate_words = rate >> 3
     whole_words = rate_words if remaining >= rate else remaining >> 3
@@ -244,10 +254,10 @@ def _absorb_block(lanes, lane, width, data, pos, remaining, rate, suffix, fresh)
         _prefetch_block(data, pos + rate, rate)
     if fresh:
         for k in range(whole_words):
-            lanes[at] = _load_le64(data, pos + 8 * k)
+            lanes[at] = initial[initial_row, k] ^ _load_le64(data, pos + 8 * k)
             at += stride
         for k in range(whole_words, LANE_COUNT):
-            lanes[at] = 0
+            lanes[at] = initial[initial_row, k]
             at += stride
     else:
         for k in range(whole_words):
@@ -321,14 +331,21 @@ def _squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
 
 
 @njit(cache=CACHE_KERNELS, nogil=True)
-def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, first_round, out):
-    """Run one state to completion on the scalar permutation, from block ``next_block`` on."""
+def _finish_single(
+    lanes, data, offsets, message, next_block, initial, rate, suffix, first_round, out
+):
+    """Run one state to completion on the scalar permutation, from block ``next_block`` on.
+
+    A message not started yet (``next_block == 0``) starts from its initial state.
+    """
     out_len = out.shape[1]
     start = offsets[message]
     length = offsets[message + 1] - start
     final = length // rate  # index of the final, padded block
     if next_block == 0:
-        lanes[:] = 0
+        row = _initial_row(initial, message)
+        for k in range(LANE_COUNT):
+            lanes[k] = initial[row, k]
     if next_block < final:
         # Whole blocks with the state kept in registers across them.
         state_absorb(
@@ -339,7 +356,8 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
     for p in range(next_block, total):
         if p == final:
             _absorb_block(
-                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, False
+                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, False,
+                initial, 0,
             )
         state_permute(lanes, first_round)
         q = p - final
@@ -349,13 +367,31 @@ def _finish_single(lanes, data, offsets, message, next_block, rate, suffix, firs
         )
 
 
+@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+def _initial_row(initial, message):
+    # One state for the batch (row 0) or one per message: a multiply instead of a branch.
+    return message * min(initial.shape[0] - 1, 1)
+
+
 @njit(cache=CACHE_KERNELS, nogil=True)
-def _check_queue(data, offsets, order):
-    """Refuse a queue whose messages leave ``data``: the last line of defence before the
-    kernels read memory without bounds checks. Callers validate first; this catches a caller
-    mistake, or an array changed by another thread after it was validated, at a cost of a
-    few nanoseconds per message."""
+def _check_initial(initial, count):
+    """Refuse an initial-state array that is not ``(1, 25)`` or ``(count, 25)``."""
+    if initial.shape[1] != LANE_COUNT or not (
+        initial.shape[0] == 1 or initial.shape[0] == count
+    ):
+        raise ValueError(
+            "initial state: expected shape (1, 25) or (number of messages, 25)"
+        )
+
+
+@njit(cache=CACHE_KERNELS, nogil=True)
+def _check_queue(data, offsets, order, initial):
+    """Refuse a queue whose messages leave ``data``, or an initial state of the wrong shape:
+    the last line of defence before the kernels read memory without bounds checks. Callers
+    validate first; this catches a caller mistake, or an array changed by another thread
+    after it was validated, at a cost of a few nanoseconds per message."""
     count = offsets.shape[0] - 1
+    _check_initial(initial, count)
     for i in range(order.shape[0]):
         m = order[i]
         if m < 0 or m >= count:
@@ -366,8 +402,11 @@ def _check_queue(data, offsets, order):
 
 
 @njit(cache=CACHE_KERNELS, nogil=True)
-def hash_queue(data, offsets, order, rate, suffix, first_round, out):
+def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
     """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
+
+    Message ``m`` starts from state ``initial[0]`` (a ``(1, 25)`` array: one state for the
+    batch, zeros for the plain functions) or ``initial[m]`` (an ``(N, 25)`` array).
 
     ``rate`` is in bytes (a multiple of 8), ``suffix`` the domain byte (0x06 SHA-3, 0x1F
     SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
@@ -375,7 +414,7 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
     in buffer order keep the reads of neighbouring lanes close together in memory.
     Every message is checked to lie inside ``data`` before anything is read.
     """
-    _check_queue(data, offsets, order)
+    _check_queue(data, offsets, order, initial)
     if out.shape[0] < offsets.shape[0] - 1:
         raise ValueError("hash_queue: fewer output rows than messages")
     width = TILE_WIDTH
@@ -448,8 +487,10 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                 if whole >= 2:
                     for lane in range(group, group + 4):
                         if positions[lane] >= 0 and lane_block[lane] == 0:
-                            for k in range(LANE_COUNT):  # a first block: the lane starts at zero
-                                tile[k * width + lane] = 0
+                            # A first block: the lane starts from its initial state.
+                            row = _initial_row(initial, lane_message[lane])
+                            for k in range(LANE_COUNT):
+                                tile[k * width + lane] = initial[row, k]
                     _absorb_whole_blocks_4(
                         tile, group, data, zeros, positions[group], positions[group + 1],
                         positions[group + 2], positions[group + 3], rate,
@@ -462,6 +503,7 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                         _absorb_block(
                             tile, lane, width, data, lane_start[lane] + p * rate,
                             lane_length[lane] - p * rate, rate, suffix, p == 0,
+                            initial, _initial_row(initial, lane_message[lane]),
                         )
         # One call site for the tile permutation: LLVM inlines it, and each further site
         # would add a copy to compile.
@@ -506,13 +548,16 @@ def hash_queue(data, offsets, order, rate, suffix, first_round, out):
                 for k in range(LANE_COUNT):
                     state[k] = tile[k * width + lane]
                 _finish_single(
-                    state, data, offsets, m, lane_block[lane], rate, suffix, first_round, out
+                    state, data, offsets, m, lane_block[lane], initial, rate, suffix,
+                    first_round, out,
                 )
 
 
 @njit(cache=CACHE_KERNELS, nogil=True)
-def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
+def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out):
     """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
+
+    Every message starts from the one state ``initial[0]`` (``initial`` is ``(1, 25)``).
 
     The common case of fixed-size keys, hashes and Merkle pairs: every message is one padded
     block and (``out.shape[1] <= rate``) one squeezed block, so whole tiles are filled word by
@@ -524,6 +569,7 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
         start < 0 or length < 0 or length >= rate or out.shape[1] > rate
         or count % TILE_WIDTH != 0 or out.shape[0] < count
         or start + count * length > data.shape[0]
+        or initial.shape[0] != 1 or initial.shape[1] != LANE_COUNT
     ):
         raise ValueError("hash_uniform: the messages leave the data buffer or the output")
     width = TILE_WIDTH
@@ -562,8 +608,16 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
                 for b in range(tail):
                     word |= np.uint64(data[at + b]) << np.uint64(8 * b)
             tile[whole_words * width + j] = word
-        for i in range((whole_words + 1) * width, LANE_COUNT * width):
-            tile[i] = 0
+        # The initial state: XORed under the message words, copied into the words after them.
+        # Loops over the lanes of one word, so LLVM broadcasts the word into vector stores.
+        for k in range(whole_words + 1):
+            word = initial[0, k]
+            for j in range(width):
+                tile[k * width + j] ^= word
+        for k in range(whole_words + 1, LANE_COUNT):
+            word = initial[0, k]
+            for j in range(width):
+                tile[k * width + j] = word
         for j in range(width):
             tile[last_word * width + j] ^= _PAD_LAST_BIT
         tile_permute(tile, spare, first_round)
@@ -579,3 +633,32 @@ def hash_uniform(data, start, count, length, rate, suffix, first_round, out):
                 _squeeze_block(
                     tile, j, width, flat_out, (first + j) * out_len, out_len, grouped_out_words
                 )
+
+
+@njit(cache=CACHE_KERNELS, nogil=True)
+def absorb_prefixes(initial, data, offsets, rate, first_round):
+    """The states after absorbing whole-block prefixes: ``(N, 25)``, row ``i`` the state
+    ``initial[0]`` (or ``initial[i]``) has after absorbing ``data[offsets[i]:offsets[i+1]]``.
+
+    Every prefix is a whole number of ``rate``-byte blocks and is not padded: this is the
+    first half of a sponge, for constructions that fix the start of every message (a key, a
+    customization string, a tree-node header) and then hash many messages from the state it
+    leaves (``initial`` of ``hash_queue``). Prefixes are checked to lie in ``data``.
+    """
+    count = offsets.shape[0] - 1
+    _check_initial(initial, count)
+    states = np.empty((count, LANE_COUNT), dtype=np.uint64)
+    state = np.empty(LANE_COUNT, dtype=np.uint64)
+    for i in range(count):
+        start = offsets[i]
+        length = offsets[i + 1] - start
+        if start < 0 or length < 0 or offsets[i + 1] > data.shape[0] or length % rate != 0:
+            raise ValueError("absorb_prefixes: a prefix leaves the data or is not whole blocks")
+        row = _initial_row(initial, i)
+        for k in range(LANE_COUNT):
+            state[k] = initial[row, k]
+        if length > 0:
+            state_absorb(state, data, start, length // rate, rate >> 3, first_round)
+        for k in range(LANE_COUNT):
+            states[i, k] = state[k]
+    return states

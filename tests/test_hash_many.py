@@ -420,6 +420,7 @@ def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
 def test_whole_block_absorb_equals_lane_by_lane():
     # The transposed absorb against the lane-by-lane one, state for state.
     from batchkeccak import sponge
+    from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
     rng = np.random.default_rng(3)
@@ -432,7 +433,8 @@ def test_whole_block_absorb_equals_lane_by_lane():
         for block in range(3):
             for lane in range(W):
                 sponge._absorb_block(
-                    want, lane, W, data, starts[lane] + block * rate, 10 * rate, rate, 6, False
+                    want, lane, W, data, starts[lane] + block * rate, 10 * rate, rate, 6, False,
+                    ZERO_STATE, 0,
                 )
             sponge.tile_permute(want, spare, 0)
         zeros = np.zeros(32, dtype=np.uint8)
@@ -446,6 +448,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
 
 def test_four_lane_absorb_leaves_skipped_lanes_alone():
     from batchkeccak import sponge
+    from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
     rng = np.random.default_rng(4)
@@ -461,7 +464,8 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
                     positions[j] = sponge._SKIP
                 else:
                     sponge._absorb_block(
-                        want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False
+                        want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False,
+                        ZERO_STATE, 0,
                     )
             zeros_before = zeros.copy()
             sponge._absorb_whole_blocks_4(tile, 4, data, zeros, *positions, rate)

@@ -187,6 +187,7 @@ def test_a_buffer_method_that_changes_the_list_is_read_once():
 
 
 def test_kernels_refuse_offsets_outside_the_data():
+    from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.inputs import readonly
     from batchkeccak.sponge import hash_queue, hash_uniform
 
@@ -196,14 +197,16 @@ def test_kernels_refuse_offsets_outside_the_data():
     order = readonly(np.zeros(1, np.int64))
     for offsets in ([0, 11], [-1, 3], [5, 4]):
         with pytest.raises(ValueError, match="leave the data buffer"):
-            hash_queue(data, readonly(np.array(offsets, np.int64)), order, 136, 6, 0, out)
+            hash_queue(
+                data, readonly(np.array(offsets, np.int64)), order, ZERO_STATE, 136, 6, 0, out
+            )
     with pytest.raises(ValueError, match="message index"):
         hash_queue(
             data, readonly(np.array([0, 3], np.int64)), readonly(np.array([1], np.int64)),
-            136, 6, 0, out,
+            ZERO_STATE, 136, 6, 0, out,
         )
     with pytest.raises(ValueError, match="leave the data buffer"):
-        hash_uniform(data, 0, 32, 1, 136, 6, 0, np.zeros((32, 32), np.uint8))
+        hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
 
 
 def test_offsets_are_copied_so_later_changes_cannot_reach_the_kernel():

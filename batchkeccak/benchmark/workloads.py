@@ -269,6 +269,7 @@ def bench_absorb(ctx: Context) -> Workload:
     from batchkeccak.inputs import to_flat
     from batchkeccak.permutation import TILE_WIDTH
     from batchkeccak.sponge import hash_queue
+    from batchkeccak.hashers import ZERO_STATE
 
     config = ctx.config
     algorithm = config.algorithm
@@ -312,7 +313,7 @@ def bench_absorb(ctx: Context) -> Workload:
         if order is None:
             order = np.arange(count, dtype=np.int64)
         out = np.empty((count, out_len), dtype=np.uint8)
-        args = (data, offsets, order, spec.rate, spec.suffix, first_round, out)
+        args = (data, offsets, order, ZERO_STATE, spec.rate, spec.suffix, first_round, out)
         hash_queue(*args)
         check_same("absorb", f"hash_queue on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1))
         candidates[key] = functools.partial(hash_queue, *args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 def register(subparsers) -> None:
     from batchkeccak.cli import positive_int
@@ -28,10 +30,11 @@ def register(subparsers) -> None:
         "--algorithm",
         "-a",
         default="sha3_256",
-        help="sha3_256 (default), keccak_256, shake_256, ...",
+        help="sha3_256 (default), keccak_256, shake_256, kmac_256 (keyed), ...",
     )
     parser.add_argument(
-        "--length", type=int, default=None, help="output bytes, for shake_* and turboshake* only"
+        "--length", type=int, default=None,
+        help="output bytes, for shake_*, turboshake*, kmac_*, cshake_*, kt128/kt256...",
     )
     parser.add_argument("--hex", action="store_true", help="write lowercase hex strings")
     parser.add_argument(
@@ -48,13 +51,86 @@ def register(subparsers) -> None:
         "--threads", type=positive_int, default=None,
         help="hashing threads (default: every core)",
     )
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--key-file",
+        metavar="PATH",
+        help="read the key of a keyed algorithm (kmac_*, hmac_sha3_*) from PATH: its bytes "
+        "exactly, a trailing newline included. Never pass a key on the command line",
+    )
+    keys.add_argument(
+        "--key-env",
+        metavar="VAR",
+        help="read the key from environment variable VAR (its UTF-8 bytes)",
+    )
+    parser.add_argument(
+        "--customization",
+        metavar="TEXT",
+        default=None,
+        help="customization string S (UTF-8) for cshake_*, kmac_*, tuplehash_*, kt128/kt256",
+    )
     parser.set_defaults(run=run)
+
+
+def _read_key(args) -> bytes | None:
+    """The key from --key-file or --key-env; CommandError naming the source, never the key."""
+    from batchkeccak.cli import CommandError
+
+    if args.key_file is not None:
+        try:
+            with open(args.key_file, "rb") as handle:
+                key = handle.read()
+        except OSError as exc:
+            raise CommandError(
+                f"cannot read key file {args.key_file!r}: {exc.strerror or exc}"
+            ) from None
+        source = f"key file {args.key_file!r}"
+    elif args.key_env is not None:
+        value = os.environb.get(os.fsencode(args.key_env)) if os.supports_bytes_environ else (
+            None if args.key_env not in os.environ else os.environ[args.key_env].encode()
+        )
+        if value is None:
+            raise CommandError(f"environment variable {args.key_env} (--key-env) is not set")
+        key, source = value, f"environment variable {args.key_env}"
+    else:
+        return None
+    if not key:
+        raise CommandError(f"{source} is empty: a keyed hash needs a non-empty key")
+    return key
+
+
+def _mode_params(args) -> dict[str, object]:
+    """The keyword parameters of a mode from the key and customization options."""
+    from batchkeccak.api import MODES
+    from batchkeccak.cli import CommandError
+    from batchkeccak.modes import modes
+
+    params: dict[str, object] = {}
+    name = args.algorithm.lower().replace("-", "_")
+    mode = modes.get(name) if name in MODES else None
+    takes = mode.params if mode is not None else ()
+    key = _read_key(args)
+    if key is not None:
+        if "key" not in takes:
+            raise CommandError(
+                f"--key-file/--key-env: {args.algorithm} takes no key (keyed algorithms: "
+                f"{', '.join(n for n, m in modes.items() if 'key' in m.params)})"
+            )
+        params["key"] = key
+    elif "key" in takes:
+        raise CommandError(f"{args.algorithm} is keyed: give the key with --key-file or --key-env")
+    if args.customization is not None:
+        if "customization" not in takes:
+            raise CommandError(f"--customization: {args.algorithm} takes no customization string")
+        params["customization"] = args.customization.encode("utf-8")
+    return params
 
 
 def run(args) -> int:
     from batchkeccak.cli import CommandError
     from batchkeccak.parquet import DEFAULT_BATCH_SIZE, hash_file
 
+    params = _mode_params(args)
     try:
         report = hash_file(
             args.src,
@@ -67,6 +143,7 @@ def run(args) -> int:
             batch_size=DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size,
             threads=args.threads,
             progress=True,
+            **params,
         )
     except (OSError, ValueError, TypeError) as exc:
         raise CommandError(str(exc)) from None

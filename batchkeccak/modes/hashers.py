@@ -1,0 +1,127 @@
+"""The hashers of the modes: :class:`~batchkeccak.Hasher` with a mode's prefix state, domain
+byte and per-message framing.
+
+Everything here is written against two contracts of the layer below: ``Hasher.hash_flat``
+(many messages from one initial state, or one state per message) and
+``sponge.absorb_prefixes`` (the state a whole-block prefix leaves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak.algorithms import Algorithm
+from batchkeccak.hashers import ZERO_STATE, Hasher, restore
+from batchkeccak.inputs import readonly
+from batchkeccak.modes._layout import frame_messages
+from batchkeccak.modes.table import Mode
+from batchkeccak.sponge import absorb_prefixes
+
+
+def prefix_states(
+    spec: Algorithm,
+    prefixes: list[bytes],
+    initial: np.ndarray = ZERO_STATE,
+    threads: int = 1,
+) -> np.ndarray:
+    """The states ``initial`` reaches after absorbing each whole-block prefix: ``(k, 25)``."""
+    data = np.frombuffer(b"".join(prefixes), dtype=np.uint8)
+    lengths = np.fromiter((len(p) for p in prefixes), dtype=np.int64, count=len(prefixes))
+    offsets = np.zeros(len(prefixes) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    data, offsets, initial = readonly(data), readonly(offsets), readonly(initial)
+    count = len(prefixes)
+    ranges = _parallel.chunk_ranges(count, max(1, min(threads, count // 4096)))
+    if len(ranges) == 1:
+        return absorb_prefixes(initial, data, offsets, spec.rate, spec.first_round)
+    states = np.empty((count, 25), dtype=np.uint64)
+
+    def absorb_range(span: tuple[int, int]) -> None:
+        start, stop = span
+        rows = initial if initial.shape[0] == 1 else initial[start:stop]
+        states[start:stop] = absorb_prefixes(
+            rows, data, readonly(offsets[start : stop + 1]), spec.rate, spec.first_round
+        )
+
+    _parallel.run_parallel(absorb_range, ranges, workers=threads)
+    return states
+
+
+class ModeHasher(Hasher):
+    """A hasher of :data:`batchkeccak.modes.modes`: a sponge row with the mode's initial state
+    and domain byte. Its repr names the mode, never a key or a state."""
+
+    __slots__ = ("key_count", "mode")
+
+    mode: Mode
+    key_count: int | None
+    """The number of per-message keys (the batch must hold as many messages), or None."""
+
+    def __init__(self, mode: Mode, spec: Algorithm, output_length: int, threads: int,
+                 initial_state: np.ndarray | None = None, domain: int | None = None):
+        super().__init__(spec, output_length, threads, initial_state, domain)
+        object.__setattr__(self, "mode", mode)
+        object.__setattr__(self, "key_count", None)
+
+    @property
+    def batch_size(self) -> int | None:
+        """N for a hasher built with one key per message (its batches hold N messages)."""
+        return self.key_count if self.key_count is not None else super().batch_size
+
+    @property
+    def name(self) -> str:
+        """The mode's name, as in ``batchkeccak.modes.modes``."""
+        return self.mode.name
+
+    def sponge_hasher(self, initial_state: np.ndarray | None = None,
+                      domain: int | None = None, threads: int | None = None) -> Hasher:
+        """A plain :class:`Hasher` of this mode's sponge, output length and state (or the
+        given ones): the layer below, without the mode's framing."""
+        return restore(Hasher, {
+            "algorithm": self.algorithm, "output_length": self.output_length,
+            "threads": self.threads if threads is None else threads,
+            "initial_state": self.initial_state if initial_state is None else initial_state,
+            "domain": self.domain if domain is None else domain,
+        })
+
+
+class FramedHasher(ModeHasher):
+    """A mode whose every message is framed before it is hashed: ``m || trailer`` (KMAC's
+    ``right_encode(L)``), or ``encode_string(m) || trailer`` (a one-string TupleHash)."""
+
+    __slots__ = ("length_prefix", "trailer")
+
+    trailer: bytes
+    length_prefix: bool
+
+    def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
+        framed_data, framed_offsets = frame_messages(
+            data, offsets, self.trailer, self.length_prefix
+        )
+        return Hasher.hash_flat(
+            self, framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
+        )
+
+
+class HmacHasher(ModeHasher):
+    """HMAC (FIPS 198-1) over a SHA-3 row: the inner hash from the state ``K0 ^ ipad`` leaves,
+    the outer hash of the inner digests from the state ``K0 ^ opad`` leaves."""
+
+    __slots__ = ("outer_state",)
+
+    outer_state: np.ndarray
+
+    def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
+        inner = Hasher.hash_flat(self, data, offsets, equal_lengths=equal_lengths)
+        return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
+
+
+def mode_hasher(cls: type[ModeHasher], mode: Mode, spec: Algorithm, output_length: int,
+                threads: int, initial_state: np.ndarray | None = None,
+                domain: int | None = None, **fields: object) -> ModeHasher:
+    """Build a ``cls`` and set its extra (immutable) fields."""
+    built = cls(mode, spec, output_length, threads, initial_state, domain)
+    for name, value in fields.items():
+        object.__setattr__(built, name, value)
+    return built

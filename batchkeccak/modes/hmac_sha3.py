@@ -1,0 +1,43 @@
+"""HMAC (FIPS 198-1) with the SHA-3 functions, as Python's ``hmac.digest(key, m, "sha3_256")``.
+
+The key block ``K0 ^ ipad`` is one whole block of the sponge, and so is ``K0 ^ opad``: both
+are absorbed once, and every message's inner and outer hashes start from the states they
+leave.
+"""
+
+from __future__ import annotations
+
+from batchkeccak.algorithms import get_algorithm
+from batchkeccak.hashers import Hasher, plain_hasher
+from batchkeccak.inputs import readonly
+from batchkeccak.modes import params as checks
+from batchkeccak.modes.hashers import HmacHasher, mode_hasher, prefix_states
+from batchkeccak.modes.table import Mode
+
+IPAD = 0x36
+OPAD = 0x5C
+
+
+def _key_block(key: bytes, spec_name: str, rate: int) -> bytes:
+    """FIPS 198-1's K0: the key (hashed first if longer than a block), zero-filled to a block."""
+    if len(key) > rate:
+        key = plain_hasher(spec_name, threads=1).hash_one(key)
+    return key + b"\0" * (rate - len(key))
+
+
+def _xor(block: bytes, pad: int) -> bytes:
+    return bytes(b ^ pad for b in block)
+
+
+def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) -> Hasher:
+    spec = get_algorithm(mode.sponge)
+    out_len = checks.mode_length(mode, spec, length)
+    resolved = checks.keys(key, mode)
+    blocks = [_key_block(k, spec.name, spec.rate) for k in
+              (resolved if isinstance(resolved, list) else [resolved])]
+    inner = prefix_states(spec, [_xor(b, IPAD) for b in blocks], threads=threads)
+    outer = prefix_states(spec, [_xor(b, OPAD) for b in blocks], threads=threads)
+    return mode_hasher(
+        HmacHasher, mode, spec, out_len, threads, inner, None, outer_state=readonly(outer),
+        key_count=len(resolved) if isinstance(resolved, list) else None,
+    )

@@ -1,0 +1,68 @@
+"""Checking the parameters of the modes: keys, customization strings, lengths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak.algorithms import Algorithm
+from batchkeccak.hashers import output_length
+from batchkeccak.modes.table import Mode
+
+
+def as_bytes(value: object, argument: str) -> bytes:
+    """A bytes-like parameter as ``bytes``; TypeError naming ``argument`` otherwise."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        raise TypeError(
+            f"{argument} must be bytes-like, got str: encode it first "
+            "(for example value.encode('utf-8'))"
+        )
+    try:
+        view = memoryview(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{argument} must be bytes-like, got {type(value).__name__}") from None
+    if not view.c_contiguous:
+        raise ValueError(f"{argument} is not contiguous (a strided view): copy it first")
+    return view.tobytes()
+
+
+def keys(key: object, mode: Mode) -> bytes | list[bytes]:
+    """One key for the batch (bytes-like) or one per message (a list or tuple of them)."""
+    if key is None:
+        raise TypeError(f"{mode.name} requires key= (bytes-like, or one per message)")
+    if isinstance(key, (list, tuple)):
+        if not key:
+            raise ValueError(f"key is an empty sequence; {mode.name} needs one key per message")
+        return [as_bytes(k, f"key[{i}]") for i, k in enumerate(key)]
+    return as_bytes(key, "key")
+
+
+def mode_length(mode: Mode, spec: Algorithm, length: object) -> int:
+    """The output length: the row's digest size (HMAC), or the caller's ``length``."""
+    if mode.fixed_length:
+        if length is not None:
+            raise TypeError(f"{mode.name} always returns {spec.digest_size} bytes; drop length")
+        return spec.digest_size  # type: ignore[return-value]
+    if length is None:
+        raise TypeError(f"length is required for {mode.name} (output bytes, an int >= 0)")
+    return output_length(spec, length)
+
+
+def block_size(value: object) -> int:
+    """ParallelHash's chunk size B in bytes: a positive int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"block_size must be a positive int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"block_size must be >= 1 byte, got {value}")
+    return int(value)
+
+
+def check_names(mode: Mode, params: dict[str, object]) -> None:
+    """Refuse parameters the mode does not take, naming the ones it does."""
+    unknown = sorted(set(params) - set(mode.params))
+    if unknown:
+        raise TypeError(
+            f"{mode.name} takes no parameter(s) {', '.join(unknown)}; it takes "
+            f"{', '.join(mode.params) or 'none'} besides length and threads"
+        )

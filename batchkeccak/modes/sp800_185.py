@@ -1,0 +1,273 @@
+"""NIST SP 800-185 over the sponge: cSHAKE, KMAC, TupleHash and ParallelHash.
+
+Every construction here is cSHAKE: the sponge from the state that
+``bytepad(encode_string(N) || encode_string(S), rate)`` leaves, with domain byte 0x04. That
+prefix (and KMAC's padded key after it) is absorbed once; every message of a batch starts
+from the state it leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from batchkeccak import _parallel
+from batchkeccak.algorithms import Algorithm, get_algorithm
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import readonly, sequence_to_flat
+from batchkeccak.modes import params as checks
+from batchkeccak.modes.encoding import bytepad, encode_string, left_encode, right_encode
+from batchkeccak.modes.hashers import (
+    FramedHasher,
+    ModeHasher,
+    mode_hasher,
+    prefix_states,
+)
+from batchkeccak.modes.one_message import message_array
+from batchkeccak.modes.table import Mode, modes
+
+CSHAKE_DOMAIN = 0x04
+"""cSHAKE's domain bits 00, as the byte that starts the padding."""
+SHAKE_DOMAIN = 0x1F
+
+
+def cshake_prefix(spec: Algorithm, function_name: bytes, customization: bytes) -> bytes:
+    """``bytepad(encode_string(N) || encode_string(S), rate)``: what cSHAKE absorbs first."""
+    return bytepad(encode_string(function_name) + encode_string(customization), spec.rate)
+
+
+def _cshake_hasher(cls, mode: Mode, spec: Algorithm, length: int, threads: int,
+                   function_name: bytes, customization: bytes, extra: list[bytes] | bytes = b"",
+                   **fields: object) -> ModeHasher:
+    """A ``cls`` hasher starting from cSHAKE's prefix, then ``extra``: one whole-block string
+    for the batch, or a list of them, one per message."""
+    if not function_name and not customization and not extra:
+        # SP 800-185: cSHAKE with empty N and S is SHAKE.
+        return mode_hasher(cls, mode, spec, length, threads, None, SHAKE_DOMAIN, **fields)
+    head = cshake_prefix(spec, function_name, customization)
+    if isinstance(extra, list):
+        shared = prefix_states(spec, [head])
+        state = prefix_states(spec, extra, shared, threads)
+    else:
+        state = prefix_states(spec, [head + extra])
+    return mode_hasher(cls, mode, spec, length, threads, state, CSHAKE_DOMAIN, **fields)
+
+
+def _length_trailer(mode: Mode, length: int) -> bytes:
+    """``right_encode(L)`` (L in bits), or ``right_encode(0)`` for the XOF forms."""
+    return right_encode(0 if mode.xof else 8 * length)
+
+
+def build_cshake(mode: Mode, length: object, threads: int, *, customization: object = b"",
+                 function_name: object = b"") -> Hasher:
+    spec = get_algorithm(mode.sponge)
+    return _cshake_hasher(
+        ModeHasher, mode, spec, checks.mode_length(mode, spec, length), threads,
+        checks.as_bytes(function_name, "function_name"),
+        checks.as_bytes(customization, "customization"),
+    )
+
+
+def build_kmac(mode: Mode, length: object, threads: int, *, key: object = None,
+               customization: object = b"") -> Hasher:
+    spec = get_algorithm(mode.sponge)
+    out_len = checks.mode_length(mode, spec, length)
+    resolved = checks.keys(key, mode)
+    if isinstance(resolved, list):
+        padded: list[bytes] | bytes = [bytepad(encode_string(k), spec.rate) for k in resolved]
+    else:
+        padded = bytepad(encode_string(resolved), spec.rate)
+    return _cshake_hasher(
+        FramedHasher, mode, spec, out_len, threads, b"KMAC",
+        checks.as_bytes(customization, "customization"), padded,
+        trailer=_length_trailer(mode, out_len), length_prefix=False,
+        key_count=len(padded) if isinstance(padded, list) else None,
+    )
+
+
+class TupleHasher(FramedHasher):
+    """TupleHash: ``hash_flat`` hashes each message as a tuple of one string;
+    :meth:`hash_tuples` hashes tuples of any number of strings."""
+
+    __slots__ = ()
+
+    def hash_tuples(self, rows: Iterable[Sequence[object]]) -> np.ndarray:
+        """TupleHash of every row, a sequence of bytes-like strings: ``(N, output_length)``."""
+        encoded = []
+        for i, row in enumerate(rows):
+            if isinstance(row, (str, bytes, bytearray, memoryview)):
+                raise TypeError(
+                    f"rows[{i}] must be a sequence of byte strings, got a single "
+                    f"{type(row).__name__}; wrap it: [value]"
+                )
+            parts = []
+            for j, item in enumerate(row):
+                value = checks.as_bytes(item, f"rows[{i}][{j}]")
+                parts.append(left_encode(8 * len(value)))
+                parts.append(value)
+            parts.append(self.trailer)
+            encoded.append(b"".join(parts))
+        data, offsets = sequence_to_flat(encoded, argument="rows")
+        return Hasher.hash_flat(self, data, offsets)
+
+
+def build_tuplehash(mode: Mode, length: object, threads: int, *,
+                    customization: object = b"") -> Hasher:
+    spec = get_algorithm(mode.sponge)
+    out_len = checks.mode_length(mode, spec, length)
+    return _cshake_hasher(
+        TupleHasher, mode, spec, out_len, threads, b"TupleHash",
+        checks.as_bytes(customization, "customization"),
+        trailer=_length_trailer(mode, out_len), length_prefix=True,
+    )
+
+
+def tuplehash_many(
+    rows: Iterable[Sequence[object]],
+    algorithm: str | Hasher = "tuplehash_128",
+    *,
+    length: int | None = None,
+    customization: bytes = b"",
+    threads: int | None = None,
+) -> np.ndarray:
+    """TupleHash (NIST SP 800-185) of many tuples of byte strings.
+
+    Parameters
+    ----------
+    rows
+        An iterable of rows, each a sequence of bytes-like strings (any number, zero too).
+    algorithm
+        ``tuplehash_128``, ``tuplehash_256``, ``tuplehash_xof_128``, ``tuplehash_xof_256``,
+        or a hasher built for one of them.
+    length
+        Output bytes (required).
+    customization
+        SP 800-185's customization string S.
+    threads
+        Threads to use; None uses every core.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, length)`` uint8.
+
+    Examples
+    --------
+    >>> import batchkeccak as bk
+    >>> bk.tuplehash_many([[b"ab", b"c"], [b"a", b"bc"]], length=8).shape
+    (2, 8)
+    """
+    if isinstance(algorithm, Hasher):
+        resolved = algorithm if threads is None else algorithm.with_threads(threads)
+    else:
+        name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
+        mode = modes.get(name)  # type: ignore[arg-type]
+        if mode is None or mode.family != "tuplehash":
+            raise ValueError(
+                f"tuplehash_many needs a tuplehash_* algorithm, got {algorithm!r}; valid: "
+                f"{', '.join(n for n, m in modes.items() if m.family == 'tuplehash')}"
+            )
+        resolved = build_tuplehash(
+            mode, length, _parallel.resolve_threads(threads), customization=customization
+        )
+    if not isinstance(resolved, TupleHasher):
+        raise TypeError(f"tuplehash_many needs a tuplehash_* hasher, got {resolved.name}")
+    return resolved.hash_tuples(rows)
+
+
+# -- ParallelHash ---------------------------------------------------------------------------
+
+
+class ParallelHasher(ModeHasher):
+    """ParallelHash: cut each message into ``block_size``-byte chunks, hash the chunks as one
+    batch (SHAKE of each chunk, ``chunk_output`` bytes), then cSHAKE their concatenation."""
+
+    __slots__ = ("block_size", "trailer")
+
+    block_size: int
+    trailer: bytes
+
+    def hash_message(self, message: np.ndarray) -> bytes:
+        """The digest of one message (a read-only uint8 array), its chunks on every thread."""
+        size = message.shape[0]
+        chunks = -(-size // self.block_size)
+        offsets = np.minimum(np.arange(chunks + 1, dtype=np.int64) * self.block_size, size)
+        leaf = Hasher(get_algorithm(self.mode.sponge), self.mode.chunk_output, self.threads,
+                      domain=SHAKE_DOMAIN)
+        chaining = leaf.hash_flat(message, readonly(offsets))
+        node = b"".join(
+            [left_encode(self.block_size), chaining.tobytes(), right_encode(chunks), self.trailer]
+        )
+        return self.sponge_hasher(threads=1).hash_one(node)
+
+    def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
+        count = offsets.shape[0] - 1
+        if out is None:
+            out = np.empty((count, self.output_length), dtype=np.uint8)
+        for i in range(count):
+            digest = self.hash_message(data[offsets[i] : offsets[i + 1]])
+            out[i] = np.frombuffer(digest, dtype=np.uint8)
+        return out
+
+    def hash_one(self, message: object) -> bytes:
+        with message_array(message, "message") as array:
+            return self.hash_message(array)
+
+
+def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: object = 8192,
+                       customization: object = b"") -> Hasher:
+    spec = get_algorithm(mode.sponge)
+    out_len = checks.mode_length(mode, spec, length)
+    head = cshake_prefix(spec, b"ParallelHash", checks.as_bytes(customization, "customization"))
+    return mode_hasher(
+        ParallelHasher, mode, spec, out_len, threads, prefix_states(spec, [head]), CSHAKE_DOMAIN,
+        block_size=checks.block_size(block_size), trailer=_length_trailer(mode, out_len),
+    )
+
+
+def _parallelhash(name: str):
+    def parallelhash(data: object, block_size: int = 8192, length: int = 32,
+                     customization: bytes = b"", threads: int | None = None) -> bytes:
+        resolved = build_parallelhash(
+            modes[name], length, _parallel.resolve_threads(threads), block_size=block_size,
+            customization=customization,
+        )
+        with message_array(data) as array:
+            return resolved.hash_message(array)  # type: ignore[attr-defined]
+
+    parallelhash.__name__ = parallelhash.__qualname__ = name
+    parallelhash.__doc__ = f"""{name.replace('_', ' ').replace('xof ', 'XOF ')} (NIST SP 800-185)
+    of one message, its chunks hashed on every core.
+
+    Parameters
+    ----------
+    data
+        bytes-like, a numpy array (its raw bytes), or a path (``str`` or ``os.PathLike``:
+        the file is memory-mapped, not read into memory).
+    block_size
+        The chunk size B in bytes.
+    length
+        Output bytes.
+    customization
+        The customization string S.
+    threads
+        Threads to use; None uses every core. The GIL is released while hashing.
+
+    Returns
+    -------
+    bytes
+    """
+    return parallelhash
+
+
+parallelhash_128 = _parallelhash("parallelhash_128")
+parallelhash_256 = _parallelhash("parallelhash_256")
+parallelhash_xof_128 = _parallelhash("parallelhash_xof_128")
+parallelhash_xof_256 = _parallelhash("parallelhash_xof_256")
+
+__all__ = [
+    "build_cshake", "build_kmac", "build_parallelhash", "build_tuplehash",
+    "parallelhash_128", "parallelhash_256", "parallelhash_xof_128", "parallelhash_xof_256",
+    "tuplehash_many",
+]

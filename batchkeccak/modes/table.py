@@ -1,0 +1,71 @@
+"""The parameter table of the modes: constructions over the sponge rows of
+:mod:`batchkeccak.algorithms`, one row per name.
+
+Each row names its *family* (which construction, see :mod:`batchkeccak.modes`), the sponge
+row it runs on, and the parameters it takes; nothing else differs between, say,
+``kmac_128`` and ``kmac_xof_256``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One keyed, customized or tree mode over a sponge row."""
+
+    name: str
+    family: str
+    """``cshake``, ``kmac``, ``hmac``, ``tuplehash``, ``parallelhash``, ``kangarootwelve`` or
+    ``turboshake``."""
+    sponge: str
+    """The row of ``batchkeccak.algorithms`` the construction runs on."""
+    params: tuple[str, ...]
+    """Keyword parameters the mode takes besides ``length`` and ``threads``."""
+    xof: bool = False
+    """SP 800-185's XOF forms: the input ends with ``right_encode(0)`` instead of the length."""
+    chunk_output: int = 0
+    """Tree modes: bytes of each chunk's chaining value."""
+
+    @property
+    def fixed_length(self) -> bool:
+        """True when the output length is the sponge row's digest size (HMAC)."""
+        return self.family == "hmac"
+
+
+_SP800_185 = ("customization",)
+
+_TABLE = [
+    Mode("cshake_128", "cshake", "shake_128", ("customization", "function_name")),
+    Mode("cshake_256", "cshake", "shake_256", ("customization", "function_name")),
+    Mode("kmac_128", "kmac", "shake_128", ("key", "customization")),
+    Mode("kmac_256", "kmac", "shake_256", ("key", "customization")),
+    Mode("kmac_xof_128", "kmac", "shake_128", ("key", "customization"), xof=True),
+    Mode("kmac_xof_256", "kmac", "shake_256", ("key", "customization"), xof=True),
+    Mode("hmac_sha3_224", "hmac", "sha3_224", ("key",)),
+    Mode("hmac_sha3_256", "hmac", "sha3_256", ("key",)),
+    Mode("hmac_sha3_384", "hmac", "sha3_384", ("key",)),
+    Mode("hmac_sha3_512", "hmac", "sha3_512", ("key",)),
+    Mode("tuplehash_128", "tuplehash", "shake_128", _SP800_185),
+    Mode("tuplehash_256", "tuplehash", "shake_256", _SP800_185),
+    Mode("tuplehash_xof_128", "tuplehash", "shake_128", _SP800_185, xof=True),
+    Mode("tuplehash_xof_256", "tuplehash", "shake_256", _SP800_185, xof=True),
+    Mode("parallelhash_128", "parallelhash", "shake_128", ("block_size", "customization"),
+         chunk_output=32),
+    Mode("parallelhash_256", "parallelhash", "shake_256", ("block_size", "customization"),
+         chunk_output=64),
+    Mode("parallelhash_xof_128", "parallelhash", "shake_128", ("block_size", "customization"),
+         xof=True, chunk_output=32),
+    Mode("parallelhash_xof_256", "parallelhash", "shake_256", ("block_size", "customization"),
+         xof=True, chunk_output=64),
+    Mode("kt128", "kangarootwelve", "turboshake128", _SP800_185, chunk_output=32),
+    Mode("kt256", "kangarootwelve", "turboshake256", _SP800_185, chunk_output=64),
+    Mode("turboshake128", "turboshake", "turboshake128", ("domain",)),
+    Mode("turboshake256", "turboshake", "turboshake256", ("domain",)),
+]  # fmt: skip
+
+modes: Mapping[str, Mode] = MappingProxyType({mode.name: mode for mode in _TABLE})
+"""Every mode by name (``bk.hasher(name, **params)`` resolves each)."""

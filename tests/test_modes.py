@@ -1,0 +1,360 @@
+"""The modes against independent implementations: pycryptodome, Python's hmac, and the plain
+reference model in ``sp800_185_reference`` (over pycryptodome's cSHAKE / TurboSHAKE)."""
+
+from __future__ import annotations
+
+import hmac
+import pickle
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import sp800_185_reference as ref
+from Crypto.Hash import (
+    KMAC128,
+    KMAC256,
+    KangarooTwelve,
+    TupleHash128,
+    TupleHash256,
+    TurboSHAKE128,
+    TurboSHAKE256,
+    cSHAKE128,
+    cSHAKE256,
+)
+
+import batchkeccak as bk
+
+RATE = {128: 168, 256: 136}
+HMAC_RATES = {224: 144, 256: 136, 384: 104, 512: 72}
+
+
+def messages_for(seed, count=40, lengths=None):
+    rng = np.random.default_rng(seed)
+    if lengths is None:
+        lengths = [0, 1, 7, 135, 136, 137, 167, 168, 169, 500]
+        lengths += [int(n) for n in rng.integers(0, 700, size=count - len(lengths))]
+    return [rng.bytes(n) for n in lengths]
+
+
+def input_forms(messages):
+    """Every form hash_many accepts, holding the same messages."""
+    data = np.frombuffer(b"".join(messages), np.uint8)
+    offsets = np.concatenate([[0], np.cumsum([len(m) for m in messages])]).astype(np.int64)
+    yield "list", list(messages)
+    yield "tuple", tuple(messages)
+    yield "flat", bk.FlatMessages(data, offsets)
+    yield "arrow", pa.array(messages, pa.binary())
+    if len({len(m) for m in messages}) == 1:
+        yield "rows", np.frombuffer(b"".join(messages), np.uint8).reshape(len(messages), -1)
+
+
+def assert_rows(got, want, label=""):
+    assert got.shape[0] == len(want), label
+    bad = [i for i, w in enumerate(want) if got[i].tobytes() != w]
+    assert bad == [], f"{label}: wrong rows {bad[:5]} of {len(want)}"
+
+
+def keys_for(rate):
+    rng = np.random.default_rng(rate)
+    return [rng.bytes(n) for n in (0, 1, rate - 1, rate, rate + 1, 1000)]
+
+
+# -- cSHAKE ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_cshake_against_pycryptodome(bits):
+    module = cSHAKE128 if bits == 128 else cSHAKE256
+    messages = messages_for(bits)
+    for custom in (b"", b"Email Signature", bytes(range(256)) * 2):
+        want = [module.new(data=m, custom=custom).read(48) for m in messages]
+        for label, form in input_forms(messages):
+            for threads in (1, 2):
+                got = bk.hash_many(form, f"cshake_{bits}", length=48, customization=custom,
+                                   threads=threads)
+                assert_rows(got, want, f"{label} {threads} {custom[:5]!r}")
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_cshake_function_name_against_reference(bits):
+    messages = messages_for(bits + 1, count=12)
+    for name, custom in ((b"KMAC", b""), (b"x" * 200, b"S"), (b"N", b"")):
+        got = bk.hash_many(messages, f"cshake_{bits}", length=33, customization=custom,
+                           function_name=name)
+        assert_rows(got, [ref.cshake(bits, m, 33, name, custom) for m in messages])
+
+
+# -- KMAC ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_kmac_keys_of_every_size_against_reference_and_pycryptodome(bits):
+    messages = messages_for(bits + 2)
+    for key in keys_for(RATE[bits]):
+        for xof in (False, True):
+            name = f"kmac_xof_{bits}" if xof else f"kmac_{bits}"
+            want = [ref.kmac(bits, key, m, 32, b"ctx", xof) for m in messages]
+            got = bk.hash_many(messages, name, key=key, length=32, customization=b"ctx")
+            assert_rows(got, want, f"{name} key {len(key)}")
+            if not xof and len(key) >= 16:  # pycryptodome refuses shorter keys
+                module = KMAC128 if bits == 128 else KMAC256
+                assert_rows(got, [module.new(key=key, data=m, mac_len=32, custom=b"ctx").digest()
+                                  for m in messages])
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_kmac_every_input_form_and_thread_count(bits):
+    module = KMAC128 if bits == 128 else KMAC256
+    key = bytes(range(32))
+    messages = messages_for(bits + 3, count=70)
+    equal = messages_for(bits + 4, lengths=[64] * 100)
+    for batch in (messages, equal):
+        want = [module.new(key=key, data=m, mac_len=40).digest() for m in batch]
+        for label, form in input_forms(batch):
+            for threads in (1, 2):
+                got = bk.hash_many(form, f"kmac_{bits}", key=key, length=40, threads=threads)
+                assert_rows(got, want, f"{label} {threads}")
+
+
+def test_kmac_one_key_per_message():
+    messages = messages_for(5, count=1000)
+    keys = [bytes([i % 256]) * (i % 200) for i in range(1000)]
+    want = [ref.kmac(256, k, m, 32, b"") for k, m in zip(keys, messages)]
+    for threads in (1, 2):
+        for form in (messages, tuple(messages)):
+            got = bk.hash_many(form, "kmac_256", key=keys, length=32, threads=threads)
+            assert_rows(got, want, f"per-message keys, {threads} threads")
+    with pytest.raises(ValueError, match="1000 entries.*999 messages"):
+        bk.hash_many(messages[:999], "kmac_256", key=keys, length=32)
+    with pytest.raises(ValueError, match="1 entries.*2 messages"):
+        bk.hash_many([b"a", b"b"], "kmac_256", key=[b"k"], length=32)
+
+
+def test_kmac_messages_around_the_chunk_boundary():
+    messages = [bytes(range(256)) * 40 for _ in range(3)]
+    messages = [m[:n] for m, n in zip(messages * 3, (8191, 8192, 8193, 5 * 8192 + 100, 0))]
+    key = b"k" * 40
+    got = bk.hash_many(messages, "kmac_128", key=key, length=64)
+    assert_rows(got, [KMAC128.new(key=key, data=m, mac_len=64).digest() for m in messages])
+
+
+# -- HMAC ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [224, 256, 384, 512])
+def test_hmac_against_python_hmac(bits):
+    messages = messages_for(bits, count=50)
+    for key in keys_for(HMAC_RATES[bits]):
+        want = [hmac.digest(key, m, f"sha3_{bits}") for m in messages]
+        for label, form in input_forms(messages):
+            got = bk.hash_many(form, f"hmac_sha3_{bits}", key=key)
+            assert_rows(got, want, f"{label} key {len(key)}")
+    rows = messages_for(bits + 1, lengths=[32] * 100)  # equal short rows: the tile fill path
+    key = b"secret"
+    want = [hmac.digest(key, m, f"sha3_{bits}") for m in rows]
+    for label, form in input_forms(rows):
+        for threads in (1, 2):
+            assert_rows(bk.hash_many(form, f"hmac_sha3_{bits}", key=key, threads=threads), want,
+                        f"{label} {threads}")
+
+
+def test_hmac_per_message_keys():
+    messages = messages_for(9, count=100)
+    keys = [bytes([i]) * (i * 3) for i in range(100)]
+    got = bk.hash_many(messages, "hmac_sha3_256", key=keys)
+    assert_rows(got, [hmac.digest(k, m, "sha3_256") for k, m in zip(keys, messages)])
+
+
+# -- TupleHash -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_tuplehash_against_pycryptodome_and_reference(bits):
+    module = TupleHash128 if bits == 128 else TupleHash256
+    rng = np.random.default_rng(bits)
+    rows = [[rng.bytes(int(n)) for n in rng.integers(0, 300, size=int(k))]
+            for k in rng.integers(0, 6, size=60)]
+    rows += [[b"ab", b"c"], [b"a", b"bc"], [], [b""], [b"", b""]]
+    for custom in (b"", b"My Tuple App"):
+        want = []
+        for row in rows:
+            h = module.new(digest_bytes=32, custom=custom)
+            for item in row:
+                h.update(item)
+            want.append(h.digest())
+        for threads in (1, 2):
+            got = bk.tuplehash_many(rows, f"tuplehash_{bits}", length=32, customization=custom,
+                                    threads=threads)
+            assert_rows(got, want)
+        xof = bk.tuplehash_many(rows, f"tuplehash_xof_{bits}", length=64, customization=custom)
+        assert_rows(xof, [ref.tuplehash(bits, row, 64, custom, xof=True) for row in rows])
+    assert bk.tuplehash_many([[b"ab", b"c"]], length=16)[0].tobytes() != bk.tuplehash_many(
+        [[b"a", b"bc"]], length=16)[0].tobytes()
+
+
+def test_tuplehash_against_reference():
+    # Includes SP 800-185's TupleHashXOF256 inputs (samples #5, #6).
+    items = [bytes.fromhex("000102"), bytes.fromhex("101112131415")]
+    for row in (items, items + [bytes.fromhex("202122232425262728")]):
+        got = bk.tuplehash_many([row], "tuplehash_xof_256", length=64, customization=b"My Tuple App")
+        assert got[0].tobytes() == ref.tuplehash(256, row, 64, b"My Tuple App", xof=True)
+
+
+def test_tuplehash_of_single_messages_through_hash_many():
+    messages = messages_for(11, count=20)
+    got = bk.hash_many(messages, "tuplehash_128", length=32)
+    assert_rows(got, [ref.tuplehash(128, [m], 32, b"") for m in messages])
+
+
+# -- ParallelHash ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_parallelhash_against_reference(bits):
+    rng = np.random.default_rng(bits)
+    for size in (0, 1, 8191, 8192, 8193, 3 * 8192 + 77):
+        data = rng.bytes(size)
+        for block, custom, xof in ((8192, b"", False), (1000, b"Parallel Data", True), (8, b"", False)):
+            name = f"parallelhash_xof_{bits}" if xof else f"parallelhash_{bits}"
+            want = ref.parallelhash(bits, data, block, 40, custom, xof)
+            for threads in (1, 2):
+                got = getattr(bk, name)(data, block_size=block, length=40, customization=custom,
+                                        threads=threads)
+                assert got == want, (size, block, xof, threads)
+
+
+# -- TurboSHAKE and KangarooTwelve -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_turboshake_domains_against_pycryptodome(bits):
+    module = TurboSHAKE128 if bits == 128 else TurboSHAKE256
+    messages = messages_for(bits + 5)
+    for domain in (0x01, 0x06, 0x07, 0x0B, 0x1F, 0x7F):
+        want = [module.new(data=m, domain=domain).read(40) for m in messages]
+        for label, form in input_forms(messages):
+            got = bk.hash_many(form, f"turboshake{bits}", length=40, domain=domain)
+            assert_rows(got, want, f"{label} {domain:#x}")
+
+
+def test_kt128_against_pycryptodome_around_the_chunk_boundary():
+    rng = np.random.default_rng(12)
+    sizes = [0, 1, 8191 - 2, 8190, 8191, 8192, 8193, 2 * 8192, 5 * 8192 + 1000, 40 * 8192 + 3]
+    messages = [rng.bytes(n) for n in sizes]
+    for custom in (b"", b"C", b"x" * 9000):
+        want = [KangarooTwelve.new(data=m, custom=custom).read(32) for m in messages]
+        for threads in (1, 2):
+            for m, w in zip(messages, want):
+                assert bk.kt128(m, customization=custom, threads=threads) == w, len(m)
+            for label, form in input_forms(messages):
+                got = bk.hash_many(form, "kt128", length=32, customization=custom, threads=threads)
+                assert_rows(got, want, f"{label} {threads} {len(custom)}")
+
+
+def test_kt_many_short_messages_and_kt256():
+    messages = messages_for(13, count=300)
+    want = [KangarooTwelve.new(data=m, custom=b"app").read(32) for m in messages]
+    for label, form in input_forms(messages):
+        assert_rows(bk.hash_many(form, "kt128", length=32, customization=b"app"), want, label)
+    got = bk.hash_many(messages[:40] + [b"z" * 20000], "kt256", length=64, customization=b"app")
+    assert_rows(got, [ref.kangarootwelve(256, m, b"app", 64) for m in messages[:40] + [b"z" * 20000]])
+
+
+@pytest.mark.slow
+def test_kt128_of_many_chunks_with_threads():
+    data = np.random.default_rng(3).bytes(200 * 8192 + 5)
+    want = KangarooTwelve.new(data=data).read(32)
+    for threads in (1, 2):
+        assert bk.kt128(data, threads=threads) == want
+
+
+# -- The hasher: table, errors, secrecy ------------------------------------------------------
+
+
+def test_every_mode_resolves_through_hasher():
+    for name, mode in bk.modes.items():
+        params = {"key": b"k"} if "key" in mode.params else {}
+        length = None if mode.family == "hmac" else 16
+        h = bk.hasher(name, length=length, threads=1, **params)
+        assert h.name == name
+        assert bk.hash_many([b"abc"], h).shape == (1, h.output_length)
+        assert h.hash_one(b"abc") == bk.hash_many([b"abc"], h)[0].tobytes()
+
+
+def test_keyed_hashers_never_show_or_lose_the_key():
+    key = b"super secret key material"
+    for name in ("kmac_256", "hmac_sha3_256"):
+        length = 32 if name.startswith("kmac") else None
+        h = bk.hasher(name, key=key, length=length, threads=1)
+        text = repr(h) + str(h)
+        assert "secret" not in text and key.hex() not in text and name in text
+        again = pickle.loads(pickle.dumps(h))
+        assert bk.hash_many([b"m"], again)[0].tobytes() == bk.hash_many([b"m"], h)[0].tobytes()
+        with pytest.raises(AttributeError):
+            h.trailer = b""
+        assert again.with_threads(2).threads == 2
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: bk.hasher("kmac_256", key="text", length=32), TypeError, "key must be bytes-like, got str"),
+        (lambda: bk.hasher("kmac_256", key=[b"a", "b"], length=32), TypeError, r"key\[1\]"),
+        (lambda: bk.hasher("kmac_256", key=[], length=32), ValueError, "empty sequence"),
+        (lambda: bk.hasher("kmac_256", length=32), TypeError, "requires key"),
+        (lambda: bk.hasher("kmac_256", key=b"k"), TypeError, "length is required for kmac_256"),
+        (lambda: bk.hasher("kmac_256", key=b"k", length=-1), ValueError, "length must be >= 0"),
+        (lambda: bk.hasher("hmac_sha3_256", key=b"k", length=16), TypeError, "always returns 32"),
+        (lambda: bk.hasher("hmac_sha3_256", key=None), TypeError, "requires key"),
+        (lambda: bk.hasher("turboshake128", length=8, domain=0), ValueError, r"domain must be in \[0x01, 0x7F\]"),
+        (lambda: bk.hasher("turboshake128", length=8, domain=0x80), ValueError, "domain must be in"),
+        (lambda: bk.hasher("turboshake128", length=8, domain="x"), TypeError, "domain must be an int"),
+        (lambda: bk.hasher("cshake_128", length=8, customization="x"), TypeError, "customization must be bytes-like"),
+        (lambda: bk.hasher("cshake_128", length=8, key=b"k"), TypeError, "takes no parameter.*key"),
+        (lambda: bk.hasher("sha3_256", key=b"k"), TypeError, "takes no parameter"),
+        (lambda: bk.parallelhash_128(b"x", block_size=0), ValueError, "block_size must be >= 1"),
+        (lambda: bk.kt128(12345), TypeError, "data must be bytes-like, a numpy array or a path"),
+        (lambda: bk.kt128("/nonexistent/file.bin"), OSError, "/nonexistent/file.bin"),
+        (lambda: bk.tuplehash_many([b"ab"], length=8), TypeError, r"rows\[0\] must be a sequence"),
+        (lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8), ValueError, "needs a tuplehash_"),
+        (lambda: bk.tuplehash_many([[b"a"]], "cshake_128", length=8), ValueError, "tuplehash"),
+    ],
+)
+def test_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_arrow_column_keyed_with_nulls():
+    from batchkeccak.arrow import hash_array
+
+    column = pa.chunked_array([["ada@example.org", None, ""], ["grace@example.org"]])
+    key = b"k" * 32
+    got = hash_array(column, "kmac_256", key=key, length=32)
+    values = column.to_pylist()
+    assert got.null_count == 1 and got.to_pylist()[1] is None
+    for value, digest in zip(values, got.to_pylist()):
+        if value is not None:
+            assert digest == KMAC256.new(key=key, data=value.encode(), mac_len=32).digest()
+
+
+def test_hash_rows_tuplehash_encoding():
+    from batchkeccak.arrow import hash_rows
+
+    table = pa.table({
+        "email": ["ada@example.org", "", "g" * 300],
+        "age": pa.array([36, 41, 7], pa.int32()),
+        "blob": pa.array([b"\x00", b"ab", b""], pa.binary()),
+    })
+    got = hash_rows(table, ["email", "age", "blob"], "tuplehash_256", length=32,
+                    customization=b"rows", encoding="tuplehash")
+    for i, digest in enumerate(got.to_pylist()):
+        fields = [table["email"][i].as_py().encode(),
+                  int(table["age"][i].as_py()).to_bytes(4, "little"), table["blob"][i].as_py()]
+        assert digest == ref.tuplehash(256, fields, 32, b"rows")
+    with pytest.raises(ValueError, match="nulls"):
+        hash_rows(pa.table({"a": ["x", None]}), "a", "tuplehash_128", length=8, encoding="tuplehash")
+    with pytest.raises(ValueError, match="tuplehash_"):
+        hash_rows(table, "email", "sha3_256", encoding="tuplehash")
+    with pytest.raises(ValueError, match="encoding must be"):
+        hash_rows(table, "email", encoding="json")
