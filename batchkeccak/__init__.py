@@ -49,12 +49,12 @@ __all__ = [
     "kt128",
     "kt256",
     "modes",
+    "new",
     "parallelhash_128",
     "parallelhash_256",
     "parallelhash_xof_128",
     "parallelhash_xof_256",
     "tuplehash_many",
-    "new",
     "warmup",
 ]
 __all__.extend(algorithms)  # the hashlib-style constructors, one per row of the table

@@ -202,7 +202,7 @@ def _prefetch_block(data, pos, rate):
 
 
 @njit(cache=CACHE_KERNELS, nogil=True, inline="always")
-def _load_le64(data, pos):
+def load_le64(data, pos):
     # Unsigned indices skip numba's negative-index wraparound, which lets LLVM fold these
     # eight byte loads into one unaligned 64-bit load.
     p = np.uint64(pos)
@@ -220,7 +220,7 @@ def _load_le64(data, pos):
 
 @njit(cache=CACHE_KERNELS, nogil=True, inline="always")
 def _store_le64(flat, pos, word):
-    # The mirror of _load_le64: eight byte stores that LLVM merges into one.
+    # The mirror of load_le64: eight byte stores that LLVM merges into one.
     p = np.uint64(pos)
     flat[p] = np.uint8(word & _BYTE)
     flat[p + _U[1]] = np.uint8((word >> _U[8]) & _BYTE)
@@ -254,14 +254,14 @@ def _absorb_block(
         _prefetch_block(data, pos + rate, rate)
     if fresh:
         for k in range(whole_words):
-            lanes[at] = initial[initial_row, k] ^ _load_le64(data, pos + 8 * k)
+            lanes[at] = initial[initial_row, k] ^ load_le64(data, pos + 8 * k)
             at += stride
         for k in range(whole_words, LANE_COUNT):
             lanes[at] = initial[initial_row, k]
             at += stride
     else:
         for k in range(whole_words):
-            lanes[at] ^= _load_le64(data, pos + 8 * k)
+            lanes[at] ^= load_le64(data, pos + 8 * k)
             at += stride
     if remaining >= rate:
         return
@@ -274,12 +274,12 @@ def _absorb_block(
     lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
 
 
-_SKIP = -(1 << 40)
-"""A lane position that ``_absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
+SKIP_LANE = -(1 << 40)
+"""A lane position that ``absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
 
 
 @njit(cache=CACHE_KERNELS, nogil=True)
-def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
+def absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
     """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
     and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
 
@@ -297,13 +297,13 @@ def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
     for k in range(grouped_words, rate_words):
         at = k * width + lane
         if p0 >= 0:
-            tile[at] ^= _load_le64(data, p0 + 8 * k)
+            tile[at] ^= load_le64(data, p0 + 8 * k)
         if p1 >= 0:
-            tile[at + 1] ^= _load_le64(data, p1 + 8 * k)
+            tile[at + 1] ^= load_le64(data, p1 + 8 * k)
         if p2 >= 0:
-            tile[at + 2] ^= _load_le64(data, p2 + 8 * k)
+            tile[at + 2] ^= load_le64(data, p2 + 8 * k)
         if p3 >= 0:
-            tile[at + 3] ^= _load_le64(data, p3 + 8 * k)
+            tile[at + 3] ^= load_le64(data, p3 + 8 * k)
     # Past the end of a message a prefetch is a harmless no-op.
     if p0 >= 0:
         _prefetch_block(data, p0 + rate, rate)
@@ -316,7 +316,7 @@ def _absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
 
 
 @njit(cache=CACHE_KERNELS, nogil=True, inline="always")
-def _squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
+def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
     ``first_word`` on (the words before it are left to the caller)."""
     whole_words = count >> 3
@@ -361,7 +361,7 @@ def _finish_single(
             )
         state_permute(lanes, first_round)
         q = p - final
-        _squeeze_block(
+        squeeze_block(
             lanes, 0, 1, out.reshape(-1), message * out_len + q * rate,
             min(rate, out_len - q * rate),
         )
@@ -463,7 +463,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                     lane_block[lane] += run
         if steady > 0:
             for group in range(0, width, 4):
-                _absorb_whole_blocks_4(
+                absorb_whole_blocks_4(
                     tile, group, data, zeros, positions[group], positions[group + 1],
                     positions[group + 2], positions[group + 3], rate,
                 )
@@ -483,7 +483,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                         positions[lane] = lane_start[lane] + p * rate
                         whole += 1
                     else:
-                        positions[lane] = _SKIP
+                        positions[lane] = SKIP_LANE
                 if whole >= 2:
                     for lane in range(group, group + 4):
                         if positions[lane] >= 0 and lane_block[lane] == 0:
@@ -491,7 +491,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                             row = _initial_row(initial, lane_message[lane])
                             for k in range(LANE_COUNT):
                                 tile[k * width + lane] = initial[row, k]
-                    _absorb_whole_blocks_4(
+                    absorb_whole_blocks_4(
                         tile, group, data, zeros, positions[group], positions[group + 1],
                         positions[group + 2], positions[group + 3], rate,
                     )
@@ -517,7 +517,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
             p = lane_block[lane]
             q = p - lane_final[lane]
             if q >= 0:
-                _squeeze_block(
+                squeeze_block(
                     tile, lane, width, flat_out, m * out_len + q * rate,
                     min(rate, out_len - q * rate),
                 )
@@ -595,14 +595,14 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 )
         for k in range(grouped_words, whole_words):
             for j in range(width):
-                tile[k * width + j] = _load_le64(data, base + j * length + 8 * k)
+                tile[k * width + j] = load_le64(data, base + j * length + 8 * k)
         for j in range(width):
             at = base + j * length + 8 * whole_words
             if tail == 0:
                 word = suffix_word
             elif at + 8 <= data.shape[0]:
                 # Read a whole word and keep the message's bytes: cheaper than a byte loop.
-                word = (_load_le64(data, at) & tail_mask) | suffix_word
+                word = (load_le64(data, at) & tail_mask) | suffix_word
             else:
                 word = suffix_word
                 for b in range(tail):
@@ -630,7 +630,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 )
         if grouped_out_words * 8 < out_len:
             for j in range(width):
-                _squeeze_block(
+                squeeze_block(
                     tile, j, width, flat_out, (first + j) * out_len, out_len, grouped_out_words
                 )
 

@@ -39,11 +39,11 @@ from batchkeccak.permutation import (
     tile_permute,
 )
 from batchkeccak.sponge import (
-    _SKIP,
     MIN_TILE_LANES,
-    _absorb_whole_blocks_4,
-    _load_le64,
-    _squeeze_block,
+    SKIP_LANE,
+    absorb_whole_blocks_4,
+    load_le64,
+    squeeze_block,
 )
 
 _PAD_LAST_BYTE = np.uint8(0x80)
@@ -66,7 +66,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
     zeros = np.zeros(32, dtype=np.uint8)
     lane_job = np.full(width, -1, dtype=np.int64)
     lane_left = np.zeros(width, dtype=np.int64)
-    positions = np.full(width, _SKIP, dtype=np.int64)
+    positions = np.full(width, SKIP_LANE, dtype=np.int64)
     taken = 0
     busy = 0
     while True:
@@ -91,7 +91,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
                 run = min(run, lane_left[lane])
         for _ in range(run):
             for group in range(0, width, 4):
-                _absorb_whole_blocks_4(
+                absorb_whole_blocks_4(
                     tile, group, data, zeros, positions[group], positions[group + 1],
                     positions[group + 2], positions[group + 3], rate,
                 )
@@ -109,7 +109,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
                 for k in range(LANE_COUNT):
                     states[state, k] = tile[k * width + lane]
                 lane_job[lane] = -1
-                positions[lane] = _SKIP
+                positions[lane] = SKIP_LANE
                 busy -= 1
 
     lanes = np.empty(LANE_COUNT, dtype=np.uint64)
@@ -151,12 +151,12 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
         block[count] ^= np.uint8(suffix)
         block[rate - 1] ^= _PAD_LAST_BYTE
         for k in range(rate_words):
-            lanes[k] ^= _load_le64(block, 8 * k)
+            lanes[k] ^= load_le64(block, 8 * k)
         state_permute(lanes, first_round)
         produced = 0
         while True:
             count = min(rate, out_len - produced)
-            _squeeze_block(lanes, 0, 1, flat_out, i * out_len + produced, count)
+            squeeze_block(lanes, 0, 1, flat_out, i * out_len + produced, count)
             produced += count
             if produced >= out_len:
                 break
@@ -198,7 +198,7 @@ def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending
             lane_offset[lane] = offset + take
             if waiting + take == rate:
                 lane_stitch[lane] = True
-                positions[lane] = _SKIP
+                positions[lane] = SKIP_LANE
                 return True
         else:
             whole = remaining // rate
@@ -214,7 +214,7 @@ def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending
         if lane_offset[lane] == piece_len[piece]:
             lane_piece[lane] = piece + 1
             lane_offset[lane] = 0
-    positions[lane] = _SKIP
+    positions[lane] = SKIP_LANE
     return False
 
 
@@ -243,7 +243,7 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
     lane_offset = np.zeros(width, dtype=np.int64)
     lane_left = np.zeros(width, dtype=np.int64)
     lane_stitch = np.zeros(width, dtype=np.bool_)
-    positions = np.full(width, _SKIP, dtype=np.int64)
+    positions = np.full(width, SKIP_LANE, dtype=np.int64)
     taken = 0
     busy = 0
     while True:
@@ -277,13 +277,13 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
                 row = pending[state]
                 at = np.uint64(lane)
                 for k in range(rate_words):
-                    tile[at] ^= _load_le64(row, 8 * k)
+                    tile[at] ^= load_le64(row, 8 * k)
                     at += np.uint64(width)
             else:
                 steps = min(steps, lane_left[lane])
         for _ in range(steps):
             for group in range(0, width, 4):
-                _absorb_whole_blocks_4(
+                absorb_whole_blocks_4(
                     tile, group, data, zeros, positions[group], positions[group + 1],
                     positions[group + 2], positions[group + 3], rate,
                 )
@@ -325,7 +325,7 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
             if lane_stitch[lane]:
                 row = pending[state]
                 for k in range(rate_words):
-                    lanes[k] ^= _load_le64(row, 8 * k)
+                    lanes[k] ^= load_le64(row, 8 * k)
                 state_permute(lanes, first_round)
                 lane_stitch[lane] = False
                 pending_len[state] = 0

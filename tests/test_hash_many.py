@@ -441,7 +441,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
         for block in range(3):
             for lane in range(0, W, 4):
                 positions = starts[lane : lane + 4] + block * rate
-                sponge._absorb_whole_blocks_4(tile, lane, data, zeros, *positions, rate)
+                sponge.absorb_whole_blocks_4(tile, lane, data, zeros, *positions, rate)
             sponge.tile_permute(tile, spare, 0)
         assert np.array_equal(tile, want), rate
 
@@ -461,13 +461,13 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
             positions = [5 + 301 * j for j in range(4)]
             for j in range(4):
                 if j in skipped:
-                    positions[j] = sponge._SKIP
+                    positions[j] = sponge.SKIP_LANE
                 else:
                     sponge._absorb_block(
                         want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False,
                         ZERO_STATE, 0,
                     )
             zeros_before = zeros.copy()
-            sponge._absorb_whole_blocks_4(tile, 4, data, zeros, *positions, rate)
+            sponge.absorb_whole_blocks_4(tile, 4, data, zeros, *positions, rate)
             assert np.array_equal(tile, want), (rate, skipped)
             assert np.array_equal(zeros, zeros_before)

@@ -266,10 +266,10 @@ def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
 
 def bench_absorb(ctx: Context) -> Workload:
     from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.inputs import to_flat
     from batchkeccak.permutation import TILE_WIDTH
     from batchkeccak.sponge import hash_queue
-    from batchkeccak.hashers import ZERO_STATE
 
     config = ctx.config
     algorithm = config.algorithm
