@@ -28,21 +28,6 @@ _MIN_BLOCKS_PER_THREAD = 2048
 """Below this many blocks for each extra thread, starting it costs more than it saves."""
 
 
-def _as_bytes_view(data: object, argument: str) -> memoryview:
-    if isinstance(data, str):
-        raise TypeError(
-            f"{argument} is a str: strings must be encoded before hashing "
-            "(for example s.encode('utf-8'))"
-        )
-    try:
-        view = memoryview(data)  # type: ignore[arg-type]
-    except TypeError:
-        raise TypeError(f"{argument} must be a bytes-like object, got {type(data).__name__}") from None
-    if not view.c_contiguous:
-        raise ValueError(f"{argument} is not C-contiguous; copy it first")
-    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
-
-
 def _as_array(view: memoryview) -> np.ndarray:
     return _readonly(np.frombuffer(view, dtype=np.uint8)) if view.nbytes else _EMPTY
 
@@ -147,7 +132,7 @@ class KeccakHash:
 
     def update(self, data: object) -> None:
         """Absorb ``data`` (any bytes-like object) after what was given before."""
-        view = _as_bytes_view(data, "data")
+        view = message_view(data, "data")
         rate = self._spec.rate
         buffered = len(self._buffer)
         if buffered + view.nbytes < rate:
