@@ -63,17 +63,30 @@ def _set_column(table: pa.Table, name: str, values) -> pa.Table:
     return table.append_column(name, values)
 
 
+# The closures below are shipped to the workers by value (cloudpickle), with the globals they
+# name. They call these module-level functions, which travel by reference and are imported
+# on the worker, so a worker always runs this module's own code, whatever the driver's
+# globals hold.
+
+
+def _add_column_digests(batch: pa.Table, resolved, column: str, name, hex, threads) -> pa.Table:
+    if column not in batch.column_names:
+        raise ValueError(
+            f"column: no column named {column!r}; the dataset has {batch.column_names}"
+        )
+    digests = hash_array(batch.column(column), resolved, hex=hex, threads=_worker_threads(threads))
+    return _set_column(batch, name, digests)
+
+
+def _add_row_digests(batch: pa.Table, resolved, selected, name, hex, threads) -> pa.Table:
+    digests = arrow_hash_rows(batch, selected, resolved, hex=hex, threads=_worker_threads(threads))
+    return _set_column(batch, name, digests)
+
+
 def _column_function(resolved, column: str, name, hex, threads):
     # A closure rather than fn_kwargs or a partial, so no repr ever shows the parameters.
     def add_digests(batch: pa.Table) -> pa.Table:
-        if column not in batch.column_names:
-            raise ValueError(
-                f"column: no column named {column!r}; the dataset has {batch.column_names}"
-            )
-        digests = hash_array(
-            batch.column(column), resolved, hex=hex, threads=_worker_threads(threads)
-        )
-        return _set_column(batch, name, digests)
+        return _add_column_digests(batch, resolved, column, name, hex, threads)
 
     add_digests.__name__ = add_digests.__qualname__ = f"{resolved.name}_digests"
     return add_digests
@@ -198,10 +211,7 @@ def hash_rows(
     _check_output(name)
 
     def add_row_digests(batch: pa.Table) -> pa.Table:
-        digests = arrow_hash_rows(
-            batch, selected, resolved, hex=hex, threads=_worker_threads(threads)
-        )
-        return _set_column(batch, name, digests)
+        return _add_row_digests(batch, resolved, selected, name, hex, threads)
 
     add_row_digests.__name__ = add_row_digests.__qualname__ = f"row_{resolved.name}_digests"
     return ds.map_batches(add_row_digests, batch_format="pyarrow", zero_copy_batch=True)

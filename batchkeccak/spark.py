@@ -101,10 +101,25 @@ def _resolve(algorithm, length, params):
     return hasher(algorithm, length=length, threads=1, **params)
 
 
+# The closures below are shipped to the workers by value (cloudpickle), with the globals they
+# name. They call these module-level functions, which travel by reference and are imported
+# on the worker, so a worker always runs this module's own code, whatever the driver's
+# globals hold.
+
+
+def _column_digests(values: pa.Array, resolved, hex, threads) -> pa.Array:
+    return hash_array(values, resolved, hex=hex, threads=_task_threads(threads))
+
+
+def _row_digests(arrays, columns, resolved, hex, threads) -> pa.Array:
+    batch = pa.RecordBatch.from_arrays(list(arrays), names=list(columns))
+    return arrow_hash_rows(batch, None, resolved, hex=hex, threads=_task_threads(threads))
+
+
 def _digest_function(resolved, hex, threads):
     # A closure, not functools.partial: a partial's repr would show the keyword values (a key).
     def digests(values: pa.Array) -> pa.Array:
-        return hash_array(values, resolved, hex=hex, threads=_task_threads(threads))
+        return _column_digests(values, resolved, hex, threads)
 
     digests.__name__ = digests.__qualname__ = resolved.name
     return digests
@@ -112,8 +127,7 @@ def _digest_function(resolved, hex, threads):
 
 def _row_digest_function(resolved, columns, hex, threads):
     def row_digests(*arrays: pa.Array) -> pa.Array:
-        batch = pa.RecordBatch.from_arrays(list(arrays), names=list(columns))
-        return arrow_hash_rows(batch, None, resolved, hex=hex, threads=_task_threads(threads))
+        return _row_digests(arrays, columns, resolved, hex, threads)
 
     row_digests.__name__ = row_digests.__qualname__ = f"row_{resolved.name}"
     return row_digests
@@ -312,48 +326,55 @@ def hash_rows(
     return _with_digests(df, name, compute, selected, out_type, _use_arrow_udf)
 
 
-def _sql_function(spec: Algorithm):
-    def check_values(values: pa.Array) -> None:
-        if not (
-            pa.types.is_string(values.type)
-            or pa.types.is_large_string(values.type)
-            or pa.types.is_binary(values.type)
-            or pa.types.is_large_binary(values.type)
-        ):
-            raise TypeError(
-                f"{spec.name}(): the first argument must be a string or binary column, "
-                f"got Arrow type {values.type}"
-            )
+def _check_sql_values(spec: Algorithm, values: pa.Array) -> None:
+    if not (
+        pa.types.is_string(values.type)
+        or pa.types.is_large_string(values.type)
+        or pa.types.is_binary(values.type)
+        or pa.types.is_large_binary(values.type)
+    ):
+        raise TypeError(
+            f"{spec.name}(): the first argument must be a string or binary column, "
+            f"got Arrow type {values.type}"
+        )
 
+
+def _sql_fixed_digests(spec: Algorithm, values: pa.Array) -> pa.Array:
+    _check_sql_values(spec, values)
+    return hash_array(values, spec, threads=_task_threads(None))
+
+
+def _sql_xof_digests(spec: Algorithm, values: pa.Array, lengths: pa.Array) -> pa.Array:
+    import numpy as np
+
+    _check_sql_values(spec, values)
+    threads = _task_threads(None)
+    distinct = [n for n in lengths.unique().to_pylist() if n is not None]
+    if len(distinct) == 1 and lengths.null_count == 0:
+        # The usual case, a literal length: the whole batch in one call.
+        return hash_array(values, spec, length=int(distinct[0]), threads=threads)
+    result = pa.nulls(len(values), pa.binary())
+    indices_by_row = np.arange(len(values))
+    for n in distinct:
+        rows = pa.array(indices_by_row[np.asarray(lengths.fill_null(0)) == n])
+        digests = hash_array(values.take(rows), spec, length=int(n), threads=threads)
+        mask = np.zeros(len(values), dtype=bool)
+        mask[rows.to_numpy()] = True
+        result = pc.replace_with_mask(result, pa.array(mask), digests.cast(pa.binary()))
+    return result
+
+
+def _sql_function(spec: Algorithm):
     if not spec.xof:
 
         def fixed_digests(values: pa.Array) -> pa.Array:
-            check_values(values)
-            return hash_array(values, spec, threads=_task_threads(None))
+            return _sql_fixed_digests(spec, values)
 
         fixed_digests.__name__ = fixed_digests.__qualname__ = spec.name
         return fixed_digests
 
     def xof_digests(values: pa.Array, lengths: pa.Array) -> pa.Array:
-        import numpy as np
-
-        check_values(values)
-        threads = _task_threads(None)
-        distinct = [n for n in lengths.unique().to_pylist() if n is not None]
-        if len(distinct) == 1 and lengths.null_count == 0:
-            # The usual case, a literal length: the whole batch in one call.
-            return hash_array(values, spec, length=int(distinct[0]), threads=threads)
-        result = pa.nulls(len(values), pa.binary())
-        indices_by_row = np.arange(len(values))
-        for n in distinct:
-            rows = pa.array(indices_by_row[np.asarray(lengths.fill_null(0)) == n])
-            digests = hash_array(values.take(rows), spec, length=int(n), threads=threads)
-            mask = np.zeros(len(values), dtype=bool)
-            mask[rows.to_numpy()] = True
-            result = pc.replace_with_mask(
-                result, pa.array(mask), digests.cast(pa.binary())
-            )
-        return result
+        return _sql_xof_digests(spec, values, lengths)
 
     xof_digests.__name__ = xof_digests.__qualname__ = spec.name
     return xof_digests

@@ -56,6 +56,8 @@ def test_stdin_and_xof_length():
         (["hash", "-a", "md5", "x"], "unknown algorithm 'md5'"),
         (["hash", "-a", "shake_128", "x"], "--length is required"),
         (["hash", "-a", "sha3_256", "--length", "8", "x"], "always returns 32 bytes"),
+        (["hash", "-a", "kt128", "--length", "-1", "x"], "--length"),
+        (["hash", "-a", "kt128", "--lines", "x"], "--lines cannot be combined with -a kt128"),
     ],
 )
 def test_errors_are_reported_with_status_2(argv, message, capsys):
@@ -260,3 +262,32 @@ def test_bad_option_shows_the_subcommand_usage():
     done = run_cli("--bogus")
     assert done.returncode == 2
     assert b"usage: batchkeccak hash" in done.stderr and b"unrecognized arguments: --bogus" in done.stderr
+
+
+@pytest.mark.slow
+def test_tree_modes_hash_big_files_like_sha3sum(tmp_path):
+    from Crypto.Hash import KangarooTwelve
+    from sp800_185_reference import kangarootwelve
+
+    contents = {"empty": b"", "abc": b"abc", "big.bin": os.urandom(40 * 8192 + 3)}
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+    names = list(contents)
+    done = run_cli("-a", "kt128", *names, "missing", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == b"".join(
+        gnu_line(KangarooTwelve.new(data=contents[n]).read(32).hex(), n) for n in names
+    )
+    assert done.stderr == b"batchkeccak: missing: No such file or directory\n"
+    done = run_cli("-a", "kt256", "--length", "64", "--tag", "big.bin", cwd=tmp_path)
+    want = kangarootwelve(256, contents["big.bin"], b"", 64).hex()
+    assert done.stdout == gnu_line(want, "big.bin", tag="KT256")
+    piped = run_cli("-a", "kt128", stdin=contents["big.bin"])
+    assert piped.stdout == gnu_line(KangarooTwelve.new(data=contents["big.bin"]).read(32).hex(), "-")
+    (tmp_path / "SUMS").write_bytes(run_cli("-a", "kt128", *names, cwd=tmp_path).stdout)
+    assert run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path).stdout == (
+        b"empty: OK\nabc: OK\nbig.bin: OK\n"
+    )
+    (tmp_path / "abc").write_bytes(b"abd")
+    checked = run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path)
+    assert checked.returncode == 1 and b"abc: FAILED\n" in checked.stdout

@@ -4,6 +4,7 @@ reference model in ``sp800_185_reference`` (over pycryptodome's cSHAKE / TurboSH
 from __future__ import annotations
 
 import hmac
+import io
 import pickle
 
 import numpy as np
@@ -266,6 +267,53 @@ def test_kt128_of_many_chunks_with_threads():
     want = KangarooTwelve.new(data=data).read(32)
     for threads in (1, 2):
         assert bk.kt128(data, threads=threads) == want
+
+
+class TrickleReader(io.RawIOBase):
+    """A pipe-like binary stream: each ``readinto`` returns fewer bytes than asked for, a
+    different number each time."""
+
+    def __init__(self, data: bytes, seed: int) -> None:
+        self._data = memoryview(data)
+        self._position = 0
+        self._rng = np.random.default_rng(seed)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        step = int(self._rng.integers(1, 3 * 8192))
+        got = min(step, len(buffer), len(self._data) - self._position)
+        buffer[:got] = self._data[self._position : self._position + got]
+        self._position += got
+        return got
+
+
+def test_kt_of_a_file_object_read_in_pieces(tmp_path):
+    rng = np.random.default_rng(21)
+    sizes = [0, 1, 8191, 8192, 8193, 3 * 8192, 3 * 8192 + 1, 7 * 8192 + 4000]
+    for custom in (b"", b"C" * 8190, b"x" * 9000):
+        for n in sizes:
+            data = rng.bytes(n)
+            want = KangarooTwelve.new(data=data, custom=custom).read(32)
+            assert bk.kt128(io.BytesIO(data), customization=custom) == want, n
+            assert bk.kt128(TrickleReader(data, n), customization=custom) == want, n
+            for read_bytes in (8192, 2 * 8192, 5 * 8192):
+                hasher = bk.hasher("kt128", length=32, customization=custom)
+                got = hasher.hash_stream(TrickleReader(data, read_bytes), read_bytes=read_bytes)
+                assert got == want, (n, len(custom), read_bytes)
+            kt256_want = ref.kangarootwelve(256, data, custom, 64)
+            assert bk.kt256(TrickleReader(data, 7), customization=custom, length=64) == kt256_want
+    path = tmp_path / "big.bin"
+    path.write_bytes(rng.bytes(20 * 8192 + 77))
+    with open(path, "rb") as handle:
+        assert bk.kt128(handle) == bk.kt128(path) == bk.kt128(path.read_bytes())
+
+
+def test_kt_refuses_a_stream_it_cannot_read(tmp_path):
+    path = tmp_path / "out.bin"
+    with open(path, "wb") as handle, pytest.raises(TypeError, match="binary file object opened for reading"):
+        bk.kt128(handle)
 
 
 # -- The hasher: table, errors, secrecy ------------------------------------------------------

@@ -2,10 +2,14 @@
 
 Inputs are generated from the publications' short patterns; expected outputs are transcribed
 with their source named: "SP 800-185 <construction>_samples.pdf, Sample #n" (the NIST
-Computer Security Resource Center's example files) and RFC 9861 section 5. The RFC 9861
-values and the cSHAKE-free SP 800-185 samples are also carried by pycryptodome's
-``Crypto/SelfTest/Hash`` (test_KMAC.py, test_TupleHash.py, test_TurboSHAKE.py,
-test_KangarooTwelve.py), from which they were copied.
+Computer Security Resource Center's example files) and RFC 9861 section 5.
+
+Where the values were copied from: pycryptodome's ``Crypto/SelfTest/Hash`` (test_KMAC.py,
+test_TupleHash.py, test_TurboSHAKE.py, test_KangarooTwelve.py) for KMAC, TupleHash,
+TurboSHAKE and KT128. The samples pycryptodome does not carry (ParallelHash and its XOF form,
+TupleHashXOF, KT256) were taken from the test suites of Bouncy Castle
+(ParallelHashTest.java, TupleHashTest.java) and noble-hashes, and each value was checked
+against a second, independent suite before it was written here.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ TUPLE_APP = b"My Tuple App"
 TUPLE_2 = [bytes.fromhex("000102"), bytes.fromhex("101112131415")]
 TUPLE_3 = TUPLE_2 + [bytes.fromhex("202122232425262728")]
 PARALLEL_24 = bytes.fromhex("000102030405060710111213141516172021222324252627")
+# 00 01 .. 0B, 10 11 .. 1B, .. 50 51 .. 5B: the 72-byte message of samples #3 and #6
+PARALLEL_72 = bytes(16 * row + column for row in range(6) for column in range(12))
+PARALLEL_DATA = b"Parallel Data"
 
 CSHAKE_SAMPLES = [
     # (sample, bits, data, N, S, expected)
@@ -92,23 +99,47 @@ TUPLEHASH_SAMPLES = [
     (4, "tuplehash_xof_256", TUPLE_2, b"",
      ("03ded4610ed6450a1e3f8bc44951d14fbc384ab0efe57b000df6b6df5aae7cd5"
       "68e77377daf13f37ec75cf5fc598b6841d51dd207c991cd45d210ba60ac52eb9")),
-    # TupleHashXOF256 samples #5 and #6 are checked against the reference model in
-    # test_modes.py (test_tuplehash_against_reference): their values are not transcribed here.
+    (5, "tuplehash_xof_256", TUPLE_2, TUPLE_APP,
+     ("6483cb3c9952eb20e830af4785851fc597ee3bf93bb7602c0ef6a65d741aeca7"
+      "e63c3b128981aa05c6d27438c79d2754bb1b7191f125d6620fca12ce658b2442")),
+    (6, "tuplehash_xof_256", TUPLE_3, TUPLE_APP,
+     ("0c59b11464f2336c34663ed51b2b950bec743610856f36c28d1d088d8a2446284"
+      "dd09830a6a178dc752376199fae935d86cfdee5913d4922dfd369b66a53c897")),
 ]
 
 PARALLELHASH_SAMPLES = [
-    # (sample, name, data, S, expected): SP 800-185 ParallelHash_samples.pdf, B = 8
-    (1, "parallelhash_128", PARALLEL_24, b"", "ba8dc1d1d979331d3f813603c67f72609ab5e44b94a0b8f9af46514454a2b4f5"),
-    (2, "parallelhash_128", PARALLEL_24, b"Parallel Data",
+    # (sample, name, data, B, S, expected): SP 800-185 ParallelHash_samples.pdf and
+    # ParallelHashXOF_samples.pdf
+    (1, "parallelhash_128", PARALLEL_24, 8, b"",
+     "ba8dc1d1d979331d3f813603c67f72609ab5e44b94a0b8f9af46514454a2b4f5"),
+    (2, "parallelhash_128", PARALLEL_24, 8, PARALLEL_DATA,
      "fc484dcb3f84dceedc353438151bee58157d6efed0445a81f165e495795b7206"),
-    (4, "parallelhash_256", PARALLEL_24, b"",
+    (3, "parallelhash_128", PARALLEL_72, 12, PARALLEL_DATA,
+     "f7fd5312896c6685c828af7e2adb97e393e7f8d54e3c2ea4b95e5aca3796e8fc"),
+    (4, "parallelhash_256", PARALLEL_24, 8, b"",
      ("bc1ef124da34495e948ead207dd9842235da432d2bbc54b4c110e64c45110553"
       "1b7f2a3e0ce055c02805e7c2de1fb746af97a1dd01f43b824e31b87612410429")),
-    (5, "parallelhash_256", PARALLEL_24, b"Parallel Data",
+    (5, "parallelhash_256", PARALLEL_24, 8, PARALLEL_DATA,
      ("cdf15289b54f6212b4bc270528b49526006dd9b54e2b6add1ef6900dda3963bb"
       "33a72491f236969ca8afaea29c682d47a393c065b38e29fae651a2091c833110")),
-    # Samples #3 and #6 (a longer message) are not transcribed here; the reference model
-    # covers longer messages in test_modes.py.
+    (6, "parallelhash_256", PARALLEL_72, 12, PARALLEL_DATA,
+     ("69d0fcb764ea055dd09334bc6021cb7e4b61348dff375da262671cdec3effa8d"
+      "1b4568a6cce16b1cad946ddde27f6ce2b8dee4cd1b24851ebf00eb90d43813e9")),
+    (1, "parallelhash_xof_128", PARALLEL_24, 8, b"",
+     "fe47d661e49ffe5b7d999922c062356750caf552985b8e8ce6667f2727c3c8d3"),
+    (2, "parallelhash_xof_128", PARALLEL_24, 8, PARALLEL_DATA,
+     "ea2a793140820f7a128b8eb70a9439f93257c6e6e79b4a540d291d6dae7098d7"),
+    (3, "parallelhash_xof_128", PARALLEL_72, 12, PARALLEL_DATA,
+     "0127ad9772ab904691987fcc4a24888f341fa0db2145e872d4efd255376602f0"),
+    (4, "parallelhash_xof_256", PARALLEL_24, 8, b"",
+     ("c10a052722614684144d28474850b410757e3cba87651ba167a5cbddff7f4666"
+      "75fbf84bcae7378ac444be681d729499afca667fb879348bfdda427863c82f1c")),
+    (5, "parallelhash_xof_256", PARALLEL_24, 8, PARALLEL_DATA,
+     ("538e105f1a22f44ed2f5cc1674fbd40be803d9c99bf5f8d90a2c8193f3fe6ea7"
+      "68e5c1a20987e2c9c65febed03887a51d35624ed12377594b5585541dc377efc")),
+    (6, "parallelhash_xof_256", PARALLEL_72, 12, PARALLEL_DATA,
+     ("6b3e790b330c889a204c2fbc728d809f19367328d852f4002dc829f73afd6bce"
+      "fb7fe5b607b13a801c0be5c1170bdb794e339458fdb0e62a6af3d42558970249")),
 ]
 
 RFC9861_VECTORS = [
@@ -163,6 +194,24 @@ RFC9861_VECTORS = [
     ('kt128', ('ptn', 8192), 0, None, 32, None, "48f256f6772f9edfb6a8b661ec92dc93b95ebd05a08a17b39ae3490870c926c3"),  # ptn_8192
     ('kt128', ('ptn', 8192), 8189, None, 32, None, "3ed12f70fb05ddb58689510ab3e4d23c6c6033849aa01e1d8c220a297fedcd0b"),  # ptn_8192_8189
     ('kt128', ('ptn', 8192), 8190, None, 32, None, "6a7c1b6a5cd0d8c9ca943a4a216cc64604559a2ea45f78570a15253d67ba00ae"),  # ptn_8192_8190
+    ('kt256', ('ptn', 0), 0, None, 64, None, "b23d2e9cea9f4904e02bec06817fc10ce38ce8e93ef4c89e6537076af8646404e3e8b68107b8833a5d30490aa33482353fd4adc7148ecb782855003aaebde4a9"),  # zero_1
+    ('kt256', ('ptn', 0), 0, None, 128, None, "b23d2e9cea9f4904e02bec06817fc10ce38ce8e93ef4c89e6537076af8646404e3e8b68107b8833a5d30490aa33482353fd4adc7148ecb782855003aaebde4a9b0925319d8ea1e121a609821ec19efea89e6d08daee1662b69c840289f188ba860f55760b61f82114c030c97e5178449608ccd2cd2d919fc7829ff69931ac4d0"),  # zero_2
+    ('kt256', ('ptn', 0), 0, None, 10064, 64, "ad4a1d718cf950506709a4c33396139b4449041fc79a05d68da35f1e453522e056c64fe94958e7085f2964888259b9932752f3ccd855288efee5fcbb8b563069"),  # zero_3
+    ('kt256', ('ptn', 1), 0, None, 64, None, "0d005a194085360217128cf17f91e1f71314efa5564539d444912e3437efa17f82db6f6ffe76e781eaa068bce01f2bbf81eacb983d7230f2fb02834a21b1ddd0"),  # ptn_1
+    ('kt256', ('ptn', 17), 0, None, 64, None, "1ba3c02b1fc514474f06c8979978a9056c8483f4a1b63d0dccefe3a28a2f323e1cdcca40ebf006ac76ef0397152346837b1277d3e7faa9c9653b19075098527b"),  # ptn_17
+    ('kt256', ('ptn', 289), 0, None, 64, None, "de8ccbc63e0f133ebb4416814d4c66f691bbf8b6a61ec0a7700f836b086cb029d54f12ac7159472c72db118c35b4e6aa213c6562caaa9dcc518959e69b10f3ba"),  # ptn_17_2
+    ('kt256', ('ptn', 4913), 0, None, 64, None, "647efb49fe9d717500171b41e7f11bd491544443209997ce1c2530d15eb1ffbb598935ef954528ffc152b1e4d731ee2683680674365cd191d562bae753b84aa5"),  # ptn_17_3
+    ('kt256', ('ptn', 83521), 0, None, 64, None, "b06275d284cd1cf205bcbe57dccd3ec1ff6686e3ed15776383e1f2fa3c6ac8f08bf8a162829db1a44b2a43ff83dd89c3cf1ceb61ede659766d5ccf817a62ba8d"),  # ptn_17_4
+    ('kt256', ('ptn', 1419857), 0, None, 64, None, "9473831d76a4c7bf77ace45b59f1458b1673d64bcd877a7c66b2664aa6dd149e60eab71b5c2bab858c074ded81ddce2b4022b5215935c0d4d19bf511aeeb0772"),  # ptn_17_5
+    ('kt256', ('ptn', 24137569), 0, None, 64, None, "0652b740d78c5e1f7c8dcc1777097382768b7ff38f9a7a20f29f413bb1b3045b31a5578f568f911e09cf44746da84224a5266e96a4a535e871324e4f9c7004da"),  # ptn_17_6
+    ('kt256', ('ptn', 0), 1, None, 64, None, "9280f5cc39b54a5a594ec63de0bb99371e4609d44bf845c2f5b8c316d72b159811f748f23e3fabbe5c3226ec96c62186df2d33e9df74c5069ceecbb4dd10eff6"),  # ptn_c_1
+    ('kt256', ('ff', 1), 41, None, 64, None, "47ef96dd616f200937aa7847e34ec2feae8087e3761dc0f8c1a154f51dc9ccf845d7adbce57ff64b639722c6a1672e3bf5372d87e00aff89be97240756998853"),  # ptn_c_41
+    ('kt256', ('ff', 3), 1681, None, 64, None, "3b48667a5051c5966c53c5d42b95de451e05584e7806e2fb765eda959074172cb438a9e91dde337c98e9c41bed94c4e0aef431d0b64ef2324f7932caa6f54969"),  # ptn_c_41_2
+    ('kt256', ('ff', 7), 68921, None, 64, None, "e0911cc00025e1540831e266d94add9b98712142b80d2629e643aac4efaf5a3a30a88cbf4ac2a91a2432743054fbcc9897670e86ba8cec2fc2ace9c966369724"),  # ptn_c_41_3
+    ('kt256', ('ptn', 8191), 0, None, 64, None, "3081434d93a4108d8d8a3305b89682cebedc7ca4ea8a3ce869fbb73cbe4a58eef6f24de38ffc170514c70e7ab2d01f03812616e863d769afb3753193ba045b20"),  # ptn_8191
+    ('kt256', ('ptn', 8192), 0, None, 64, None, "c6ee8e2ad3200c018ac87aaa031cdac22121b412d07dc6e0dccbb53423747e9a1c18834d99df596cf0cf4b8dfafb7bf02d139d0c9035725adc1a01b7230a41fa"),  # ptn_8192
+    ('kt256', ('ptn', 8192), 8189, None, 64, None, "74e47879f10a9c5d11bd2da7e194fe57e86378bf3c3f7448eff3c576a0f18c5caae0999979512090a7f348af4260d4de3c37f1ecaf8d2c2c96c1d16c64b12496"),  # ptn_8192_8189
+    ('kt256', ('ptn', 8192), 8190, None, 64, None, "f4b5908b929ffe01e0f79ec2f21243d41a396b2e7303a6af1d6399cd6c7a0a2dd7c4f607e8277f9c9b1cb4ab9ddc59d4b92d1fc7558441f1832c3279a4241b8b"),  # ptn_8192_8190
 ]
 
 
@@ -187,15 +236,16 @@ def test_tuplehash_samples(sample, name, items, custom, expected):
     assert got[0].tobytes().hex() == expected
 
 
-@pytest.mark.parametrize("sample,name,data,custom,expected", PARALLELHASH_SAMPLES)
-def test_parallelhash_samples(sample, name, data, custom, expected):
+@pytest.mark.parametrize("sample,name,data,block_size,custom,expected", PARALLELHASH_SAMPLES)
+def test_parallelhash_samples(sample, name, data, block_size, custom, expected):
     length = len(expected) // 2
+    params = {"block_size": block_size, "length": length, "customization": custom}
     one_message = getattr(bk, name)
-    assert one_message(data, block_size=8, length=length, customization=custom).hex() == expected
-    got = bk.hash_many([data], name, block_size=8, length=length, customization=custom)
+    assert one_message(data, **params).hex() == expected
+    got = bk.hash_many([data, data[:block_size]], name, **params)
     assert got[0].tobytes().hex() == expected
     bits = int(name[-3:])
-    assert ref.parallelhash(bits, data, 8, length, custom).hex() == expected
+    assert ref.parallelhash(bits, data, block_size, length, custom, xof="xof" in name).hex() == expected
 
 
 def _rfc_message(spec):
@@ -214,7 +264,7 @@ def test_rfc9861_vectors(function, message, custom, domain, length, tail, expect
         params = {} if domain is None else {"domain": domain}
         got = bk.hash_many([data], function, length=length, **params)[0].tobytes()
     else:
-        got = bk.kt128(data, customization=ptn(custom), length=length)
+        got = getattr(bk, function)(data, customization=ptn(custom), length=length)
         batch = bk.hash_many([data, b""], function, length=length, customization=ptn(custom))
         assert batch[0].tobytes() == got
     if tail is not None:
@@ -222,15 +272,7 @@ def test_rfc9861_vectors(function, message, custom, domain, length, tail, expect
     assert got.hex() == expected
 
 
-KT256_EMPTY = (
-    # RFC 9861 section 5: KT256(M=ptn(0 bytes), C=ptn(0 bytes), 64)
-    "b23d2e9cea9f4904e02bec06817fc10ce38ce8e93ef4c89e6537076af8646404"
-    "e3e8b68107b8833a5d30490aa33482353fd4adc7148ecb782855003aaebde4a9"
-)
-
-
-def test_kt256_empty_vector_and_reference_model():
-    assert bk.kt256(b"", length=64).hex() == KT256_EMPTY
+def test_kt256_reference_model_agrees():
     for n, custom in ((1, 0), (17**3, 0), (8191, 0), (8192, 0), (17**4, 41), (0, 41**2)):
         want = ref.kangarootwelve(256, ptn(n), ptn(custom), 64)
         assert bk.kt256(ptn(n), customization=ptn(custom), length=64) == want, (n, custom)

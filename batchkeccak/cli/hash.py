@@ -18,11 +18,33 @@ TAGS = {
     "sha3_512": "SHA3-512", "shake_128": "SHAKE128", "shake_256": "SHAKE256",
     "keccak_224": "KECCAK-224", "keccak_256": "KECCAK-256", "keccak_384": "KECCAK-384",
     "keccak_512": "KECCAK-512", "turboshake128": "TURBOSHAKE128",
-    "turboshake256": "TURBOSHAKE256",
+    "turboshake256": "TURBOSHAKE256", "kt128": "KT128", "kt256": "KT256",
 }  # fmt: skip
 """The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``)."""
 
 _CHECK_ONLY = ("quiet", "status", "strict", "warn", "ignore_missing")
+
+TREE_DEFAULT_LENGTH = 32
+"""Output bytes of ``-a kt128`` / ``-a kt256`` without ``--length`` (``batchkeccak.kt128``'s
+default)."""
+
+
+class TreeMode:
+    """``-a kt128`` / ``-a kt256``: each file is one message of the tree mode, read in pieces
+    and its leaves hashed on every core. Has the attributes of a table row this command
+    reads."""
+
+    xof = True
+    digest_size = TREE_DEFAULT_LENGTH
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def digest(self, stream, length: int | None) -> bytes:
+        import batchkeccak as bk
+
+        function = bk.kt128 if self.name == "kt128" else bk.kt256
+        return function(stream, length=TREE_DEFAULT_LENGTH if length is None else length)
 
 
 def strict_usage(parser) -> None:
@@ -54,9 +76,12 @@ def register(subparsers) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to hash; - or none: stdin")
     parser.add_argument(
         "-a", "--algorithm", default="sha3_256",
-        help="default sha3_256; also sha3sum's 224, 256, 384, 512, and keccak256",
+        help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, and the tree "
+        "modes kt128 and kt256 (one big file on every core)",
     )
-    parser.add_argument("--length", type=int, help="output bytes for shake/turboshake")
+    parser.add_argument("--length", type=int,
+                        help="output bytes for shake/turboshake (required) and kt128/kt256 "
+                        f"(default {TREE_DEFAULT_LENGTH})")
     parser.add_argument("-c", "--check", action="store_true",
                         help="read digests from the FILEs and check them")
     parser.add_argument("--tag", action="store_true",
@@ -82,10 +107,13 @@ def register(subparsers) -> None:
 
 
 def resolve_algorithm(name: str):
-    """The table row for ``-a``: a table name, sha3sum's bit counts, or ``keccak256``."""
+    """The table row for ``-a`` (a table name, sha3sum's bit counts, or ``keccak256``), or a
+    :class:`TreeMode`."""
     from batchkeccak.algorithms import get_algorithm
 
     key = name.lower().replace("-", "_")
+    if key in ("kt128", "kt256"):
+        return TreeMode(key)
     if key in ("224", "256", "384", "512"):
         key = f"sha3_{key}"
     elif key.startswith("keccak") and key[6:].isdigit():
@@ -98,12 +126,16 @@ def resolve_algorithm(name: str):
 
 
 def run(args) -> int:
+    from batchkeccak.algorithms import get_algorithm
     from batchkeccak.cli import CommandError
     from batchkeccak.hashers import output_length
 
     try:
         spec = resolve_algorithm(args.algorithm)
-        if not (args.check and spec.xof and args.length is None):
+        if isinstance(spec, TreeMode):
+            if args.length is not None:
+                output_length(get_algorithm("shake_128"), args.length)
+        elif not (args.check and spec.xof and args.length is None):
             output_length(spec, args.length)  # --check reads an XOF's length from each line
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc).replace("length ", "--length ", 1)) from None
@@ -118,6 +150,8 @@ def run(args) -> int:
         raise CommandError("the --zero option is not supported when verifying checksums")
     if args.lines and (args.check or args.tag or args.zero):
         raise CommandError("--lines cannot be combined with --check, --tag or --zero")
+    if args.lines and isinstance(spec, TreeMode):
+        raise CommandError(f"--lines cannot be combined with -a {spec.name}: hash files with it")
     if args.lines:
         return _hash_lines(args, spec)
     output = _Output()
@@ -182,13 +216,33 @@ def _digest_stdin(spec, length: int | None) -> bytes:
     from batchkeccak.files import file_digest
 
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    if isinstance(spec, TreeMode):
+        return spec.digest(stream, length)
     return file_digest(stream, spec.name).digest(length)
+
+
+def _digest_tree(names: list[str], spec: TreeMode, length: int | None) -> list:
+    """Digests (bytes) or OSErrors of ``names`` in a tree mode, one file at a time (its
+    leaves are the batch); ``-`` is stdin."""
+    results: list = []
+    for name in names:
+        try:
+            if name == "-":
+                results.append(_digest_stdin(spec, length))
+                continue
+            with open(name, "rb") as stream:
+                results.append(spec.digest(stream, length))
+        except OSError as exc:
+            results.append(exc)
+    return results
 
 
 def _digest_names(names: list[str], spec, length: int | None) -> list:
     """Digests (bytes) or OSErrors of ``names``, in order; ``-`` is stdin."""
     import batchkeccak as bk
 
+    if isinstance(spec, TreeMode):
+        return _digest_tree(names, spec, length)
     results: list = []
     files = [name for name in names if name != "-"]
     found = iter(bk.hash_files(files, spec.name, length=length, errors="collect") if files else [])

@@ -29,6 +29,9 @@ LEAF_DOMAIN = 0x0B
 FINAL_NODE_DOMAIN = 0x06
 _FINAL_NODE_MARK = b"\x03" + b"\0" * 7
 _FINAL_NODE_END = b"\xff\xff"
+STREAM_READ_BYTES = 16 << 20
+"""Bytes read from a file object per piece by :meth:`KangarooTwelveHasher.hash_stream`:
+2048 leaves, enough to keep every core busy, small enough to bound memory."""
 
 
 class KangarooTwelveHasher(ModeHasher):
@@ -45,28 +48,37 @@ class KangarooTwelveHasher(ModeHasher):
         size = message.shape[0]
         if size + len(trailer) <= CHUNK_SIZE:
             return self.sponge_hasher(threads=1).hash_one(message.tobytes() + trailer)
-        spec = self.algorithm
-        chunk_output = self.mode.chunk_output
-        leaf = Hasher(spec, chunk_output, self.threads, domain=LEAF_DOMAIN)
-        whole_in_message = size // CHUNK_SIZE
-        if whole_in_message >= 1:
-            # S_0 and the leaves that lie inside the message are read in place.
-            first = message[:CHUNK_SIZE].tobytes()
-            offsets = np.arange(1, whole_in_message + 1, dtype=np.int64) * CHUNK_SIZE
-            inner = leaf.hash_flat(message, readonly(offsets)).tobytes()
-            rest = message[whole_in_message * CHUNK_SIZE :].tobytes() + trailer
-        else:
-            joined = message.tobytes() + trailer
-            first, inner, rest = joined[:CHUNK_SIZE], b"", joined[CHUNK_SIZE:]
-        # What is left (the message's last partial chunk and the trailer) is copied.
-        tail = [rest[i : i + CHUNK_SIZE] for i in range(0, len(rest), CHUNK_SIZE)]
-        data, offsets = sequence_to_flat(tail)
-        chaining = inner + leaf.with_threads(1).hash_flat(data, offsets).tobytes()
-        leaves = len(chaining) // chunk_output
-        node = b"".join(
-            [first, _FINAL_NODE_MARK, chaining, length_encode(leaves), _FINAL_NODE_END]
-        )
-        return self.sponge_hasher(domain=FINAL_NODE_DOMAIN, threads=1).hash_one(node)
+        tree = _Tree(self, trailer)
+        tree.absorb(message)
+        return tree.finish()
+
+    def hash_stream(self, stream: object, read_bytes: int = STREAM_READ_BYTES) -> bytes:
+        """KT of ``stream`` read to its end (a binary file object), in ``read_bytes`` pieces.
+
+        Only one piece is held in memory at a time (and 1/256 of the data as chaining
+        values), so a pipe or a file that changes size while it is read is hashed as
+        exactly the bytes read.
+        """
+        readinto = _binary_reader(stream)
+        trailer = self.trailer
+        tree = _Tree(self, trailer)
+        buffer = np.empty(max(CHUNK_SIZE, read_bytes // CHUNK_SIZE * CHUNK_SIZE), dtype=np.uint8)
+        view = memoryview(buffer)
+        filled = 0
+        while True:
+            got = readinto(view[filled:])
+            if got is None:
+                raise BlockingIOError("the stream must be blocking: readinto returned None")
+            if not got:
+                break
+            filled += got
+            if filled == buffer.shape[0]:
+                tree.absorb(readonly(buffer))
+                filled = 0
+        if not tree.started and filled + len(trailer) <= CHUNK_SIZE:
+            return self.sponge_hasher(threads=1).hash_one(buffer[:filled].tobytes() + trailer)
+        tree.absorb(readonly(buffer[:filled]))
+        return tree.finish()
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         count = offsets.shape[0] - 1
@@ -94,6 +106,79 @@ class KangarooTwelveHasher(ModeHasher):
             return self.hash_tree(array, self.trailer)
 
 
+def _binary_reader(stream: object):
+    """``stream.readinto``, after checking that ``stream`` is a readable binary file object."""
+    readinto = getattr(stream, "readinto", None)
+    readable = getattr(stream, "readable", None)
+    if readinto is None or readable is None or not readable():
+        raise TypeError(
+            f"data must be bytes-like, a numpy array, a path or a binary file object opened "
+            f"for reading, got {type(stream).__name__}"
+        )
+    return readinto
+
+
+class _Tree:
+    """One KT tree fed in pieces: S_0, then each whole 8192-byte chunk after it as a leaf,
+    hashed in batches as the pieces arrive; :meth:`finish` adds the trailer and the final
+    node. Only used when S is longer than one chunk."""
+
+    def __init__(self, hasher: KangarooTwelveHasher, trailer: bytes) -> None:
+        self._hasher = hasher
+        self._trailer = trailer
+        self._leaf = Hasher(hasher.algorithm, hasher.mode.chunk_output, hasher.threads,
+                            domain=LEAF_DOMAIN)
+        self._first = bytearray()  # S_0: the first 8192 bytes
+        self._partial = bytearray()  # a chunk after S_0 that is not whole yet
+        self._chaining: list[bytes] = []
+
+    @property
+    def started(self) -> bool:
+        return bool(self._first)
+
+    def absorb(self, piece: np.ndarray) -> None:
+        """Append ``piece`` (a read-only uint8 array) to the message."""
+        taken = 0
+        if len(self._first) < CHUNK_SIZE:
+            taken = min(CHUNK_SIZE - len(self._first), piece.shape[0])
+            self._first += piece[:taken].tobytes()
+        if self._partial:
+            more = min(CHUNK_SIZE - len(self._partial), piece.shape[0] - taken)
+            self._partial += piece[taken : taken + more].tobytes()
+            taken += more
+            if len(self._partial) < CHUNK_SIZE:
+                return
+            self._chaining.append(self._leaf.with_threads(1).hash_one(bytes(self._partial)))
+            self._partial = bytearray()
+        whole = (piece.shape[0] - taken) // CHUNK_SIZE
+        if whole:
+            # The leaves that lie whole inside the piece are hashed where they lie.
+            offsets = taken + np.arange(whole + 1, dtype=np.int64) * CHUNK_SIZE
+            self._chaining.append(self._leaf.hash_flat(piece, readonly(offsets)).tobytes())
+            taken += whole * CHUNK_SIZE
+        self._partial += piece[taken:].tobytes()
+
+    def finish(self) -> bytes:
+        """The digest, once the whole message is absorbed."""
+        rest = bytes(self._partial) + self._trailer
+        first = bytes(self._first)
+        if len(first) < CHUNK_SIZE:
+            # The trailer completes S_0 (the message was shorter than one chunk).
+            cut = CHUNK_SIZE - len(first)
+            first, rest = first + rest[:cut], rest[cut:]
+        # What is left (the message's last partial chunk and the trailer) is copied.
+        tail = [rest[i : i + CHUNK_SIZE] for i in range(0, len(rest), CHUNK_SIZE)]
+        if tail:
+            data, offsets = sequence_to_flat(tail)
+            self._chaining.append(self._leaf.with_threads(1).hash_flat(data, offsets).tobytes())
+        chaining = b"".join(self._chaining)
+        leaves = len(chaining) // self._hasher.mode.chunk_output
+        node = b"".join(
+            [first, _FINAL_NODE_MARK, chaining, length_encode(leaves), _FINAL_NODE_END]
+        )
+        return self._hasher.sponge_hasher(domain=FINAL_NODE_DOMAIN, threads=1).hash_one(node)
+
+
 def build_kangarootwelve(mode: Mode, length: object, threads: int, *,
                          customization: object = b"") -> Hasher:
     spec = get_algorithm(mode.sponge)
@@ -118,6 +203,8 @@ def _kangarootwelve(name: str):
         resolved = build_kangarootwelve(
             modes[name], length, _parallel.resolve_threads(threads), customization=customization
         )
+        if hasattr(data, "readinto"):
+            return resolved.hash_stream(data)  # type: ignore[attr-defined]
         with message_array(data) as array:
             return resolved.hash_tree(array, resolved.trailer)  # type: ignore[attr-defined]
 
@@ -128,8 +215,11 @@ def _kangarootwelve(name: str):
     Parameters
     ----------
     data
-        bytes-like, a numpy array (its raw bytes), or a path (``str`` or ``os.PathLike``:
-        the file is memory-mapped, not read into memory).
+        bytes-like, a numpy array (its raw bytes), a path (``str`` or ``os.PathLike``: the
+        file is memory-mapped, not read into memory), or a binary file object opened for
+        reading (``open(path, "rb")``, ``sys.stdin.buffer``), read to its end in 16 MiB
+        pieces. Prefer the file object for a file another process may truncate while it is
+        hashed: a memory-mapped file that shrinks kills the process with SIGBUS.
     customization
         The customization string C.
     length
