@@ -27,21 +27,23 @@ ZERO_STATE = readonly(np.zeros((1, LANE_COUNT), dtype=np.uint64))
 """The all-zero initial state of the plain functions: one (1, 25) state for the whole batch."""
 
 
-def output_length(spec: Algorithm, length: object, argument: str = "length") -> int:
+def output_length(spec: Algorithm, length: object, argument: str = "length",
+                  name: str | None = None) -> int:
     """The output size for ``spec``: its digest size, or ``length`` for an XOF.
 
     ``argument`` is the caller's name for ``length`` in error messages (``--length`` for
-    the command line).
+    the command line); ``name`` the function's name in them (a mode's, over its sponge row).
     """
+    name = spec.name if name is None else name
     if spec.xof:
         if length is None:
             raise TypeError(
-                f"{argument} is required for {spec.name} (an extendable-output function)"
+                f"{argument} is required for {name} (an extendable-output function)"
             )
         if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
             raise TypeError(f"{argument} must be an int, got {type(length).__name__}")
         if length < 0:
-            raise ValueError(f"{argument} must be >= 0 for {spec.name}, got {length}")
+            raise ValueError(f"{argument} must be >= 0 for {name}, got {length}")
         if length > MAX_OUTPUT_LENGTH:
             raise ValueError(
                 f"{argument} must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {length}"
@@ -49,7 +51,7 @@ def output_length(spec: Algorithm, length: object, argument: str = "length") -> 
         return int(length)
     if length is not None:
         raise TypeError(
-            f"{argument} applies only to extendable-output functions; {spec.name} always "
+            f"{argument} applies only to extendable-output functions; {name} always "
             f"returns {spec.digest_size} bytes"
         )
     return spec.digest_size  # type: ignore[return-value]

@@ -56,7 +56,7 @@ def test_stdin_and_xof_length():
         (["hash", "-a", "md5", "x"], "unknown algorithm 'md5'"),
         (["hash", "-a", "shake_128", "x"], "--length is required"),
         (["hash", "-a", "sha3_256", "--length", "8", "x"], "always returns 32 bytes"),
-        (["hash", "-a", "kt128", "--length", "-1", "x"], "--length"),
+        (["hash", "-a", "kt128", "--length", "-1", "x"], "--length must be >= 0 for kt128"),
         (["hash", "-a", "kt128", "--lines", "x"], "--lines cannot be combined with -a kt128"),
     ],
 )

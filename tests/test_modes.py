@@ -354,6 +354,8 @@ def test_keyed_hashers_never_show_or_lose_the_key():
         (lambda: bk.hasher("kmac_256", key=b"k", length=-1), ValueError, "length must be >= 0"),
         (lambda: bk.hasher("hmac_sha3_256", key=b"k", length=16), TypeError, "always returns 32"),
         (lambda: bk.hasher("hmac_sha3_256", key=None), TypeError, "requires key"),
+        (lambda: bk.hasher("kmac_256", key=b"k", length=-1), ValueError, "length must be >= 0 for kmac_256"),
+        (lambda: bk.kt256(b"x", length=-1), ValueError, "length must be >= 0 for kt256"),
         (lambda: bk.hasher("turboshake128", length=8, domain=0), ValueError, r"domain must be in \[0x01, 0x7F\]"),
         (lambda: bk.hasher("turboshake128", length=8, domain=0x80), ValueError, "domain must be in"),
         (lambda: bk.hasher("turboshake128", length=8, domain="x"), TypeError, "domain must be an int"),

@@ -134,7 +134,7 @@ def run(args) -> int:
         spec = resolve_algorithm(args.algorithm)
         if isinstance(spec, TreeMode):
             if args.length is not None:
-                output_length(get_algorithm("shake_128"), args.length)
+                output_length(get_algorithm("shake_128"), args.length, name=spec.name)
         elif not (args.check and spec.xof and args.length is None):
             output_length(spec, args.length)  # --check reads an XOF's length from each line
     except (TypeError, ValueError) as exc:

@@ -10,6 +10,8 @@ FF FF`` with domain 0x06.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from batchkeccak import _parallel
@@ -29,9 +31,10 @@ LEAF_DOMAIN = 0x0B
 FINAL_NODE_DOMAIN = 0x06
 _FINAL_NODE_MARK = b"\x03" + b"\0" * 7
 _FINAL_NODE_END = b"\xff\xff"
-STREAM_READ_BYTES = 16 << 20
-"""Bytes read from a file object per piece by :meth:`KangarooTwelveHasher.hash_stream`:
-2048 leaves, enough to keep every core busy, small enough to bound memory."""
+STREAM_READ_BYTES = 4 << 20
+"""Bytes read from a file object per piece by :meth:`KangarooTwelveHasher.hash_stream`: 512
+leaves. Measured on 256 MiB from the page cache (2 cores), 4 MiB pieces ran 72 ms, 1 MiB
+110 ms, 16 MiB 83 ms, 32 MiB 98 ms: the piece just read is hashed while still in cache."""
 
 
 class KangarooTwelveHasher(ModeHasher):
@@ -55,29 +58,39 @@ class KangarooTwelveHasher(ModeHasher):
     def hash_stream(self, stream: object, read_bytes: int = STREAM_READ_BYTES) -> bytes:
         """KT of ``stream`` read to its end (a binary file object), in ``read_bytes`` pieces.
 
-        Only one piece is held in memory at a time (and 1/256 of the data as chaining
-        values), so a pipe or a file that changes size while it is read is hashed as
-        exactly the bytes read.
+        Two pieces are held in memory (and 1/256 of the data as chaining values): one is
+        read while the leaves of the other are hashed. A pipe, or a file that changes size
+        while it is read, is hashed as exactly the bytes read.
         """
         readinto = _binary_reader(stream)
         trailer = self.trailer
+        size = max(CHUNK_SIZE, read_bytes // CHUNK_SIZE * CHUNK_SIZE)
+
+        def fill(buffer: np.ndarray) -> int:
+            view = memoryview(buffer)
+            filled = 0
+            while filled < size:
+                got = readinto(view[filled:])
+                if got is None:
+                    raise BlockingIOError("the stream must be blocking: readinto returned None")
+                if not got:
+                    break
+                filled += got
+            return filled
+
+        buffers = [np.empty(size, dtype=np.uint8), np.empty(size, dtype=np.uint8)]
+        filled = fill(buffers[0])
+        if filled + len(trailer) <= CHUNK_SIZE:
+            return self.sponge_hasher(threads=1).hash_one(buffers[0][:filled].tobytes() + trailer)
         tree = _Tree(self, trailer)
-        buffer = np.empty(max(CHUNK_SIZE, read_bytes // CHUNK_SIZE * CHUNK_SIZE), dtype=np.uint8)
-        view = memoryview(buffer)
-        filled = 0
-        while True:
-            got = readinto(view[filled:])
-            if got is None:
-                raise BlockingIOError("the stream must be blocking: readinto returned None")
-            if not got:
-                break
-            filled += got
-            if filled == buffer.shape[0]:
-                tree.absorb(readonly(buffer))
-                filled = 0
-        if not tree.started and filled + len(trailer) <= CHUNK_SIZE:
-            return self.sponge_hasher(threads=1).hash_one(buffer[:filled].tobytes() + trailer)
-        tree.absorb(readonly(buffer[:filled]))
+        with ThreadPoolExecutor(1, thread_name_prefix="batchkeccak-read") as reader:
+            current = 0
+            while filled == size:
+                following = reader.submit(fill, buffers[1 - current])
+                tree.absorb(readonly(buffers[current]))
+                filled = following.result()
+                current = 1 - current
+        tree.absorb(readonly(buffers[current][:filled]))
         return tree.finish()
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
@@ -217,7 +230,7 @@ def _kangarootwelve(name: str):
     data
         bytes-like, a numpy array (its raw bytes), a path (``str`` or ``os.PathLike``: the
         file is memory-mapped, not read into memory), or a binary file object opened for
-        reading (``open(path, "rb")``, ``sys.stdin.buffer``), read to its end in 16 MiB
+        reading (``open(path, "rb")``, ``sys.stdin.buffer``), read to its end in 4 MiB
         pieces. Prefer the file object for a file another process may truncate while it is
         hashed: a memory-mapped file that shrinks kills the process with SIGBUS.
     customization

@@ -46,7 +46,7 @@ def mode_length(mode: Mode, spec: Algorithm, length: object) -> int:
         return spec.digest_size  # type: ignore[return-value]
     if length is None:
         raise TypeError(f"length is required for {mode.name} (output bytes, an int >= 0)")
-    return output_length(spec, length)
+    return output_length(spec, length, name=mode.name)
 
 
 def block_size(value: object) -> int:
