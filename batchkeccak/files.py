@@ -283,8 +283,11 @@ def _check_paths(paths: object) -> list[str | bytes]:
         )
     if not isinstance(paths, Iterable):
         raise TypeError(f"paths must be a sequence of paths, got {type(paths).__name__}")
+    given = list(paths)
+    if all(type(path) is str for path in given):
+        return given  # the usual case, checked in one pass
     checked = []
-    for i, path in enumerate(paths):
+    for i, path in enumerate(given):
         try:
             checked.append(os.fspath(path))
         except TypeError:
@@ -388,6 +391,25 @@ def _read_whole(name: str | bytes, view: memoryview, spare: bytearray) -> int:
         os.close(fd)
 
 
+def _joined_paths(names: list) -> tuple[np.ndarray, np.ndarray]:
+    """Every path encoded as the OS takes it and NUL-terminated, back to back (read-only
+    uint8), and the offset where each starts."""
+    if all(type(name) is str for name in names):
+        # One encode for all: a str path encodes character by character, NUL to NUL.
+        joined = os.fsencode("\0".join(names) + "\0")
+    else:
+        joined = b"".join(os.fsencode(name) + b"\0" for name in names)
+    paths = np.frombuffer(joined, dtype=np.uint8)
+    ends = np.flatnonzero(paths == 0)
+    if ends.shape[0] != len(names):
+        for i, name in enumerate(names):
+            if b"\0" in os.fsencode(name):
+                raise ValueError(f"paths[{i}] contains a NUL byte")
+    path_starts = np.zeros(len(names), dtype=np.int64)
+    path_starts[1:] = ends[:-1] + 1
+    return _readonly(paths), _readonly(path_starts)
+
+
 def _hash_small_files_compiled(
     names: list, spec: Algorithm, out_len: int, threads: int, out: np.ndarray,
     failures: dict[int, OSError],
@@ -397,14 +419,7 @@ def _hash_small_files_compiled(
     count = len(names)
     if count == 0:
         return []
-    encoded = [os.fsencode(name) for name in names]
-    for i, path in enumerate(encoded):
-        if b"\0" in path:
-            raise ValueError(f"paths[{i}] contains a NUL byte")
-    paths = _readonly(np.frombuffer(b"\0".join(encoded) + b"\0", dtype=np.uint8))
-    path_starts = np.zeros(count, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), np.int64, count)[:-1] + 1, out=path_starts[1:])
-    path_starts = _readonly(path_starts)
+    paths, path_starts = _joined_paths(names)
     status = np.zeros(count, dtype=np.int64)
     xof_length = out_len if spec.xof else None
     span = max(_READ_GROUP, -(-count // (4 * threads)))
