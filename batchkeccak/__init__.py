@@ -1,35 +1,56 @@
 """batchkeccak: SHA-3, SHAKE, Keccak-256 and TurboSHAKE over many messages at once.
 
 Layers, bottom up: ``batchkeccak.permutation`` (Keccak-p[1600] over SIMD tiles),
-``batchkeccak.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.algorithms`` (the
+``batchkeccak.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.parameters`` (the
 parameter table), ``batchkeccak.api`` (``hash_many``), then the integrations
 (``batchkeccak.arrow``, ``batchkeccak.parquet``, ``batchkeccak.merkle``, ``batchkeccak.dask``).
 
-Importing batchkeccak compiles nothing: kernels compile (or load from numba's cache) on first use.
+Importing batchkeccak compiles nothing and loads neither numba nor numpy: each public name is
+imported from its module on first use (PEP 562), so a command that needs no kernel (``--help``,
+one file through ``batchkeccak hash``) starts in milliseconds. Kernels compile (or load from
+numba's cache) on first use.
 """
 
-from batchkeccak import _kernel_cache  # noqa: F401  (before any kernel is defined)
-from batchkeccak import streams as _streams
-from batchkeccak.algorithms import Algorithm, algorithms
-from batchkeccak.api import hash_many, hash_one, hasher, hexdigest_many, tuplehash_many, warmup
-from batchkeccak.files import file_digest, hash_files
-from batchkeccak.hashers import Hasher
-from batchkeccak.inputs import FlatMessages
-from batchkeccak.modes import (
-    kt128,
-    kt256,
-    modes,
-    parallelhash_128,
-    parallelhash_256,
-    parallelhash_xof_128,
-    parallelhash_xof_256,
-)
-from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+from __future__ import annotations
 
-# One hashlib-style constructor per algorithm of the table: bk.sha3_256(data), ...
-globals().update({_name: getattr(_streams, _name) for _name in algorithms})
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+ALGORITHM_NAMES = (
+    "sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256",
+    "keccak_224", "keccak_256", "keccak_384", "keccak_512", "turboshake128", "turboshake256",
+)  # fmt: skip
+"""The rows of ``batchkeccak.algorithms``, each also a hashlib-style constructor here
+(``bk.sha3_256(data)``); ``tests/test_hash_many.py`` checks that the two agree."""
+
+_EXPORTS = {
+    "Algorithm": "batchkeccak.parameters",
+    "algorithms": "batchkeccak.parameters",
+    "FlatMessages": "batchkeccak.inputs",
+    "Hasher": "batchkeccak.hashers",
+    "hash_many": "batchkeccak.api",
+    "hash_one": "batchkeccak.api",
+    "hasher": "batchkeccak.api",
+    "hexdigest_many": "batchkeccak.api",
+    "tuplehash_many": "batchkeccak.api",
+    "warmup": "batchkeccak.api",
+    "file_digest": "batchkeccak.files",
+    "hash_files": "batchkeccak.files",
+    "kt128": "batchkeccak.derived",
+    "kt256": "batchkeccak.derived",
+    "modes": "batchkeccak.derived",
+    "parallelhash_128": "batchkeccak.derived",
+    "parallelhash_256": "batchkeccak.derived",
+    "parallelhash_xof_128": "batchkeccak.derived",
+    "parallelhash_xof_256": "batchkeccak.derived",
+    "KeccakHash": "batchkeccak.streams",
+    "StreamHasher": "batchkeccak.streams",
+    "algorithms_available": "batchkeccak.streams",
+    "new": "batchkeccak.streams",
+    **dict.fromkeys(ALGORITHM_NAMES, "batchkeccak.streams"),
+}
 
 __all__ = [
     "Algorithm",
@@ -46,6 +67,10 @@ __all__ = [
     "hash_one",
     "hasher",
     "hexdigest_many",
+    "keccak_224",
+    "keccak_256",
+    "keccak_384",
+    "keccak_512",
     "kt128",
     "kt256",
     "modes",
@@ -54,7 +79,54 @@ __all__ = [
     "parallelhash_256",
     "parallelhash_xof_128",
     "parallelhash_xof_256",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+    "shake_128",
+    "shake_256",
     "tuplehash_many",
+    "turboshake128",
+    "turboshake256",
     "warmup",
 ]
-__all__.extend(algorithms)  # the hashlib-style constructors, one per row of the table
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'batchkeccak' has no attribute {name!r}")
+    # The kernel-cache hook goes in before any kernel module is imported.
+    importlib.import_module("batchkeccak._kernel_cache")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # what the names above resolve to, for type checkers and editors
+    from batchkeccak.api import (
+        hash_many,
+        hash_one,
+        hasher,
+        hexdigest_many,
+        tuplehash_many,
+        warmup,
+    )
+    from batchkeccak.derived import (
+        kt128,
+        kt256,
+        modes,
+        parallelhash_128,
+        parallelhash_256,
+        parallelhash_xof_128,
+        parallelhash_xof_256,
+    )
+    from batchkeccak.files import file_digest, hash_files
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.inputs import FlatMessages
+    from batchkeccak.parameters import Algorithm, algorithms
+    from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new

@@ -14,9 +14,9 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak._hex import hex_rows
-from batchkeccak.algorithms import Algorithm
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
+from batchkeccak.parameters import Algorithm
 
 __all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many", "warmup"]
 
@@ -202,7 +202,7 @@ def warmup() -> None:
 
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.
-from batchkeccak import modes as _modes
-from batchkeccak.modes import tuplehash_many
+from batchkeccak.derived import register as _register_modes
+from batchkeccak.derived import tuplehash_many
 
-_modes.register(MODES)
+_register_modes(MODES)

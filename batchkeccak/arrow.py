@@ -24,7 +24,6 @@ import pyarrow.compute as pc
 from numba import njit
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, algorithms
 from batchkeccak.api import hasher
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import check_flat
@@ -36,6 +35,7 @@ from batchkeccak.inputs.arrow_buffers import (
     is_value_type,
     value_buffers,
 )
+from batchkeccak.parameters import Algorithm, algorithms
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
@@ -372,8 +372,8 @@ def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
 
 def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
     """TupleHash of every row's fields (``hash_rows(..., encoding="tuplehash")``)."""
+    from batchkeccak.derived._layout import encode_string_rows
     from batchkeccak.hashers import Hasher
-    from batchkeccak.modes._layout import encode_string_rows
 
     fields = []
     for name, column in zip(batch.schema.names, batch.columns):
@@ -481,7 +481,7 @@ def hash_rows(
     if encoding not in ("tagged", "tuplehash"):
         raise ValueError(f"encoding must be 'tagged' or 'tuplehash', got {encoding!r}")
     if encoding == "tuplehash":
-        from batchkeccak.modes.sp800_185 import TupleHasher
+        from batchkeccak.derived.sp800_185 import TupleHasher
 
         if not isinstance(resolved, TupleHasher):
             raise ValueError(

@@ -26,11 +26,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.api import hash_many
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs import FlatMessages
 from batchkeccak.inputs import readonly as _readonly
+from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.streams import KeccakHash, StoredStates, new
 
 SMALL_FILE_BYTES = 1 << 20

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, get_algorithm
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
+from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 from batchkeccak.sponge import hash_queue, hash_uniform
 

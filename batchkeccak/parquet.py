@@ -22,11 +22,11 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from batchkeccak._atomic import atomic_output
-from batchkeccak.algorithms import Algorithm
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
+from batchkeccak.parameters import Algorithm
 
 __all__ = ["HashFileReport", "hash_file"]
 

@@ -20,10 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, algorithms
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.parameters import Algorithm, algorithms
 
 __all__ = ["hash_column", "hash_rows", "register"]
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, algorithms, get_algorithm
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.inputs.sequences import message_view
+from batchkeccak.parameters import Algorithm, algorithms, get_algorithm
 from batchkeccak.permutation import LANE_COUNT
 from batchkeccak.sponge_states import absorb_jobs, absorb_pieces, finish_states
 

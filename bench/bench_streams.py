@@ -26,6 +26,12 @@ main(["hash", sys.argv[1]])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 """
 
+_HASHLIB_PROCESS = """
+import hashlib, sys
+with open(sys.argv[1], "rb") as handle:
+    print(hashlib.file_digest(handle, "sha3_256").hexdigest())
+"""
+
 
 def best(function, repeats: int) -> float:
     times = []
@@ -82,6 +88,21 @@ def large_file(folder: Path, size: int, repeats: int) -> None:
     print(f"one {size >> 20} MiB file: hash_files {size / t_ours / 1e6:.0f} MB/s, "
           f"hashlib.file_digest {size / t_theirs / 1e6:.0f} MB/s -> {t_theirs / t_ours:.2f}x; "
           f"'batchkeccak hash' peak RSS {peaks[1]:.0f} MB (a 1-byte file: {peaks[0]:.0f} MB)")
+
+    # Whole processes, start-up included: the command against a Python that does the same
+    # with hashlib.
+    def command():
+        return subprocess.run([sys.executable, "-m", "batchkeccak", "hash", str(path)],
+                              capture_output=True, check=True).stdout.split()[0].decode()
+
+    def python_hashlib():
+        return subprocess.run([sys.executable, "-c", _HASHLIB_PROCESS, str(path)],
+                              capture_output=True, check=True).stdout.strip().decode()
+
+    assert command() == python_hashlib()
+    t_command, t_python = best(command, repeats), best(python_hashlib, repeats)
+    print(f"  as processes: 'batchkeccak hash' {t_command:.2f} s, python + hashlib.file_digest "
+          f"{t_python:.2f} s -> {t_python / t_command:.2f}x")
 
 
 def streams(count: int, chunk: int, rounds: int, repeats: int) -> None:

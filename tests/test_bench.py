@@ -316,3 +316,9 @@ def test_cli_reports_a_digest_mismatch(monkeypatch, capsys):
     monkeypatch.setattr(competitors_module, "COMPETITORS", (BROKEN,))
     assert main(["bench", "--quick", "--workload", "small"]) == 1
     assert "DIGEST MISMATCH" in capsys.readouterr().err
+
+
+def test_the_help_names_every_workload():
+    from batchkeccak.cli.bench import WORKLOAD_NAMES
+
+    assert WORKLOAD_NAMES == tuple(benchmark.WORKLOADS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import batchkeccak as bk
-from batchkeccak.algorithms import get_algorithm
+from batchkeccak.parameters import get_algorithm
 
 DRIVER_ONLY_NAMES = (b"hash_array", b"hash_rows", b"check_values")
 

@@ -11,9 +11,9 @@ import pytest
 from Crypto.Hash import cSHAKE128, cSHAKE256
 
 import batchkeccak as bk
-from batchkeccak.algorithms import get_algorithm
 from batchkeccak.hashers import ZERO_STATE, Hasher
 from batchkeccak.inputs import readonly
+from batchkeccak.parameters import get_algorithm
 from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.sponge import absorb_prefixes, hash_queue, hash_uniform
 

@@ -26,13 +26,13 @@ from batchkeccak.inputs import FlatMessages
 
 
 def _xof_length(algorithm: str) -> int | None:
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
 
     return 32 if get_algorithm(algorithm).xof else None
 
 
 def _out_len(algorithm: str) -> int:
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
 
     spec = get_algorithm(algorithm)
     return spec.digest_size or 32
@@ -40,7 +40,7 @@ def _out_len(algorithm: str) -> int:
 
 def _permutations(lengths: np.ndarray, algorithm: str) -> int:
     """Keccak-p calls the sponge makes for messages of these lengths."""
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
 
     spec = get_algorithm(algorithm)
     squeeze_extra = (_out_len(algorithm) - 1) // spec.rate
@@ -178,7 +178,7 @@ def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, Callable, np.n
 
 
 def bench_permutation(ctx: Context) -> Workload:
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
     from batchkeccak.permutation import TILE_WIDTH
 
     config = ctx.config
@@ -265,9 +265,9 @@ def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
 
 
 def bench_absorb(ctx: Context) -> Workload:
-    from batchkeccak.algorithms import get_algorithm
     from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.inputs import to_flat
+    from batchkeccak.parameters import get_algorithm
     from batchkeccak.permutation import TILE_WIDTH
     from batchkeccak.sponge import hash_queue
 

@@ -16,9 +16,15 @@ _PRESET_HELP = {
 }
 
 
-def register(subparsers) -> None:
-    from batchkeccak.benchmark import WORKLOADS
+WORKLOAD_NAMES = (
+    "permutation", "absorb", "small", "small_keccak", "large", "varied", "single", "forms",
+    "sweep", "startup",
+)  # fmt: skip
+"""``batchkeccak.benchmark.WORKLOADS``' names, for the help text: building the parser must not
+load the kernels (``tests/test_bench.py`` checks that the two agree)."""
 
+
+def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="benchmark against hashlib, safe-pysha3, pycryptodome and eth-hash",
@@ -40,7 +46,7 @@ def register(subparsers) -> None:
                         help="timed repeats per figure, the best one is kept (default: by size)")
     parser.add_argument("--workload", action="append", metavar="NAME",
                         help="run only this workload; repeat the option for several "
-                        f"({', '.join(WORKLOADS)})")
+                        f"({', '.join(WORKLOAD_NAMES)})")
     parser.add_argument("--startup", action="store_true",
                         help="also time fresh interpreters with a warm and an empty kernel "
                         "cache (the empty one compiles everything: tens of seconds)")

@@ -12,8 +12,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 SAMPLE_CHECKS = 10_000
 """Digests checked against hashlib; algorithms hashlib lacks are checked on fewer rows by the
@@ -36,6 +39,8 @@ def register(subparsers) -> None:
 
 
 def generate_messages(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     """Deterministic messages, lengths log-uniform-ish from 0 to 1 KiB, as (data, offsets)."""
     rng = np.random.default_rng(seed)
     lengths = np.minimum(
@@ -48,6 +53,8 @@ def generate_messages(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def write_sample(path: Path, count: int, seed: int) -> int:
+    import numpy as np
+
     """Write ``count`` rows (``id``, ``payload``) to ``path``; returns the payload bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -67,6 +74,7 @@ def write_sample(path: Path, count: int, seed: int) -> int:
 
 
 def run(args) -> int:
+    import numpy as np
     import pyarrow.parquet as pq
 
     import batchkeccak as bk

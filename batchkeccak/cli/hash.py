@@ -106,29 +106,88 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+class HashlibRow:
+    """A row of the table that hashlib also has, for one stream alone (see :func:`run`):
+    the attributes of a table row this command reads, without loading the table."""
+
+    def __init__(self, name: str, xof: bool, digest_size: int | None) -> None:
+        self.name, self.xof, self.digest_size = name, xof, digest_size
+
+    def digest(self, stream, length: int | None) -> bytes:
+        import hashlib
+
+        digest = hashlib.file_digest(stream, self.name)
+        return digest.digest(length) if self.xof else digest.digest()  # type: ignore[call-arg]
+
+
+HASHLIB_ROWS = {
+    "sha3_224": HashlibRow("sha3_224", False, 28), "sha3_256": HashlibRow("sha3_256", False, 32),
+    "sha3_384": HashlibRow("sha3_384", False, 48), "sha3_512": HashlibRow("sha3_512", False, 64),
+    "shake_128": HashlibRow("shake_128", True, None),
+    "shake_256": HashlibRow("shake_256", True, None),
+}  # fmt: skip
+
+
+def _one_plain_stream(args) -> HashlibRow | None:
+    """The hashlib row when this run hashes one file (or stdin) with a function hashlib has
+    and a valid ``--length``; else None.
+
+    One stream fills one lane: there is no batch to share the tile, and OpenSSL's one-state
+    code is as fast per block as ours. Hashed through hashlib, such a run never loads numba
+    or compiles anything: it starts in milliseconds and its memory stays near Python's own
+    (``docs/performance.md``). Every other run, and every error, takes the usual path.
+    """
+    if args.check or args.lines or len(args.files) > 1:
+        return None
+    if any(getattr(args, option) for option in _CHECK_ONLY):
+        return None  # a usage error, reported by the usual path
+    row = HASHLIB_ROWS.get(_table_name(args.algorithm))
+    if row is None:
+        return None
+    length = args.length
+    if not row.xof:
+        return row if length is None else None
+    return row if isinstance(length, int) and 0 <= length <= MAX_PLAIN_LENGTH else None
+
+
+MAX_PLAIN_LENGTH = 1 << 30
+"""The longest SHAKE output the hashlib path gives (1 GiB); longer goes the usual way."""
+
+
+def _table_name(name: str) -> str:
+    """``-a``'s name as the table spells it: sha3sum's bit counts and ``keccak256`` mapped."""
+    key = name.lower().replace("-", "_")
+    if key in ("224", "256", "384", "512"):
+        return f"sha3_{key}"
+    for prefix, table_prefix in (("keccak", "keccak_"), ("sha3", "sha3_"), ("shake", "shake_")):
+        if key.startswith(prefix) and key[len(prefix) :].isdigit():
+            return table_prefix + key[len(prefix) :]
+    return key
+
+
 def resolve_algorithm(name: str):
     """The table row for ``-a`` (a table name, sha3sum's bit counts, or ``keccak256``), or a
     :class:`TreeMode`."""
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
 
-    key = name.lower().replace("-", "_")
+    key = _table_name(name)
     if key in ("kt128", "kt256"):
         return TreeMode(key)
-    if key in ("224", "256", "384", "512"):
-        key = f"sha3_{key}"
-    elif key.startswith("keccak") and key[6:].isdigit():
-        key = f"keccak_{key[6:]}"
-    elif key.startswith("sha3") and key[4:].isdigit():
-        key = f"sha3_{key[4:]}"
-    elif key.startswith("shake") and key[5:].isdigit():
-        key = f"shake_{key[5:]}"
     return get_algorithm(key)
 
 
 def run(args) -> int:
-    from batchkeccak.algorithms import get_algorithm
+    plain = _one_plain_stream(args)
+    if plain is not None:
+        output = _Output()
+        try:
+            return _hash_files(args, plain, output)
+        finally:
+            output.flush()
+
     from batchkeccak.cli import CommandError
     from batchkeccak.hashers import output_length
+    from batchkeccak.parameters import get_algorithm
 
     try:
         spec = resolve_algorithm(args.algorithm)
@@ -213,17 +272,16 @@ def _hash_lines(args, spec) -> int:
 
 
 def _digest_stdin(spec, length: int | None) -> bytes:
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    if isinstance(spec, (TreeMode, HashlibRow)):
+        return spec.digest(stream, length)
     from batchkeccak.files import file_digest
 
-    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    if isinstance(spec, TreeMode):
-        return spec.digest(stream, length)
     return file_digest(stream, spec.name).digest(length)
 
 
-def _digest_tree(names: list[str], spec: TreeMode, length: int | None) -> list:
-    """Digests (bytes) or OSErrors of ``names`` in a tree mode, one file at a time (its
-    leaves are the batch); ``-`` is stdin."""
+def _digest_each(names: list[str], spec: TreeMode | HashlibRow, length: int | None) -> list:
+    """Digests (bytes) or OSErrors of ``names``, one stream at a time; ``-`` is stdin."""
     results: list = []
     for name in names:
         try:
@@ -241,8 +299,8 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
     """Digests (bytes) or OSErrors of ``names``, in order; ``-`` is stdin."""
     import batchkeccak as bk
 
-    if isinstance(spec, TreeMode):
-        return _digest_tree(names, spec, length)
+    if isinstance(spec, (TreeMode, HashlibRow)):
+        return _digest_each(names, spec, length)
     results: list = []
     files = [name for name in names if name != "-"]
     found = iter(bk.hash_files(files, spec.name, length=length, errors="collect") if files else [])
@@ -464,9 +522,11 @@ def _check_batch(entries: list[tuple[str, str]], spec) -> list:
 
 def _progress(files: list[str], lines: bool):
     """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return _NoProgress()  # and tqdm is not even imported
     from tqdm import tqdm
 
-    total = _sizes(files) if sys.stderr.isatty() else 0
+    total = _sizes(files)
     return tqdm(
         total=total or None,
         unit="B",
@@ -528,6 +588,19 @@ def _split_lines(data):
     offsets = np.zeros(ends.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return data[keep], offsets
+
+
+class _NoProgress:
+    total = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, count: int) -> None:
+        pass
 
 
 class _nullcontext:

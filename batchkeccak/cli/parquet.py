@@ -103,7 +103,7 @@ def _mode_params(args) -> dict[str, object]:
     """The keyword parameters of a mode from the key and customization options."""
     from batchkeccak.api import MODES
     from batchkeccak.cli import CommandError
-    from batchkeccak.modes import modes
+    from batchkeccak.derived import modes
 
     params: dict[str, object] = {}
     name = args.algorithm.lower().replace("-", "_")

@@ -242,7 +242,7 @@ def parse_proofs(text: str) -> list:
 
 
 def _xof_length(entry: Mapping) -> int | None:
-    from batchkeccak.algorithms import get_algorithm
+    from batchkeccak.parameters import get_algorithm
 
     spec = get_algorithm(entry.get("algorithm") or rfc9162.DEFAULT_ALGORITHM)
     return entry["digestSize"] if spec.xof else None

@@ -238,7 +238,7 @@ class RFC9162Tree(MerkleTree):
         for key in ("algorithm", "digestSize", "size", "leaves"):
             if key not in data:
                 raise ValueError(f"rfc9162-v1 dump lacks {key!r}")
-        from batchkeccak.algorithms import get_algorithm
+        from batchkeccak.parameters import get_algorithm
 
         spec = get_algorithm(data["algorithm"])
         size = data["digestSize"]

@@ -12,7 +12,7 @@ Contract (everything above this layer is written against it alone):
     Keccak-p[1600, 12] for 12) on all W states in place. ``spare`` is a scratch array of the
     same shape; ``24 - first_round`` must be a multiple of ``TILE_ROUND_STEP`` (4): each
     step is two passes of two rounds, tile to spare and back. Nothing is validated here;
-    ``batchkeccak.algorithms`` refuses any other round count when the table is built.
+    ``batchkeccak.parameters`` refuses any other round count when the table is built.
 ``state_permute(lanes, first_round)``
     The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place;
     ``24 - first_round`` must be even.

@@ -1,7 +1,7 @@
 """The parameter table of the modes: constructions over the sponge rows of
-:mod:`batchkeccak.algorithms`, one row per name.
+:mod:`batchkeccak.parameters`, one row per name.
 
-Each row names its *family* (which construction, see :mod:`batchkeccak.modes`), the sponge
+Each row names its *family* (which construction, see :mod:`batchkeccak.derived`), the sponge
 row it runs on, and the parameters it takes; nothing else differs between, say,
 ``kmac_128`` and ``kmac_xof_256``.
 """

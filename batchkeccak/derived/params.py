@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.algorithms import Algorithm
+from batchkeccak.derived.table import Mode
 from batchkeccak.hashers import output_length
-from batchkeccak.modes.table import Mode
+from batchkeccak.parameters import Algorithm
 
 
 def as_bytes(value: object, argument: str) -> bytes:

@@ -4,9 +4,9 @@ After XKCP's ``lib/high`` over ``lib/low``: every mode here is written against t
 contract alone (many messages from one initial state or one state per message, a runtime
 domain byte, ``absorb_prefixes`` for whole-block prefixes), never as a kernel of its own.
 
-- :mod:`~batchkeccak.modes.sp800_185`: cSHAKE, KMAC, TupleHash, ParallelHash (NIST SP 800-185);
-- :mod:`~batchkeccak.modes.hmac_sha3`: HMAC with SHA-3 (FIPS 198-1);
-- :mod:`~batchkeccak.modes.kangarootwelve`: KT128, KT256 and TurboSHAKE's domain byte
+- :mod:`~batchkeccak.derived.sp800_185`: cSHAKE, KMAC, TupleHash, ParallelHash (NIST SP 800-185);
+- :mod:`~batchkeccak.derived.hmac_sha3`: HMAC with SHA-3 (FIPS 198-1);
+- :mod:`~batchkeccak.derived.kangarootwelve`: KT128, KT256 and TurboSHAKE's domain byte
   (RFC 9861).
 
 :data:`modes` is the parameter table; :func:`build` turns a row and its parameters into a
@@ -18,11 +18,10 @@ from __future__ import annotations
 from functools import partial
 
 from batchkeccak import _parallel
-from batchkeccak.hashers import Hasher
-from batchkeccak.modes import params as checks
-from batchkeccak.modes.hmac_sha3 import build_hmac
-from batchkeccak.modes.kangarootwelve import build_kangarootwelve, build_turboshake, kt128, kt256
-from batchkeccak.modes.sp800_185 import (
+from batchkeccak.derived import params as checks
+from batchkeccak.derived.hmac_sha3 import build_hmac
+from batchkeccak.derived.kangarootwelve import build_kangarootwelve, build_turboshake, kt128, kt256
+from batchkeccak.derived.sp800_185 import (
     build_cshake,
     build_kmac,
     build_parallelhash,
@@ -33,7 +32,8 @@ from batchkeccak.modes.sp800_185 import (
     parallelhash_xof_256,
     tuplehash_many,
 )
-from batchkeccak.modes.table import Mode, modes
+from batchkeccak.derived.table import Mode, modes
+from batchkeccak.hashers import Hasher
 
 _BUILDERS = {
     "cshake": build_cshake,

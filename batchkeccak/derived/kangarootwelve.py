@@ -15,15 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import get_algorithm
+from batchkeccak.derived import params as checks
+from batchkeccak.derived._layout import frame_messages
+from batchkeccak.derived.encoding import length_encode
+from batchkeccak.derived.hashers import ModeHasher, mode_hasher
+from batchkeccak.derived.one_message import message_array
+from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher, check_domain, output_length
 from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.modes import params as checks
-from batchkeccak.modes._layout import frame_messages
-from batchkeccak.modes.encoding import length_encode
-from batchkeccak.modes.hashers import ModeHasher, mode_hasher
-from batchkeccak.modes.one_message import message_array
-from batchkeccak.modes.table import Mode, modes
+from batchkeccak.parameters import get_algorithm
 
 CHUNK_SIZE = 8192
 SINGLE_NODE_DOMAIN = 0x07

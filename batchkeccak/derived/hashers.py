@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm
+from batchkeccak.derived._layout import frame_messages
+from batchkeccak.derived.table import Mode
 from batchkeccak.hashers import ZERO_STATE, Hasher, restore
 from batchkeccak.inputs import readonly
-from batchkeccak.modes._layout import frame_messages
-from batchkeccak.modes.table import Mode
+from batchkeccak.parameters import Algorithm
 from batchkeccak.sponge import absorb_prefixes
 
 
@@ -49,7 +49,7 @@ def prefix_states(
 
 
 class ModeHasher(Hasher):
-    """A hasher of :data:`batchkeccak.modes.modes`: a sponge row with the mode's initial state
+    """A hasher of :data:`batchkeccak.derived.modes`: a sponge row with the mode's initial state
     and domain byte. Its repr names the mode, never a key or a state."""
 
     __slots__ = ("key_count", "mode")
@@ -71,7 +71,7 @@ class ModeHasher(Hasher):
 
     @property
     def name(self) -> str:
-        """The mode's name, as in ``batchkeccak.modes.modes``."""
+        """The mode's name, as in ``batchkeccak.derived.modes``."""
         return self.mode.name
 
     def sponge_hasher(self, initial_state: np.ndarray | None = None,

@@ -13,19 +13,19 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.algorithms import Algorithm, get_algorithm
-from batchkeccak.hashers import Hasher
-from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.modes import params as checks
-from batchkeccak.modes.encoding import bytepad, encode_string, left_encode, right_encode
-from batchkeccak.modes.hashers import (
+from batchkeccak.derived import params as checks
+from batchkeccak.derived.encoding import bytepad, encode_string, left_encode, right_encode
+from batchkeccak.derived.hashers import (
     FramedHasher,
     ModeHasher,
     mode_hasher,
     prefix_states,
 )
-from batchkeccak.modes.one_message import message_array
-from batchkeccak.modes.table import Mode, modes
+from batchkeccak.derived.one_message import message_array
+from batchkeccak.derived.table import Mode, modes
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import readonly, sequence_to_flat
+from batchkeccak.parameters import Algorithm, get_algorithm
 
 CSHAKE_DOMAIN = 0x04
 """cSHAKE's domain bits 00, as the byte that starts the padding."""

@@ -1,0 +1,72 @@
+"""``import batchkeccak`` loads nothing heavy; every public name resolves on first use."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+
+import batchkeccak as bk
+
+HEAVY = ("numba", "numpy", "llvmlite", "pyarrow", "dask", "pyspark", "ray", "tqdm")
+
+
+def fresh_python(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    return done.stdout.strip()
+
+
+def test_import_loads_no_kernel_and_no_engine():
+    loaded = fresh_python(
+        "import sys, batchkeccak; "
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    assert loaded == ""
+
+
+def test_hashing_one_file_from_the_command_line_loads_no_kernel(tmp_path):
+    # One file with a function hashlib has: nothing to batch, so nothing is compiled.
+    (tmp_path / "a.txt").write_bytes(b"abc")
+    loaded = fresh_python(
+        "import sys; from batchkeccak.cli import main; "
+        f"main(['hash', {str(tmp_path / 'a.txt')!r}]); "
+        "print('loaded:', *(m for m in ('numba', 'llvmlite', 'tqdm') if m in sys.modules))"
+    )
+    digest, loaded = loaded.splitlines()
+    assert digest.split()[0] == hashlib.sha3_256(b"abc").hexdigest()
+    assert loaded == "loaded:"
+
+
+def test_every_public_name_resolves():
+    for name in bk.__all__:
+        assert getattr(bk, name) is not None, name
+    assert set(bk.__all__) <= set(dir(bk))
+
+
+def test_the_tables_are_tables_whatever_was_imported_first():
+    # The subpackages that define the tables, imported before the names are looked up.
+    importlib.import_module("batchkeccak.derived")
+    importlib.import_module("batchkeccak.parameters")
+
+    assert isinstance(bk.algorithms, Mapping) and "sha3_256" in bk.algorithms
+    assert isinstance(bk.modes, Mapping) and "kmac_256" in bk.modes
+
+
+def test_the_constructor_names_are_the_table_rows():
+    assert bk.ALGORITHM_NAMES == tuple(bk.algorithms)
+    assert bk.sha3_256(b"abc").hexdigest() == hashlib.sha3_256(b"abc").hexdigest()
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    try:
+        bk.no_such_function  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_function" in str(exc)
+    else:
+        raise AssertionError("bk.no_such_function resolved")
