@@ -19,11 +19,19 @@ from pathlib import Path
 
 import batchkeccak as bk
 
+# The child's own peak: VmHWM belongs to its address space. (ru_maxrss would not do: Linux
+# carries the parent's peak across fork and exec, so a child of this numba-loaded process
+# would report this process's size.)
 _PEAK = """
 import resource, sys
 from batchkeccak.cli import main
 main(["hash", sys.argv[1]])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+try:
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak, file=sys.stderr)
 """
 
 _HASHLIB_PROCESS = """
