@@ -294,12 +294,9 @@ class OpenZeppelinTree(MerkleTree):
         threads: int | None = None,
     ) -> OpenZeppelinTree:
         """See :meth:`MerkleTree.build`."""
-        _reject_length(length)
-        hasher = _hasher(algorithm, threads)
-        sort = _sort_flag(sort_leaves)
-        rows, source = _leaf_rows(leaves, types, hasher)
-        if rows.shape[0] == 0:
-            raise ValueError("leaves is empty: an openzeppelin tree needs at least one leaf")
+        hasher, sort, rows, source = _checked_leaves(
+            leaves, algorithm, sort_leaves, types, length, threads
+        )
         tree, tree_index = build_heap(rows, sort, hasher)
         return cls(
             tree, tree_index, hasher, types=list(types) if types is not None else None, rows=source
@@ -556,13 +553,20 @@ def merkle_root(
     threads: int | None = None,
 ) -> bytes:
     """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
+    hasher, sort, rows, _ = _checked_leaves(leaves, algorithm, sort_leaves, types, length, threads)
+    return root_of_leaves(rows, sort, hasher)
+
+
+def _checked_leaves(leaves, algorithm, sort_leaves, types, length, threads):
+    """``(hasher, sort, leaf rows, source)`` from the arguments ``build`` and ``merkle_root``
+    share, each checked."""
     _reject_length(length)
     hasher = _hasher(algorithm, threads)
     sort = _sort_flag(sort_leaves)
-    rows, _ = _leaf_rows(leaves, types, hasher)
+    rows, source = _leaf_rows(leaves, types, hasher)
     if rows.shape[0] == 0:
         raise ValueError("leaves is empty: an openzeppelin tree needs at least one leaf")
-    return root_of_leaves(rows, sort, hasher)
+    return hasher, sort, rows, source
 
 
 def _leaf_node(
