@@ -134,6 +134,24 @@ def test_output_layout_is_gnus(folder):
     )
 
 
+@pytest.mark.slow
+def test_one_file_alone_prints_what_it_prints_among_others(folder):
+    # One file (or stdin) with SHA3/SHAKE is hashed without the kernels: same lines, same
+    # errors, same exit status as when it is one of several files.
+    tmp_path, contents = folder
+    names = list(contents)
+    for options in ([], ["--tag", "-a", "384"], ["-z", "-a", "shake_256", "--length", "7"]):
+        together = run_cli(*options, *names, cwd=tmp_path)
+        alone = b"".join(run_cli(*options, name, cwd=tmp_path).stdout for name in names)
+        assert alone == together.stdout, options
+    for name, message in (("missing", b"No such file or directory"), (".", b"Is a directory")):
+        done = run_cli(name, cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (1, b"")
+        assert done.stderr == b"batchkeccak: " + name.encode() + b": " + message + b"\n"
+    piped = run_cli("-a", "sha3_224", stdin=contents["sp ace"])
+    assert piped.stdout == gnu_line(hashlib.sha3_224(contents["sp ace"]).hexdigest(), "-")
+
+
 def test_layout_matches_sha256sum_escaping(folder):
     # The same names through the real GNU tool: only the digests differ.
     tmp_path, contents = folder
