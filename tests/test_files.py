@@ -264,3 +264,17 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path, algorithm, copies):
     if algorithm == "sha3_256" and copies == 1:
         # One file alone goes through hashlib and never loads numba.
         assert peaks["large"] < 100 << 20, peaks
+
+
+def test_paths_of_every_kind_and_a_nul_byte(tmp_path):
+    odd = os.fsencode(str(tmp_path)) + b"/caf\xe9-\xff.bin"  # not UTF-8
+    with open(odd, "wb") as handle:
+        handle.write(b"odd")
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"plain")
+    got = bk.hash_files([odd, str(plain), plain, os.fsdecode(odd)], "sha3_256")
+    want = [hashlib.sha3_256(m).digest() for m in (b"odd", b"plain", b"plain", b"odd")]
+    assert [row.tobytes() for row in got] == want
+    for paths in ([str(plain), "a\0b"], [str(plain), b"a\0b"]):
+        with pytest.raises(ValueError, match=r"paths\[1\] contains a NUL byte"):
+            bk.hash_files(paths)
