@@ -298,16 +298,39 @@ def test_kt_of_a_file_object_read_in_pieces(tmp_path):
             want = KangarooTwelve.new(data=data, custom=custom).read(32)
             assert bk.kt128(io.BytesIO(data), customization=custom) == want, n
             assert bk.kt128(TrickleReader(data, n), customization=custom) == want, n
-            for read_bytes in (8192, 2 * 8192, 5 * 8192):
+            for piece_bytes in (8192, 2 * 8192, 5 * 8192):
                 hasher = bk.hasher("kt128", length=32, customization=custom)
-                got = hasher.hash_stream(TrickleReader(data, read_bytes), read_bytes=read_bytes)
-                assert got == want, (n, len(custom), read_bytes)
+                got = hasher.hash_message(TrickleReader(data, piece_bytes), piece_bytes=piece_bytes)
+                assert got == want, (n, len(custom), piece_bytes)
             kt256_want = ref.kangarootwelve(256, data, custom, 64)
             assert bk.kt256(TrickleReader(data, 7), customization=custom, length=64) == kt256_want
     path = tmp_path / "big.bin"
     path.write_bytes(rng.bytes(20 * 8192 + 77))
     with open(path, "rb") as handle:
         assert bk.kt128(handle) == bk.kt128(path) == bk.kt128(path.read_bytes())
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_parallelhash_of_a_file_read_in_pieces(tmp_path, bits):
+    rng = np.random.default_rng(bits)
+    for block, n in ((1, 0), (7, 100), (8192, 8191), (8192, 3 * 8192), (1000, 50_003)):
+        data = rng.bytes(n)
+        for xof in (False, True):
+            name = f"parallelhash_{'xof_' if xof else ''}{bits}"
+            want = ref.parallelhash(bits, data, block, 40, b"S", xof=xof)
+            params = {"block_size": block, "length": 40, "customization": b"S"}
+            assert getattr(bk, name)(data, **params) == want, (name, block, n)
+            assert getattr(bk, name)(TrickleReader(data, n), **params) == want, (name, block, n)
+            hasher = bk.hasher(name, **params)
+            for piece_bytes in (block, 3 * block, 4096):
+                got = hasher.hash_message(TrickleReader(data, n + 1), piece_bytes=piece_bytes)
+                assert got == want, (name, block, n, piece_bytes)
+    path = tmp_path / "message.bin"
+    path.write_bytes(rng.bytes(100_000))
+    with open(path, "rb") as handle:
+        from_handle = bk.parallelhash_256(handle, block_size=4096, length=64)
+    assert from_handle == bk.parallelhash_256(path, block_size=4096, length=64)
+    assert from_handle == ref.parallelhash(256, path.read_bytes(), 4096, 64, b"")
 
 
 def test_kt_refuses_a_stream_it_cannot_read(tmp_path):
@@ -363,7 +386,7 @@ def test_keyed_hashers_never_show_or_lose_the_key():
         (lambda: bk.hasher("cshake_128", length=8, key=b"k"), TypeError, "takes no parameter.*key"),
         (lambda: bk.hasher("sha3_256", key=b"k"), TypeError, "takes no parameter"),
         (lambda: bk.parallelhash_128(b"x", block_size=0), ValueError, "block_size must be >= 1"),
-        (lambda: bk.kt128(12345), TypeError, "data must be bytes-like, a numpy array or a path"),
+        (lambda: bk.kt128(12345), TypeError, "data must be bytes-like, a numpy array, a path or a binary file"),
         (lambda: bk.kt128("/nonexistent/file.bin"), OSError, "/nonexistent/file.bin"),
         (lambda: bk.tuplehash_many([b"ab"], length=8), TypeError, r"rows\[0\] must be a sequence"),
         (lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8), ValueError, "needs a tuplehash_"),
@@ -408,3 +431,19 @@ def test_hash_rows_tuplehash_encoding():
         hash_rows(table, "email", "sha3_256", encoding="tuplehash")
     with pytest.raises(ValueError, match="encoding must be"):
         hash_rows(table, "email", encoding="json")
+
+
+def test_a_path_is_read_never_mapped(tmp_path, monkeypatch):
+    # A mapped file that another process truncates would kill the reader with SIGBUS.
+    import mmap
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a file was memory-mapped")
+
+    path = tmp_path / "message.bin"
+    data = np.random.default_rng(5).bytes(3 * 8192 + 11)
+    path.write_bytes(data)
+    monkeypatch.setattr(np, "memmap", refuse)
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    assert bk.kt128(path) == KangarooTwelve.new(data=data).read(32)
+    assert bk.parallelhash_128(path, block_size=100) == ref.parallelhash(128, data, 100, 32, b"")

@@ -10,8 +10,6 @@ FF FF`` with domain 0x06.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from batchkeccak import _parallel
@@ -19,7 +17,7 @@ from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
 from batchkeccak.derived.hashers import ModeHasher, mode_hasher
-from batchkeccak.derived.one_message import message_array
+from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher, check_domain, output_length
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -31,10 +29,6 @@ LEAF_DOMAIN = 0x0B
 FINAL_NODE_DOMAIN = 0x06
 _FINAL_NODE_MARK = b"\x03" + b"\0" * 7
 _FINAL_NODE_END = b"\xff\xff"
-STREAM_READ_BYTES = 4 << 20
-"""Bytes read from a file object per piece by :meth:`KangarooTwelveHasher.hash_stream`: 512
-leaves. Measured on 256 MiB from the page cache (2 cores), 4 MiB pieces ran 72 ms, 1 MiB
-110 ms, 16 MiB 83 ms, 32 MiB 98 ms: the piece just read is hashed while still in cache."""
 
 
 class KangarooTwelveHasher(ModeHasher):
@@ -48,49 +42,21 @@ class KangarooTwelveHasher(ModeHasher):
 
     def hash_tree(self, message: np.ndarray, trailer: bytes) -> bytes:
         """KT of ``S = message || trailer`` (``message`` a read-only uint8 array)."""
-        size = message.shape[0]
-        if size + len(trailer) <= CHUNK_SIZE:
+        if message.shape[0] + len(trailer) <= CHUNK_SIZE:
             return self.sponge_hasher(threads=1).hash_one(message.tobytes() + trailer)
         tree = _Tree(self, trailer)
         tree.absorb(message)
         return tree.finish()
 
-    def hash_stream(self, stream: object, read_bytes: int = STREAM_READ_BYTES) -> bytes:
-        """KT of ``stream`` read to its end (a binary file object), in ``read_bytes`` pieces.
-
-        Two pieces are held in memory (and 1/256 of the data as chaining values): one is
-        read while the leaves of the other are hashed. A pipe, or a file that changes size
-        while it is read, is hashed as exactly the bytes read.
-        """
-        readinto = _binary_reader(stream)
-        trailer = self.trailer
-        size = max(CHUNK_SIZE, read_bytes // CHUNK_SIZE * CHUNK_SIZE)
-
-        def fill(buffer: np.ndarray) -> int:
-            view = memoryview(buffer)
-            filled = 0
-            while filled < size:
-                got = readinto(view[filled:])
-                if got is None:
-                    raise BlockingIOError("the stream must be blocking: readinto returned None")
-                if not got:
-                    break
-                filled += got
-            return filled
-
-        buffers = [np.empty(size, dtype=np.uint8), np.empty(size, dtype=np.uint8)]
-        filled = fill(buffers[0])
-        if filled + len(trailer) <= CHUNK_SIZE:
-            return self.sponge_hasher(threads=1).hash_one(buffers[0][:filled].tobytes() + trailer)
-        tree = _Tree(self, trailer)
-        with ThreadPoolExecutor(1, thread_name_prefix="batchkeccak-read") as reader:
-            current = 0
-            while filled == size:
-                following = reader.submit(fill, buffers[1 - current])
-                tree.absorb(readonly(buffers[current]))
-                filled = following.result()
-                current = 1 - current
-        tree.absorb(readonly(buffers[current][:filled]))
+    def hash_message(self, data: object, argument: str = "data",
+                     piece_bytes: int = PIECE_BYTES) -> bytes:
+        """KT of one message: bytes-like or a numpy array (read where it lies), a path or a
+        binary file object (read in pieces, the next one while the leaves of the last are
+        hashed, so memory stays bounded and a pipe works)."""
+        tree = _Tree(self, self.trailer)
+        with message_pieces(data, CHUNK_SIZE, argument, piece_bytes) as pieces:
+            for piece in pieces:
+                tree.absorb(piece)
         return tree.finish()
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
@@ -115,26 +81,13 @@ class KangarooTwelveHasher(ModeHasher):
         return out
 
     def hash_one(self, message: object) -> bytes:
-        with message_array(message, "message") as array:
-            return self.hash_tree(array, self.trailer)
-
-
-def _binary_reader(stream: object):
-    """``stream.readinto``, after checking that ``stream`` is a readable binary file object."""
-    readinto = getattr(stream, "readinto", None)
-    readable = getattr(stream, "readable", None)
-    if readinto is None or readable is None or not readable():
-        raise TypeError(
-            f"data must be bytes-like, a numpy array, a path or a binary file object opened "
-            f"for reading, got {type(stream).__name__}"
-        )
-    return readinto
+        return self.hash_message(message, "message")
 
 
 class _Tree:
     """One KT tree fed in pieces: S_0, then each whole 8192-byte chunk after it as a leaf,
     hashed in batches as the pieces arrive; :meth:`finish` adds the trailer and the final
-    node. Only used when S is longer than one chunk."""
+    node (or, when S fits in one chunk, hashes S as the single node)."""
 
     def __init__(self, hasher: KangarooTwelveHasher, trailer: bytes) -> None:
         self._hasher = hasher
@@ -144,10 +97,6 @@ class _Tree:
         self._first = bytearray()  # S_0: the first 8192 bytes
         self._partial = bytearray()  # a chunk after S_0 that is not whole yet
         self._chaining: list[bytes] = []
-
-    @property
-    def started(self) -> bool:
-        return bool(self._first)
 
     def absorb(self, piece: np.ndarray) -> None:
         """Append ``piece`` (a read-only uint8 array) to the message."""
@@ -175,6 +124,8 @@ class _Tree:
         """The digest, once the whole message is absorbed."""
         rest = bytes(self._partial) + self._trailer
         first = bytes(self._first)
+        if not self._chaining and len(first) + len(rest) <= CHUNK_SIZE:
+            return self._hasher.sponge_hasher(threads=1).hash_one(first + rest)
         if len(first) < CHUNK_SIZE:
             # The trailer completes S_0 (the message was shorter than one chunk).
             cut = CHUNK_SIZE - len(first)
@@ -216,10 +167,7 @@ def _kangarootwelve(name: str):
         resolved = build_kangarootwelve(
             modes[name], length, _parallel.resolve_threads(threads), customization=customization
         )
-        if hasattr(data, "readinto"):
-            return resolved.hash_stream(data)  # type: ignore[attr-defined]
-        with message_array(data) as array:
-            return resolved.hash_tree(array, resolved.trailer)  # type: ignore[attr-defined]
+        return resolved.hash_message(data)  # type: ignore[attr-defined]
 
     kangarootwelve.__name__ = kangarootwelve.__qualname__ = name
     kangarootwelve.__doc__ = f"""{name.upper()} (RFC 9861) of one message, its 8192-byte leaves
@@ -228,11 +176,10 @@ def _kangarootwelve(name: str):
     Parameters
     ----------
     data
-        bytes-like, a numpy array (its raw bytes), a path (``str`` or ``os.PathLike``: the
-        file is memory-mapped, not read into memory), or a binary file object opened for
-        reading (``open(path, "rb")``, ``sys.stdin.buffer``), read to its end in 4 MiB
-        pieces. Prefer the file object for a file another process may truncate while it is
-        hashed: a memory-mapped file that shrinks kills the process with SIGBUS.
+        bytes-like or a numpy array (its raw bytes), read where it lies; or a path (``str`` or
+        ``os.PathLike``) or a binary file object opened for reading (``open(path, "rb")``,
+        ``sys.stdin.buffer``), read to its end in 4 MiB pieces, one read while the leaves of
+        the last are hashed.
     customization
         The customization string C.
     length

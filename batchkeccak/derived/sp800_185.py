@@ -21,7 +21,7 @@ from batchkeccak.derived.hashers import (
     mode_hasher,
     prefix_states,
 )
-from batchkeccak.derived.one_message import message_array
+from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -188,16 +188,24 @@ class ParallelHasher(ModeHasher):
     block_size: int
     trailer: bytes
 
-    def hash_message(self, message: np.ndarray) -> bytes:
-        """The digest of one message (a read-only uint8 array), its chunks on every thread."""
-        size = message.shape[0]
-        chunks = -(-size // self.block_size)
-        offsets = np.minimum(np.arange(chunks + 1, dtype=np.int64) * self.block_size, size)
+    def hash_message(self, data: object, argument: str = "data",
+                     piece_bytes: int = PIECE_BYTES) -> bytes:
+        """The digest of one message, its chunks hashed on every thread: bytes-like or a
+        numpy array (read where it lies), a path or a binary file object (read in pieces of
+        whole chunks, the next one while the chunks of the last are hashed)."""
+        block = self.block_size
         leaf = Hasher(get_algorithm(self.mode.sponge), self.mode.chunk_output, self.threads,
                       domain=SHAKE_DOMAIN)
-        chaining = leaf.hash_flat(message, readonly(offsets))
+        chaining, chunks = [], 0
+        with message_pieces(data, block, argument, piece_bytes) as pieces:
+            for piece in pieces:  # every piece but the last holds whole chunks
+                size = piece.shape[0]
+                count = -(-size // block)
+                offsets = np.minimum(np.arange(count + 1, dtype=np.int64) * block, size)
+                chaining.append(leaf.hash_flat(piece, readonly(offsets)).tobytes())
+                chunks += count
         node = b"".join(
-            [left_encode(self.block_size), chaining.tobytes(), right_encode(chunks), self.trailer]
+            [left_encode(block), *chaining, right_encode(chunks), self.trailer]
         )
         return self.sponge_hasher(threads=1).hash_one(node)
 
@@ -211,8 +219,7 @@ class ParallelHasher(ModeHasher):
         return out
 
     def hash_one(self, message: object) -> bytes:
-        with message_array(message, "message") as array:
-            return self.hash_message(array)
+        return self.hash_message(message, "message")
 
 
 def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: object = 8192,
@@ -233,8 +240,7 @@ def _parallelhash(name: str):
             modes[name], length, _parallel.resolve_threads(threads), block_size=block_size,
             customization=customization,
         )
-        with message_array(data) as array:
-            return resolved.hash_message(array)  # type: ignore[attr-defined]
+        return resolved.hash_message(data)  # type: ignore[attr-defined]
 
     parallelhash.__name__ = parallelhash.__qualname__ = name
     parallelhash.__doc__ = f"""{name.replace('_', ' ').replace('xof ', 'XOF ')} (NIST SP 800-185)
@@ -243,8 +249,10 @@ def _parallelhash(name: str):
     Parameters
     ----------
     data
-        bytes-like, a numpy array (its raw bytes), or a path (``str`` or ``os.PathLike``:
-        the file is memory-mapped, not read into memory).
+        bytes-like or a numpy array (its raw bytes), read where it lies; or a path (``str`` or
+        ``os.PathLike``) or a binary file object opened for reading, read to its end in
+        pieces of whole chunks (about 4 MiB), one read while the chunks of the last are
+        hashed.
     block_size
         The chunk size B in bytes.
     length
