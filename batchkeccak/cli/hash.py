@@ -3,6 +3,7 @@ of every line of a text stream."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 
@@ -43,8 +44,8 @@ class TreeMode:
     def digest(self, stream, length: int | None) -> bytes:
         import batchkeccak as bk
 
-        function = bk.kt128 if self.name == "kt128" else bk.kt256
-        return function(stream, length=TREE_DEFAULT_LENGTH if length is None else length)
+        kangarootwelve = getattr(bk, self.name)
+        return kangarootwelve(stream, length=TREE_DEFAULT_LENGTH if length is None else length)
 
 
 def strict_usage(parser) -> None:
@@ -108,24 +109,23 @@ def register(subparsers) -> None:
 
 class HashlibRow:
     """A row of the table that hashlib also has, for one stream alone (see :func:`run`):
-    the attributes of a table row this command reads, without loading the table."""
+    the attributes of a table row this command reads, taken from hashlib rather than from
+    the table (which would load the kernels)."""
 
-    def __init__(self, name: str, xof: bool, digest_size: int | None) -> None:
-        self.name, self.xof, self.digest_size = name, xof, digest_size
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.xof = name.startswith("shake_")
+        self.digest_size = None if self.xof else hashlib.new(name).digest_size
 
     def digest(self, stream, length: int | None) -> bytes:
-        import hashlib
-
         digest = hashlib.file_digest(stream, self.name)
         return digest.digest(length) if self.xof else digest.digest()  # type: ignore[call-arg]
 
 
 HASHLIB_ROWS = {
-    "sha3_224": HashlibRow("sha3_224", False, 28), "sha3_256": HashlibRow("sha3_256", False, 32),
-    "sha3_384": HashlibRow("sha3_384", False, 48), "sha3_512": HashlibRow("sha3_512", False, 64),
-    "shake_128": HashlibRow("shake_128", True, None),
-    "shake_256": HashlibRow("shake_256", True, None),
-}  # fmt: skip
+    name: HashlibRow(name)
+    for name in ("sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256")
+}
 
 
 def _one_plain_stream(args) -> HashlibRow | None:
@@ -185,15 +185,14 @@ def run(args) -> int:
         finally:
             output.flush()
 
+    from batchkeccak.api import hasher
     from batchkeccak.cli import CommandError
     from batchkeccak.hashers import output_length
-    from batchkeccak.parameters import get_algorithm
 
     try:
         spec = resolve_algorithm(args.algorithm)
         if isinstance(spec, TreeMode):
-            if args.length is not None:
-                output_length(get_algorithm("shake_128"), args.length, name=spec.name)
+            hasher(spec.name, length=TREE_DEFAULT_LENGTH if args.length is None else args.length)
         elif not (args.check and spec.xof and args.length is None):
             output_length(spec, args.length)  # --check reads an XOF's length from each line
     except (TypeError, ValueError) as exc:

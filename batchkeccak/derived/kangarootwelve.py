@@ -42,8 +42,6 @@ class KangarooTwelveHasher(ModeHasher):
 
     def hash_tree(self, message: np.ndarray, trailer: bytes) -> bytes:
         """KT of ``S = message || trailer`` (``message`` a read-only uint8 array)."""
-        if message.shape[0] + len(trailer) <= CHUNK_SIZE:
-            return self.sponge_hasher(threads=1).hash_one(message.tobytes() + trailer)
         tree = _Tree(self, trailer)
         tree.absorb(message)
         return tree.finish()
