@@ -47,6 +47,7 @@ _EXPORTS = {
     "parallelhash_xof_256": "batchkeccak.derived",
     "KeccakHash": "batchkeccak.streams",
     "StreamHasher": "batchkeccak.streams",
+    "UncachedKernelsWarning": "batchkeccak._jit",
     "algorithms_available": "batchkeccak.streams",
     "new": "batchkeccak.streams",
     **dict.fromkeys(ALGORITHM_NAMES, "batchkeccak.streams"),
@@ -58,6 +59,7 @@ __all__ = [
     "Hasher",
     "KeccakHash",
     "StreamHasher",
+    "UncachedKernelsWarning",
     "__version__",
     "algorithms",
     "algorithms_available",
@@ -96,8 +98,6 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'batchkeccak' has no attribute {name!r}")
-    # The kernel-cache hook goes in before any kernel module is imported.
-    importlib.import_module("batchkeccak._kernel_cache")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -126,6 +126,7 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         parallelhash_xof_256,
     )
     from batchkeccak.files import file_digest, hash_files
+    from batchkeccak._jit import UncachedKernelsWarning
     from batchkeccak.hashers import Hasher
     from batchkeccak.inputs import FlatMessages
     from batchkeccak.parameters import Algorithm, algorithms

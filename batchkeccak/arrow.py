@@ -21,8 +21,8 @@ from types import MappingProxyType
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit
 
+from batchkeccak._jit import njit
 from batchkeccak import _parallel
 from batchkeccak.api import hasher
 from batchkeccak.hashers import Hasher

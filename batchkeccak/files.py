@@ -21,10 +21,11 @@ from typing import Literal
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from batchkeccak._jit import njit
 from batchkeccak import _parallel
 from batchkeccak.api import hash_many
 from batchkeccak.hashers import output_length
@@ -89,6 +90,13 @@ _COMPILED_READER = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None
 # once instead of waiting for a writer (regular files ignore the flag).
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 _EINTR = errno.EINTR
+_ENOMEM = errno.ENOMEM
+_EINVAL = errno.EINVAL
+SMALLEST_READ = 4096
+"""Reads of a file that refuses a large count (``ENOMEM`` or ``EINVAL``: /proc and /sys
+files) are retried at half the count, down to this many bytes: ``cat`` reads 128 KiB."""
+_UNSIZED_READ = 128 << 10
+"""The count of each read of a file whose size says nothing (/proc files report 0)."""
 _EISDIR = errno.EISDIR
 _NOT_REGULAR = 1
 """Reader status: a pipe, socket or device, to be streamed (never opened by the reader)."""
@@ -237,15 +245,22 @@ def _read_small_files(paths, path_starts, first, stop, small, flags, buffer, sta
             continue
         got = 0
         full = False
+        # One count past the size: a file that grew fills it too. /proc files report size 0
+        # and some refuse a count larger than a page or two, as their kernel handler
+        # allocates the whole count up front.
+        limit = size + 1 if size > 0 else _UNSIZED_READ
         while True:
             room = capacity - position - got
             if room == 0:
                 full = True
                 break
-            count = _c_read(fd, buffer, position + got, room)
+            count = _c_read(fd, buffer, position + got, min(room, limit))
             if count < 0:
                 error = _c_errno()
                 if error == _EINTR:
+                    continue
+                if (error == _ENOMEM or error == _EINVAL) and limit > SMALLEST_READ:
+                    limit = max(SMALLEST_READ, min(room, limit) // 2)
                     continue
                 status[i] = -error
                 break
@@ -515,7 +530,10 @@ def _read_batch(
             try:
                 got = _read_whole(names[index], view[offsets[k] : offsets[k + 1]], spare)
             except OSError as exc:
-                failures[index] = _named_error(exc, names[index])
+                if exc.errno in (errno.ENOMEM, errno.EINVAL):
+                    changed.append(index)  # refused the count: streamed in smaller reads
+                else:
+                    failures[index] = _named_error(exc, names[index])
                 continue
             if got != expected:
                 changed.append(index)  # list.append is atomic: no lock needed
@@ -529,11 +547,23 @@ def _read_batch(
             read_group(span)
 
 
+def readinto_any(handle, view: memoryview) -> int | None:
+    """``handle.readinto(view)``, retried with a smaller count where the file refuses a large
+    one (``ENOMEM`` or ``EINVAL``, as some /proc and /sys files do): any file ``cat`` reads."""
+    while True:
+        try:
+            return handle.readinto(view)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOMEM, errno.EINVAL) or view.nbytes <= SMALLEST_READ:
+                raise
+            view = view[: max(SMALLEST_READ, view.nbytes // 2)]
+
+
 def _fill(handle, view: memoryview) -> int:
     """Read into ``view`` until it is full or the file ends; the bytes read."""
     got = 0
     while got < view.nbytes:
-        more = handle.readinto(view[got:])
+        more = readinto_any(handle, view[got:])
         if not more:
             break
         got += more
@@ -651,7 +681,7 @@ def file_digest(fileobj: object, name: str, /) -> KeccakHash:
     buffer = bytearray(max(block, CHUNK_BYTES // block * block))
     view = memoryview(buffer)
     while True:
-        got = fileobj.readinto(buffer)  # type: ignore[attr-defined]
+        got = readinto_any(fileobj, view)
         if got is None:
             raise BlockingIOError("file_digest needs a blocking file object; readinto returned None")
         if not got:

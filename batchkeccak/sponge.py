@@ -23,11 +23,11 @@ import sys
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak._kernel_cache import CACHE_KERNELS
+from batchkeccak._jit import njit
 from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
@@ -193,7 +193,7 @@ def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, po
     return sig, codegen
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _prefetch_block(data, pos, rate):
     _prefetch(data, pos)
     _prefetch(data, pos + 64)
@@ -201,7 +201,7 @@ def _prefetch_block(data, pos, rate):
     _prefetch(data, pos + rate - 1)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def load_le64(data, pos):
     # Unsigned indices skip numba's negative-index wraparound, which lets LLVM fold these
     # eight byte loads into one unaligned 64-bit load.
@@ -218,7 +218,7 @@ def load_le64(data, pos):
     )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _store_le64(flat, pos, word):
     # The mirror of load_le64: eight byte stores that LLVM merges into one.
     p = np.uint64(pos)
@@ -232,7 +232,7 @@ def _store_le64(flat, pos, word):
     flat[p + _U[7]] = np.uint8((word >> _U[56]) & _BYTE)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def _absorb_block(
     lanes, lane, width, data, pos, remaining, rate, suffix, fresh, initial, initial_row
 ):
@@ -278,7 +278,7 @@ SKIP_LANE = -(1 << 40)
 """A lane position that ``absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
     """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
     and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
@@ -315,7 +315,7 @@ def absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
         _prefetch_block(data, p3 + rate, rate)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
     ``first_word`` on (the words before it are left to the caller)."""
@@ -330,7 +330,7 @@ def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
             )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def _finish_single(
     lanes, data, offsets, message, next_block, initial, rate, suffix, first_round, out
 ):
@@ -367,13 +367,13 @@ def _finish_single(
         )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _initial_row(initial, message):
     # One state for the batch (row 0) or one per message: a multiply instead of a branch.
     return message * min(initial.shape[0] - 1, 1)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def _check_initial(initial, count):
     """Refuse an initial-state array that is not ``(1, 25)`` or ``(count, 25)``."""
     if initial.shape[1] != LANE_COUNT or not (
@@ -384,7 +384,7 @@ def _check_initial(initial, count):
         )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def _check_queue(data, offsets, order, initial):
     """Refuse a queue whose messages leave ``data``, or an initial state of the wrong shape:
     the last line of defence before the kernels read memory without bounds checks. Callers
@@ -401,7 +401,7 @@ def _check_queue(data, offsets, order, initial):
             raise ValueError("hash_queue: a message's offsets leave the data buffer")
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
     """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
 
@@ -553,7 +553,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                 )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out):
     """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
 
@@ -635,7 +635,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 )
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def absorb_prefixes(initial, data, offsets, rate, first_round):
     """The states after absorbing whole-block prefixes: ``(N, 25)``, row ``i`` the state
     ``initial[0]`` (or ``initial[i]``) has after absorbing ``data[offsets[i]:offsets[i+1]]``.

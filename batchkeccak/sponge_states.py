@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import carray, types
 from numba.extending import intrinsic
 
-from batchkeccak._kernel_cache import CACHE_KERNELS
+from batchkeccak._jit import njit
 from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
@@ -49,7 +49,7 @@ from batchkeccak.sponge import (
 _PAD_LAST_BYTE = np.uint8(0x80)
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_round):
     """Absorb ``job_blocks[j]`` whole blocks from ``data[job_start[j]:]`` into the state
     ``states[job_state[j]]``, for every job ``j``.
@@ -124,7 +124,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
             states[state, k] = lanes[k]
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def finish_states(states, pending, pending_len, which, rate, suffix, first_round, out):
     """Pad and squeeze ``out.shape[1]`` bytes for each state ``which[i]`` into ``out[i]``.
 
@@ -174,7 +174,7 @@ def _bytes_at(typingctx, address):
     return sig, codegen
 
 
-@njit(cache=CACHE_KERNELS, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending, pending_len,
                   lane_piece, lane_offset, lane_left, lane_stitch, positions, rate):
     """Find lane ``lane``'s next block to absorb; False when its pieces are used up.
@@ -218,7 +218,7 @@ def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending
     return False
 
 
-@njit(cache=CACHE_KERNELS, nogil=True)
+@njit(cache=True, nogil=True)
 def absorb_pieces(states, pending, pending_len, base_address, span, piece_start, piece_len,
                   run_state, run_first, rate, first_round):
     """Append byte pieces to stored states, reading every piece where it lies.

@@ -7,7 +7,9 @@ many streams together through the tile kernel (``batchkeccak.sponge_states``).
 
 from __future__ import annotations
 
+import copy
 import itertools
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -104,14 +106,20 @@ class KeccakHash:
     Made by :func:`new` or by the constructor named after the algorithm
     (``batchkeccak.sha3_256(data)``); equal to hashlib's (and pycryptodome's, for Keccak and
     TurboSHAKE) however the data is cut into ``update`` calls.
+
+    An object may be shared by threads, as hashlib's may: each ``update``, ``digest`` and
+    ``copy`` holds the object's lock, so the digest is that of the updates in some order,
+    each one whole. (The kernels release the GIL; without the lock two updates would mix
+    their blocks into the one state.)
     """
 
-    __slots__ = ("_buffer", "_spec", "_states")
+    __slots__ = ("_buffer", "_lock", "_spec", "_states")
 
     def __init__(self, name: str, data: object = b"") -> None:
         self._spec = get_algorithm(name)
         self._states = StoredStates(self._spec, 1)
         self._buffer = bytearray()  # bytes waiting for a whole block, fewer than block_size
+        self._lock = threading.Lock()
         if not (isinstance(data, bytes) and not data):
             self.update(data)
 
@@ -133,6 +141,10 @@ class KeccakHash:
     def update(self, data: object) -> None:
         """Absorb ``data`` (any bytes-like object) after what was given before."""
         view = message_view(data, "data")
+        with self._lock:
+            self._absorb(view)
+
+    def _absorb(self, view: memoryview) -> None:
         rate = self._spec.rate
         buffered = len(self._buffer)
         if buffered + view.nbytes < rate:
@@ -151,6 +163,10 @@ class KeccakHash:
         self._buffer = bytearray(view[whole * rate :])
 
     def _output(self, out_len: int) -> bytes:
+        with self._lock:
+            return self._squeeze(out_len)
+
+    def _squeeze(self, out_len: int) -> bytes:
         states = self._states
         states.pending[0, : len(self._buffer)] = np.frombuffer(bytes(self._buffer), np.uint8)
         states.pending_len[0] = len(self._buffer)
@@ -182,7 +198,8 @@ class KeccakHash:
 
     def __getstate__(self) -> tuple[str, bytes, bytes]:
         # (algorithm, state lanes, waiting bytes): also what pickling saves.
-        return self._spec.name, self._states.lanes.tobytes(), bytes(self._buffer)
+        with self._lock:
+            return self._spec.name, self._states.lanes.tobytes(), bytes(self._buffer)
 
     def __setstate__(self, state: tuple[str, bytes, bytes]) -> None:
         name, lanes, waiting = state
@@ -190,6 +207,7 @@ class KeccakHash:
         self._states = StoredStates(self._spec, 1)
         self._states.lanes[0] = np.frombuffer(lanes, dtype=np.uint64)
         self._buffer = bytearray(waiting)
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<{self._spec.name} batchkeccak.KeccakHash object @ {hex(id(self))}>"
@@ -274,6 +292,9 @@ class StreamHasher:
     A stream is finished by :meth:`digest`, :meth:`hexdigest` or :meth:`digests`; updating it
     afterwards is an error.
 
+    Threads may share one object: each call holds its lock, so every stream's digest is
+    that of its chunks with each call's chunks whole and in their order, calls in some order.
+
     Examples
     --------
     >>> import batchkeccak as bk
@@ -297,6 +318,19 @@ class StreamHasher:
         self._count = int(n_streams)
         self._states = StoredStates(self._spec, self._count)
         self._finished = np.zeros(self._count, dtype=bool)
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, object]:
+        with self._lock:
+            state = self.__dict__.copy()
+            del state["_lock"]
+            state["_states"] = copy.deepcopy(self._states)
+            state["_finished"] = self._finished.copy()
+            return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @property
     def algorithm(self) -> str:
@@ -365,6 +399,11 @@ class StreamHasher:
             size[k] = array.shape[0]
             if size[k]:
                 address[k] = array.ctypes.data
+        with self._lock:
+            self._absorb_chunks(stream_of, address, size)
+        del arrays  # the chunks may be released (and resized) from here on
+
+    def _absorb_chunks(self, stream_of: np.ndarray, address: np.ndarray, size: np.ndarray) -> None:
         finished = self._finished[stream_of]
         if finished.any():
             i = int(stream_of[np.argmax(finished)])
@@ -401,11 +440,11 @@ class StreamHasher:
             )
 
         _parallel.run_parallel(absorb, spans, workers=threads)
-        del arrays  # the chunks may be released (and resized) from here on
 
     def _finish(self, which: np.ndarray) -> np.ndarray:
-        self._finished[which] = True
-        return self._states.finish(which, self._out_len)
+        with self._lock:
+            self._finished[which] = True
+            return self._states.finish(which, self._out_len)
 
     def digest(self, index: int) -> bytes:
         """Finish stream ``index`` and return its digest."""

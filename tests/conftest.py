@@ -19,6 +19,29 @@ settings.register_profile(
 settings.load_profile("batchkeccak")
 
 
+def pytest_sessionstart(session):
+    """Clear numba's cache of the package when a compiled source changed since the last run.
+
+    numba stamps a cached function with its own file only; the sponge kernels inline code
+    from other files, so an edit there would otherwise leave them running the old code.
+    """
+    from batchkeccak import _jit
+
+    stamp = _jit.PACKAGE_DIR / "__pycache__" / "compiled-sources.sha256"
+    digest = _jit.compiled_sources_digest()
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    _jit.clear_cache()
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass  # a read-only checkout: numba cannot cache there either
+
+
 @pytest.fixture(scope="session")
 def pattern_bytes():
     """``i % 251`` filler, so no two blocks line up by accident (as BLAKE3's tests do)."""

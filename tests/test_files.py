@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
@@ -278,3 +279,55 @@ def test_paths_of_every_kind_and_a_nul_byte(tmp_path):
     for paths in ([str(plain), "a\0b"], [str(plain), b"a\0b"]):
         with pytest.raises(ValueError, match=r"paths\[1\] contains a NUL byte"):
             bk.hash_files(paths)
+
+
+PROC_FILES = ["/proc/sys/kernel/ostype", "/proc/version"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/sys/kernel/ostype"), reason="needs Linux's /proc")
+def test_files_that_refuse_large_reads_hash_like_cat_reads_them():
+    # /proc/sys files refuse a read() of 4 MiB (ENOMEM) and report size 0; cat reads them.
+    contents = []
+    for path in PROC_FILES:
+        with open(path, "rb", buffering=0) as handle:
+            contents.append(handle.read(65536))
+    for errors in ("raise", "collect"):
+        got = bk.hash_files(PROC_FILES, errors=errors)
+        assert [bytes(row) for row in got] == [hashlib.sha3_256(c).digest() for c in contents]
+    with open(PROC_FILES[0], "rb") as handle:
+        assert bk.file_digest(handle, "sha3_256").digest() == hashlib.sha3_256(contents[0]).digest()
+
+
+class RefusesLargeReads(io.RawIOBase):
+    """A file whose read() refuses counts over 8 KiB with ENOMEM, as /proc/sys files do
+    for large counts."""
+
+    def __init__(self, data: bytes, limit: int = 8192) -> None:
+        self._data, self._limit, self.counts = data, limit, []
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view) -> int:
+        self.counts.append(len(view))
+        if len(view) > self._limit:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        taken = self._data[: len(view)]
+        self._data = self._data[len(taken) :]
+        view[: len(taken)] = taken
+        return len(taken)
+
+
+def test_file_digest_retries_a_refused_count_smaller(pattern_bytes):
+    data = pattern_bytes(100_000)
+    source = RefusesLargeReads(data)
+    assert bk.file_digest(source, "sha3_256").digest() == hashlib.sha3_256(data).digest()
+    assert max(source.counts) > files.SMALLEST_READ  # it did start with a large count
+    assert source.counts[-1] <= 8192
+
+
+def test_a_refusal_at_the_smallest_count_is_an_error():
+    source = RefusesLargeReads(b"abc", limit=files.SMALLEST_READ - 1)
+    with pytest.raises(OSError) as caught:
+        bk.file_digest(source, "sha3_256")
+    assert caught.value.errno == errno.ENOMEM

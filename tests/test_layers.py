@@ -15,7 +15,7 @@ PACKAGE = Path(batchkeccak.__file__).resolve().parent
 
 LAYERS = [
     # (layer, module prefixes), bottom up; a module may import its own layer and those below.
-    ("kernel cache", ["batchkeccak._kernel_cache"]),
+    ("compiler", ["batchkeccak._jit"]),
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
     ("table and utilities", ["batchkeccak.parameters", "batchkeccak._parallel",
@@ -132,7 +132,5 @@ def test_no_module_uses_another_modules_private_names():
                 isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
             ):
                 continue
-            if importer == "batchkeccak._kernel_cache" and node.attr == "_locator_classes":
-                continue  # numba's cache hook, tested in test_kernel_cache.py
             offenders.append(f"{importer}:{node.lineno}: {ast.unparse(node)}")
     assert offenders == []

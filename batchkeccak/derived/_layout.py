@@ -10,8 +10,8 @@ be, so those bytes are written beside each message here: one pass over the data.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from batchkeccak._jit import njit
 from batchkeccak.inputs import readonly
 
 

@@ -22,9 +22,11 @@ import sys
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from batchkeccak._jit import njit
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
@@ -55,8 +57,8 @@ _AHEAD = 16
 def _prefetch_address(typingctx, address):
     """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect).
 
-    The sponge has its own on array elements; this module may not import from the kernel
-    layer, whose changes its numba cache stamp would not see (``_kernel_cache``).
+    The sponge has its own on array elements; this module does not import from the kernel
+    layer: numba's cache stamp of this file would not see changes there.
     """
     sig = types.void(address)
 

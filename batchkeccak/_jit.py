@@ -1,0 +1,121 @@
+"""``njit`` for every compiled function of the package: cached on disk where numba can write
+a cache, compiled in memory where it cannot.
+
+numba refuses ``cache=True`` outright (``RuntimeError: cannot cache function ...: no locator
+available``) when neither ``NUMBA_CACHE_DIR``, the package's own ``__pycache__`` nor the
+user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``) is writable: a system-wide install
+run by a service user with no home, a read-only container, a cluster executor. There the
+package compiles its kernels in memory instead, once per process, and says so once with an
+:class:`UncachedKernelsWarning` (``docs/deploying.md`` shows how to keep a cache).
+
+Only numba's documented interface is used: ``njit(cache=True)`` and ``NUMBA_CACHE_DIR``.
+numba keys a cached function on the file that defines it, but the sponge kernels inline the
+permutation from other files: after an edit to one of those, a cached kernel would still run
+the old code. An installed release never changes under its cache (an upgrade rewrites every
+file, so every stamp changes); a developer editing the sources runs
+``python -m batchkeccak._jit clear-cache``, and the test suite does that by itself whenever a
+compiled source changed since its last run (``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import numba
+
+__all__ = [
+    "UncachedKernelsWarning", "cache_available", "clear_cache", "compiled_sources_digest", "njit",
+]
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+class UncachedKernelsWarning(RuntimeWarning):
+    """No writable cache folder: the kernels are compiled in memory in every process."""
+
+
+_uncached: list[str] = []
+_warned = threading.Lock()
+
+
+def cache_available() -> bool:
+    """False once a function of the package had to be compiled without the on-disk cache."""
+    return not _uncached
+
+
+def _warn_uncached(name: str) -> None:
+    first = not _uncached
+    _uncached.append(name)
+    if first and _warned.acquire(blocking=False):
+        warnings.warn(
+            "batchkeccak: numba finds no writable cache folder (the package folder, "
+            "NUMBA_CACHE_DIR and ~/.cache are not writable), so the kernels are compiled in "
+            "memory in this process (about 20 s on first use). Set NUMBA_CACHE_DIR to a "
+            "writable folder to keep them; see 'Deploying' in the batchkeccak docs.",
+            UncachedKernelsWarning,
+            stacklevel=4,
+        )
+
+
+def njit(*args, **options):
+    """``numba.njit`` with the same arguments; ``cache=True`` falls back to an in-memory
+    compilation (and one warning) where numba has nowhere to write its cache."""
+    if args:  # used bare: @njit
+        return njit(**options)(args[0])
+    if not options.get("cache"):
+        return numba.njit(**options)
+
+    def decorate(function):
+        try:
+            return numba.njit(**options)(function)
+        except RuntimeError as exc:
+            if "no locator available" not in str(exc):
+                raise
+        _warn_uncached(function.__qualname__)
+        return numba.njit(**{**options, "cache": False})(function)
+
+    return decorate
+
+
+def compiled_sources() -> list[Path]:
+    """The package's files that define compiled functions."""
+    return sorted(
+        path for path in PACKAGE_DIR.rglob("*.py")
+        if "njit(" in path.read_text(encoding="utf-8") and path.name != "_jit.py"
+    )
+
+
+def compiled_sources_digest() -> str:
+    """SHA-256 over the relative path and contents of every compiled source."""
+    digest = hashlib.sha256()
+    for path in compiled_sources():
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def clear_cache() -> int:
+    """Delete numba's cache files for the package from its ``__pycache__`` folders (and from
+    ``NUMBA_CACHE_DIR`` when set); the number of files deleted."""
+    folders = [PACKAGE_DIR]
+    cache_dir = numba.config.CACHE_DIR
+    if cache_dir:
+        folders.append(Path(cache_dir))
+    removed = 0
+    for folder in folders:
+        for pattern in ("*.nbi", "*.nbc"):
+            for path in folder.rglob(pattern):
+                if folder is PACKAGE_DIR or "batchkeccak" in path.as_posix():
+                    path.unlink(missing_ok=True)
+                    removed += 1
+    return removed
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["clear-cache"]:
+        sys.exit("usage: python -m batchkeccak._jit clear-cache")
+    print(f"removed {clear_cache()} cached kernel files")

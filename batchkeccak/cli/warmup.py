@@ -1,0 +1,77 @@
+"""``batchkeccak warmup``: compile every kernel into numba's cache now, not on first use.
+
+For images and cluster nodes that should start hashing at once: run it where the cache is
+kept (the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``) when the image is built.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "warmup",
+        help="compile every kernel into numba's cache (for images and read-only installs)",
+        description="Compile (or load) every kernel the package uses, so that later "
+        "processes load them from numba's cache instead of compiling. The cache goes to "
+        "NUMBA_CACHE_DIR when it is set, else next to the package's sources.",
+    )
+    parser.set_defaults(run=run)
+
+
+def warm_every_kernel() -> None:
+    """One small call through each compiled path: batches of every input form, streams,
+    files, the modes, Arrow columns and rows, Merkle trees."""
+    import numpy as np
+    import pyarrow as pa
+
+    import batchkeccak as bk
+    from batchkeccak import arrow, merkle
+
+    messages = [b"", b"x" * 200, b"abc" * 70]
+    bk.hash_many(messages, "sha3_256", threads=1)
+    bk.hash_many(np.zeros((40, 16), dtype=np.uint8), "sha3_256", threads=1)
+    bk.hash_many(bk.FlatMessages(np.zeros(9, np.uint8), np.array([0, 4, 9])), threads=1)
+    stream = bk.sha3_256(b"y" * 300)
+    stream.copy().digest()
+    streams = bk.StreamHasher("sha3_256", 2, threads=1)
+    streams.update_many([0, 1, 0], [b"a" * 300, b"b", b"c" * 200])
+    streams.digests()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "file"
+        path.write_bytes(b"z" * 1000)
+        bk.hash_files([path, path], threads=1)
+    bk.hash_many(messages, "kmac_256", key=b"k", length=32, threads=1)
+    bk.tuplehash_many([[b"a", b"b"]], length=32)
+    bk.kt128(b"q" * 9000, length=32)
+    bk.parallelhash_128(b"q" * 300, block_size=64)
+    column = pa.array(["a", None, "bc"])
+    arrow.hash_array(column, "sha3_256", threads=1)
+    arrow.hash_array(column, "sha3_256", hex=True, threads=1)
+    arrow.hash_rows(pa.table({"a": [1, 2], "b": ["x", "y"]}), algorithm="sha3_256", threads=1)
+    for scheme in merkle.SCHEMES:
+        merkle.merkle_root([b"a" * 32, b"b" * 32, b"c" * 32], scheme=scheme)
+
+
+def run(args) -> int:
+    import numba
+
+    from batchkeccak import _jit
+
+    started = time.perf_counter()
+    warm_every_kernel()
+    seconds = time.perf_counter() - started
+    if not _jit.cache_available():
+        print(
+            "batchkeccak: no writable cache folder: the kernels were compiled in memory "
+            "only; set NUMBA_CACHE_DIR to a writable folder and run this again",
+            file=sys.stderr,
+        )
+        return 1
+    where = numba.config.CACHE_DIR or f"{_jit.PACKAGE_DIR} (__pycache__ folders)"
+    print(f"kernels ready in {seconds:.1f} s; cache: {where}")
+    return 0
