@@ -132,3 +132,10 @@ def test_clear_cache_removes_only_numba_files(tmp_path, monkeypatch):
     monkeypatch.setattr(_jit.numba.config, "CACHE_DIR", "")
     assert _jit.clear_cache() == 2
     assert [p.name for p in (fake / "__pycache__").iterdir()] == [kept.name]
+
+
+def test_warmup_command_compiles_every_kernel_into_the_cache(capsys):
+    from batchkeccak.cli import main
+
+    assert main(["warmup"]) == 0
+    assert capsys.readouterr().out.startswith("kernels ready in ")
