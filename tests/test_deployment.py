@@ -134,6 +134,7 @@ def test_clear_cache_removes_only_numba_files(tmp_path, monkeypatch):
     assert [p.name for p in (fake / "__pycache__").iterdir()] == [kept.name]
 
 
+@pytest.mark.slow
 def test_warmup_command_compiles_every_kernel_into_the_cache(capsys):
     from batchkeccak.cli import main
 
