@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from batchkeccak.inputs import readonly
+from batchkeccak.inputs.sequences import message_view
 
 PIECE_BYTES = 4 << 20
 """Bytes read from a file per piece (rounded down to the mode's unit). Measured with KT128 on
@@ -34,15 +35,13 @@ def message_array(data: object, argument: str = "data") -> Iterator[np.ndarray]:
         yield readonly(data.reshape(-1).view(np.uint8))
         return
     try:
-        view = memoryview(data)  # type: ignore[arg-type]
+        view = message_view(data, argument)  # the boundary's reading, empty buffers included
     except TypeError:
         raise TypeError(
             f"{argument} must be bytes-like, a numpy array, a path or a binary file object "
             f"opened for reading, got {type(data).__name__}"
         ) from None
-    if not view.c_contiguous:
-        raise ValueError(f"{argument} is not contiguous (a strided view): copy it first")
-    yield readonly(np.frombuffer(view.cast("B"), dtype=np.uint8))
+    yield readonly(np.frombuffer(view, dtype=np.uint8))
 
 
 @contextmanager
