@@ -447,3 +447,45 @@ def test_a_path_is_read_never_mapped(tmp_path, monkeypatch):
     monkeypatch.setattr(mmap, "mmap", refuse)
     assert bk.kt128(path) == KangarooTwelve.new(data=data).read(32)
     assert bk.parallelhash_128(path, block_size=100) == ref.parallelhash(128, data, 100, 32, b"")
+
+
+# -- TupleHash rows: a row is a sequence of byte strings, nothing split into bytes ------------
+
+
+@pytest.mark.parametrize(
+    "rows, match",
+    [
+        (b"abc", r"rows must be an iterable of rows.*got a single bytes"),
+        (bytearray(b"abc"), r"rows must be an iterable of rows.*got a single bytearray"),
+        (np.frombuffer(b"abc", np.uint8), r"rows must be .*got a single numpy array"),
+        (np.zeros((2, 3), np.uint8), r"rows must be .*got a single numpy array"),
+        ("abc", r"rows must be .*got a single str"),
+        (7, r"rows must be .*got int"),
+        ([np.frombuffer(b"abc", np.uint8)], r"rows\[0\] must be a sequence .*numpy array"),
+        ([[b"a"], np.array([b"a", b"b"], dtype=object)], r"rows\[1\] must be .*numpy array"),
+        ([[b"a"], memoryview(b"ab")], r"rows\[1\] must be .*got a single memoryview"),
+        ([[b"a"], bytearray(b"ab")], r"rows\[1\] must be .*got a single bytearray"),
+        ([__import__("array").array("B", b"ab")], r"rows\[0\] must be .*got a single array"),
+        ([[b"a"], 5], r"rows\[1\] must be a sequence of byte strings, got int"),
+        ([{b"a", b"b"}], r"rows\[0\] must be .*got a set"),
+        ([{b"a": b"b"}], r"rows\[0\] must be .*got a dict"),
+        ({(b"a",), (b"b",)}, r"rows must be .*got a set"),
+        ([[b"a", 5]], r"rows\[0\]\[1\] must be bytes-like, got int"),
+    ],
+)
+def test_tuplehash_rows_are_never_split_into_bytes(rows, match):
+    with pytest.raises(TypeError, match=match):
+        bk.tuplehash_many(rows, length=8)
+    with pytest.raises(TypeError, match=match):
+        bk.hasher("tuplehash_256", length=8).hash_tuples(rows)
+
+
+def test_tuplehash_a_wrapped_array_is_one_string():
+    array = np.frombuffer(b"abc", np.uint8)
+    words = np.array([1, 2], np.uint32)
+    got = bk.tuplehash_many([[array], (array, words), iter([b"x"])], length=32)
+    assert [d.tobytes() for d in got] == [
+        TupleHash128.new(digest_bytes=32).update(b"abc").digest(),
+        ref.tuplehash(128, [b"abc", words.tobytes()], 32, b""),
+        ref.tuplehash(128, [b"x"], 32, b""),
+    ]

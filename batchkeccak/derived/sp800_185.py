@@ -8,7 +8,7 @@ from the state it leaves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -86,6 +86,40 @@ def build_kmac(mode: Mode, length: object, threads: int, *, key: object = None,
     )
 
 
+def _exports_buffer(value: object) -> bool:
+    if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
+        return True
+    try:
+        memoryview(value).release()  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def _check_row_container(value: object, argument: str, expected: str, wrap: str) -> None:
+    """TypeError naming ``argument`` unless ``value`` can be iterated as ``expected``.
+
+    Refused, though Python could iterate them: strings and bytes-like objects (their items
+    are characters or integers, not strings), numpy arrays (``[array]`` is a row holding the
+    array's bytes as one string; iterating the array would split it into one string per
+    element), sets (no defined order, so the digest would change from run to run) and
+    mappings (their keys alone).
+    """
+    if isinstance(value, str) or _exports_buffer(value):
+        kind = "numpy array" if isinstance(value, np.ndarray) else type(value).__name__
+        raise TypeError(
+            f"{argument} must be {expected}, got a single {kind}; a bytes-like object is "
+            f"one string: wrap it: {wrap}"
+        )
+    if isinstance(value, (set, frozenset, Mapping)):
+        raise TypeError(
+            f"{argument} must be {expected}, got a {type(value).__name__}, whose order is "
+            "not the caller's: pass a list or tuple"
+        )
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{argument} must be {expected}, got {type(value).__name__}")
+
+
 class TupleHasher(FramedHasher):
     """TupleHash: ``hash_flat`` hashes each message as a tuple of one string;
     :meth:`hash_tuples` hashes tuples of any number of strings."""
@@ -93,14 +127,16 @@ class TupleHasher(FramedHasher):
     __slots__ = ()
 
     def hash_tuples(self, rows: Iterable[Sequence[object]]) -> np.ndarray:
-        """TupleHash of every row, a sequence of bytes-like strings: ``(N, output_length)``."""
+        """TupleHash of every row, a sequence of bytes-like strings: ``(N, output_length)``.
+
+        A row is never a bytes-like object or a numpy array: iterated, those give integers
+        (or a string per array element), which are not the strings of a tuple.
+        """
+        _check_row_container(rows, "rows", "an iterable of rows, each a sequence of byte "
+                             "strings", "[[value, ...], ...]")
         encoded = []
         for i, row in enumerate(rows):
-            if isinstance(row, (str, bytes, bytearray, memoryview)):
-                raise TypeError(
-                    f"rows[{i}] must be a sequence of byte strings, got a single "
-                    f"{type(row).__name__}; wrap it: [value]"
-                )
+            _check_row_container(row, f"rows[{i}]", "a sequence of byte strings", "[value]")
             parts = []
             for j, item in enumerate(row):
                 value = checks.as_bytes(item, f"rows[{i}][{j}]")
@@ -137,6 +173,10 @@ def tuplehash_many(
     ----------
     rows
         An iterable of rows, each a sequence of bytes-like strings (any number, zero too).
+        A row itself is never bytes-like or a numpy array: the row ``[b"abc"]`` is the tuple
+        of one string, while ``b"abc"`` or ``numpy.frombuffer(b"abc", numpy.uint8)`` as a row
+        is a TypeError rather than the tuple ``(b"a", b"b", b"c")``. Sets and mappings are
+        refused too (their order is not the caller's).
     algorithm
         ``tuplehash_128``, ``tuplehash_256``, ``tuplehash_xof_128``, ``tuplehash_xof_256``,
         or a hasher built for one of them.
@@ -151,6 +191,12 @@ def tuplehash_many(
     -------
     numpy.ndarray
         ``(N, length)`` uint8.
+
+    Raises
+    ------
+    TypeError
+        ``rows``, or one of its rows, is not as described above (the message names which);
+        a string of a row is not bytes-like.
 
     Examples
     --------
