@@ -489,3 +489,88 @@ def test_tuplehash_a_wrapped_array_is_one_string():
         ref.tuplehash(128, [b"abc", words.tobytes()], 32, b""),
         ref.tuplehash(128, [b"x"], 32, b""),
     ]
+
+
+# -- ParallelHash: memory bounded by the file and the piece size, never by the block size -----
+
+
+@pytest.mark.parametrize("name, bits, xof", [
+    ("parallelhash_128", 128, False), ("parallelhash_256", 256, False),
+    ("parallelhash_xof_128", 128, True), ("parallelhash_xof_256", 256, True),
+])
+def test_parallelhash_huge_block_of_a_small_file(tmp_path, name, bits, xof):
+    import tracemalloc
+
+    path = tmp_path / "three.bin"
+    path.write_bytes(b"abc")
+    block = 2**40
+    want = ref.parallelhash(bits, b"abc", block, 32, b"S", xof=xof)
+    function = getattr(bk, name)
+    tracemalloc.start()
+    try:
+        assert function(path, block_size=block, customization=b"S") == want
+        assert function(str(path), block_size=block, customization=b"S") == want
+        with open(path, "rb") as handle:
+            assert function(handle, block_size=block, customization=b"S") == want
+        with open(path, "rb", buffering=0) as handle:
+            assert function(handle, block_size=block, customization=b"S") == want
+        assert function(TrickleReader(b"abc", 5), block_size=block, customization=b"S") == want
+        assert function(io.BytesIO(b"abc"), block_size=block, customization=b"S") == want
+        assert function(b"abc", block_size=block, customization=b"S") == want
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 << 20, peak  # two read buffers of the default piece size at most
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_parallelhash_chunks_larger_than_a_piece(tmp_path, bits):
+    rng = np.random.default_rng(bits + 1)
+    # Chunks that cross piece boundaries, end on them, or hold many pieces.
+    for block, n in ((10_000, 50_003), (4097, 3 * 4097), (136 * 31, 136 * 62 + 1), (9000, 0),
+                     (65_536, 65_535), (5000, 4999)):
+        data = rng.bytes(n)
+        want = ref.parallelhash(bits, data, block, 48, b"", xof=False)
+        hasher = bk.hasher(f"parallelhash_{bits}", length=48, block_size=block)
+        for piece_bytes in (4096, 1000, 136):
+            for seed in (1, 2):
+                got = hasher.hash_message(TrickleReader(data, seed), piece_bytes=piece_bytes)
+                assert got == want, (block, n, piece_bytes)
+            got = hasher.hash_message(io.BytesIO(data), piece_bytes=piece_bytes)
+            assert got == want, (block, n, piece_bytes)
+        path = tmp_path / f"{block}-{n}.bin"
+        path.write_bytes(data)
+        assert hasher.hash_message(path, piece_bytes=4096) == want, (block, n)
+
+
+def test_a_file_object_is_read_from_where_it_stands(tmp_path):
+    data = np.random.default_rng(8).bytes(30_000)
+    path = tmp_path / "message.bin"
+    path.write_bytes(data)
+    for buffering in (0, -1):
+        with open(path, "rb", buffering=buffering) as handle:
+            handle.read(777)
+            got = bk.parallelhash_128(handle, block_size=2**40)
+        assert got == ref.parallelhash(128, data[777:], 2**40, 32, b""), buffering
+        with open(path, "rb", buffering=buffering) as handle:
+            handle.read(777)
+            assert bk.kt128(handle) == KangarooTwelve.new(data=data[777:]).read(32), buffering
+
+
+def test_parallelhash_reads_a_large_chunk_through_piece_sized_buffers(tmp_path):
+    import tracemalloc
+
+    data = np.random.default_rng(9).bytes(2 << 20)
+    path = tmp_path / "large.bin"
+    path.write_bytes(data)
+    want = ref.parallelhash(256, data, 2**30, 32, b"")
+    hasher = bk.hasher("parallelhash_256", length=32, block_size=2**30)
+    tracemalloc.start()
+    try:
+        assert hasher.hash_message(path, piece_bytes=64 << 10) == want
+        with open(path, "rb") as handle:
+            assert hasher.hash_message(handle, piece_bytes=64 << 10) == want
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak  # the 2 MiB file is never held whole

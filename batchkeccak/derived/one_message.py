@@ -9,6 +9,7 @@ be the length of the buffer. Read in pieces, a file is hashed as exactly the byt
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -55,6 +56,10 @@ def message_pieces(
     to its end, in pieces of a multiple of ``unit`` bytes (all but the last): one piece is read
     by a second thread while the caller hashes the one before. Each piece is valid until the
     caller asks for the next.
+
+    The two read buffers hold ``max(unit, piece_bytes)`` bytes at most, and no more than a
+    regular file has left: a caller whose unit may be large (ParallelHash's block size) passes
+    a smaller one and joins what crosses a piece boundary itself.
     """
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
@@ -74,6 +79,19 @@ def message_pieces(
         yield iter([array])
 
 
+def _bytes_left(stream: object) -> int | None:
+    """The bytes between a regular file's position and its end, or None when unknown (a
+    pipe, a socket, an object without a descriptor)."""
+    try:
+        status = os.fstat(stream.fileno())  # type: ignore[attr-defined]
+        position = stream.tell()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError, TypeError):
+        return None
+    if not stat.S_ISREG(status.st_mode) or not isinstance(position, int):
+        return None
+    return max(0, status.st_size - position)
+
+
 def _read_pieces(stream: object, unit: int, piece_bytes: int) -> Iterator[np.ndarray]:
     readinto = getattr(stream, "readinto", None)
     readable = getattr(stream, "readable", None)
@@ -83,6 +101,12 @@ def _read_pieces(stream: object, unit: int, piece_bytes: int) -> Iterator[np.nda
             f"for reading, got {type(stream).__name__}"
         )
     size = max(unit, piece_bytes // unit * unit)
+    left = _bytes_left(stream)
+    if left is not None:
+        # A small file needs no piece-sized buffers: one unit more than it holds lets the
+        # first read see its end. The size is only how much is read at once, so a file that
+        # grows meanwhile is still read to its end, in more pieces.
+        size = min(size, (left // unit + 1) * unit)
 
     def fill(buffer: np.ndarray) -> int:
         view = memoryview(buffer)
