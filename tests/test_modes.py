@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import io
+import os
 import pickle
 
 import numpy as np
@@ -506,21 +507,27 @@ def test_parallelhash_huge_block_of_a_small_file(tmp_path, name, bits, xof):
     block = 2**40
     want = ref.parallelhash(bits, b"abc", block, 32, b"S", xof=xof)
     function = getattr(bk, name)
-    tracemalloc.start()
-    try:
-        assert function(path, block_size=block, customization=b"S") == want
-        assert function(str(path), block_size=block, customization=b"S") == want
-        with open(path, "rb") as handle:
-            assert function(handle, block_size=block, customization=b"S") == want
-        with open(path, "rb", buffering=0) as handle:
-            assert function(handle, block_size=block, customization=b"S") == want
-        assert function(TrickleReader(b"abc", 5), block_size=block, customization=b"S") == want
-        assert function(io.BytesIO(b"abc"), block_size=block, customization=b"S") == want
-        assert function(b"abc", block_size=block, customization=b"S") == want
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 32 << 20, peak  # two read buffers of the default piece size at most
+    assert function(b"abc", block_size=block, customization=b"S") == want  # compiled first
+
+    def peak_of(make_data, bound):
+        tracemalloc.start()
+        try:
+            assert function(make_data(), block_size=block, customization=b"S") == want
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < bound, peak
+
+    # A regular file: buffers sized by what it holds, not by pieces or the block.
+    peak_of(lambda: path, 1 << 20)
+    peak_of(lambda: str(path), 1 << 20)
+    with open(path, "rb") as handle:
+        peak_of(lambda: handle, 1 << 20)
+    with open(path, "rb", buffering=0) as handle:
+        peak_of(lambda: handle, 1 << 20)
+    # A stream of unknown size: two read buffers of the default 4 MiB piece at most.
+    peak_of(lambda: TrickleReader(b"abc", 5), 9 << 20)
+    peak_of(lambda: io.BytesIO(b"abc"), 9 << 20)
 
 
 @pytest.mark.parametrize("bits", [128, 256])
@@ -574,3 +581,30 @@ def test_parallelhash_reads_a_large_chunk_through_piece_sized_buffers(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20, peak  # the 2 MiB file is never held whole
+
+
+def test_a_file_whose_size_says_less_is_still_read_to_its_end(tmp_path):
+    data = np.random.default_rng(10).bytes(300_000)
+    path = tmp_path / "message.bin"
+    path.write_bytes(data)
+
+    class ClaimsToBeAtItsEnd(io.FileIO):
+        """The size hint says nothing is left: only the reads may say where the file ends."""
+
+        def tell(self) -> int:
+            return len(data)
+
+    for block in (1000, 2**40):
+        with ClaimsToBeAtItsEnd(path, "rb") as handle:
+            got = bk.parallelhash_256(handle, block_size=block)
+        assert got == ref.parallelhash(256, data, block, 32, b""), block
+    with ClaimsToBeAtItsEnd(path, "rb") as handle:
+        assert bk.kt128(handle) == KangarooTwelve.new(data=data).read(32)
+    cmdline = "/proc/self/cmdline"
+    if os.path.exists(cmdline):  # size 0 as the system reports it, yet not empty
+        with open(cmdline, "rb") as handle:
+            content = handle.read()
+        assert content and os.stat(cmdline).st_size == 0
+        assert bk.parallelhash_128(cmdline, block_size=2**40) == (
+            ref.parallelhash(128, content, 2**40, 32, b"")
+        )

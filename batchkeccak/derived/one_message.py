@@ -25,6 +25,10 @@ PIECE_BYTES = 4 << 20
 32 MiB 98 ms; the piece just read is hashed while it is still in cache."""
 
 
+SMALL_READ_BYTES = 64 << 10
+"""The least a file is read in at once when its size says less would do."""
+
+
 @contextmanager
 def message_array(data: object, argument: str = "data") -> Iterator[np.ndarray]:
     """``data`` (bytes-like or a numpy array) as a read-only 1-D uint8 array, without a copy,
@@ -84,10 +88,12 @@ def _bytes_left(stream: object) -> int | None:
     pipe, a socket, an object without a descriptor)."""
     try:
         status = os.fstat(stream.fileno())  # type: ignore[attr-defined]
+        if not stat.S_ISREG(status.st_mode):
+            return None
         position = stream.tell()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError, TypeError):
         return None
-    if not stat.S_ISREG(status.st_mode) or not isinstance(position, int):
+    if not isinstance(position, int):
         return None
     return max(0, status.st_size - position)
 
@@ -105,8 +111,10 @@ def _read_pieces(stream: object, unit: int, piece_bytes: int) -> Iterator[np.nda
     if left is not None:
         # A small file needs no piece-sized buffers: one unit more than it holds lets the
         # first read see its end. The size is only how much is read at once, so a file that
-        # grows meanwhile is still read to its end, in more pieces.
-        size = min(size, (left // unit + 1) * unit)
+        # grows meanwhile (or one whose size the system does not know, as in /proc) is
+        # still read to its end, in more pieces, of at least SMALL_READ_BYTES.
+        floor = max(1, SMALL_READ_BYTES // unit) * unit
+        size = min(size, max(floor, (left // unit + 1) * unit))
 
     def fill(buffer: np.ndarray) -> int:
         view = memoryview(buffer)
