@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from batchkeccak._jit import njit
 from batchkeccak import _parallel
 from batchkeccak.api import hasher
+from batchkeccak.derived.hashers import messages_between
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import check_flat
 from batchkeccak.inputs.arrow_buffers import (
@@ -149,6 +150,9 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
         return digests
     if pa.types.is_dictionary(array.type):
         dictionary = array.dictionary
+        if resolved.batch_size is not None:
+            # One key per row: rows sharing a value still differ in their keys.
+            return _digests_of_chunk(decode_dictionary(array), resolved, argument)
         if len(dictionary) > count:
             # A slice of a large dictionary array: decoding the few values used is cheaper.
             return _digests_of_chunk(decode_dictionary(array), resolved, argument)
@@ -223,7 +227,11 @@ def hash_array(
     threads
         Threads to hash with; None (the default) uses every available core.
     **params
-        Parameters of a mode, as for :func:`batchkeccak.hasher`.
+        Parameters of a mode, as for :func:`batchkeccak.hasher`. A keyed mode's ``key`` may
+        be a list of keys, one per row of ``values`` in order (across the chunks of a
+        ChunkedArray, and for every row of a dictionary array, whose rows are then hashed one
+        by one rather than per dictionary value). Null rows count: the list holds an entry for
+        each of them, and they stay null whatever their key.
 
     Returns
     -------
@@ -238,7 +246,8 @@ def hash_array(
         ``values`` has another type (the message names it), or ``length`` is wrong for
         ``algorithm``.
     ValueError
-        Unknown ``algorithm``; hex output over 2 GiB in a single array.
+        Unknown ``algorithm``; hex output over 2 GiB in a single array; a list of keys whose
+        length is not the number of rows of ``values``.
 
     Notes
     -----
@@ -257,9 +266,21 @@ def hash_array(
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     values = _as_arrow(values)
     check_hashable_type(values.type, "values", "hash_array")
+    per_row = resolved.batch_size
+    if per_row is not None and per_row != len(values):
+        raise ValueError(
+            f"{resolved.name}: key (or initial_state) holds {per_row} entries, one per row of "
+            f"values (null rows included), but values has {len(values)} rows"
+        )
     if isinstance(values, pa.ChunkedArray):
         out_type = pa.string() if hex else pa.binary(resolved.output_length)
-        chunks = [_hash_chunk(chunk, resolved, hex, "values") for chunk in values.chunks]
+        chunks, start = [], 0
+        for chunk in values.chunks:
+            stop = start + len(chunk)
+            # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
+            chunk_hasher = resolved if per_row is None else messages_between(resolved, start, stop)
+            chunks.append(_hash_chunk(chunk, chunk_hasher, hex, "values"))
+            start = stop
         return pa.chunked_array(chunks, type=out_type)
     return _hash_chunk(values, resolved, hex, "values")
 

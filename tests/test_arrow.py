@@ -321,3 +321,134 @@ def test_random_slices_match_oracle(values, start, stop):
 def test_cast_from_string_is_not_needed_but_equal():
     strings = pa.array(["abc", None])
     assert hash_array(strings).equals(hash_array(pc.cast(strings, pa.binary())))
+
+
+# ---------------------------------------------------------------------------------------------
+# One key per row
+
+
+def _keyed_oracle(bits, keys, values, length, custom=b""):
+    """pycryptodome's KMAC of each row under its own key; None for a null row."""
+    from Crypto.Hash import KMAC128, KMAC256
+
+    module = KMAC128 if bits == 128 else KMAC256
+    out = []
+    for key, value in zip(keys, values, strict=True):
+        if value is None:
+            out.append(None)
+            continue
+        data = value.encode() if isinstance(value, str) else value
+        out.append(module.new(key=key, data=data, mac_len=length, custom=custom).digest())
+    return out
+
+
+def _row_keys(count, seed=0):
+    rng = np.random.default_rng(seed)
+    # pycryptodome takes KMAC keys of at least 32 bytes; one block (168, 136) is crossed.
+    return [rng.bytes(int(n)) for n in rng.integers(32, 200, size=count)]
+
+
+def _per_row_columns():
+    """(label, column, its rows as Python values): dictionaries, chunks, slices and nulls."""
+    plain = pa.array([b"a", b"b", b"a", None, b"", b"c" * 300, b"b"], pa.binary())
+    dictionary = pa.array([b"a", b"b", b"a"]).dictionary_encode()
+    null_entry = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, None, 0, 2], pa.int32()), pa.array([b"x", None, b"y"])
+    )
+    big_dictionary = pa.array([bytes([i % 7]) for i in range(50)]).dictionary_encode()
+    chunked = pa.chunked_array([[b"a"], [], [b"b", None], [b"a", b"a", b"d"]], pa.binary())
+    chunked_dict = pa.chunked_array(
+        [pa.array(["p", "q", "p"]).dictionary_encode(), pa.array(["q", None]).dictionary_encode()]
+    )
+    columns = [
+        ("dictionary", dictionary),
+        ("dictionary-null-entry", null_entry),
+        ("dictionary-slice", big_dictionary.slice(20, 4)),
+        ("dictionary-slice-of-small", dictionary.slice(1, 2)),
+        ("plain-with-nulls", plain),
+        ("plain-slice", plain.slice(2, 4)),
+        ("string-view", pa.array(["aa", "bb", None, "aa"], pa.string_view())),
+        ("chunked", chunked),
+        ("chunked-slice", chunked.slice(2, 3)),
+        ("chunked-dictionary", chunked_dict),
+        ("chunked-dictionary-slice", chunked_dict.slice(1, 3)),
+    ]
+    return [(label, column, column.to_pylist()) for label, column in columns]
+
+
+@pytest.mark.parametrize(
+    "label, column, rows", _per_row_columns(), ids=[c[0] for c in _per_row_columns()]
+)
+@pytest.mark.parametrize("bits", [128, 256])
+def test_one_key_per_row_across_dictionaries_chunks_slices_and_nulls(label, column, rows, bits):
+    keys = _row_keys(len(rows), seed=bits + len(rows))
+    want = _keyed_oracle(bits, keys, rows, 8)
+    got = hash_array(column, f"kmac_{bits}", key=keys, length=8)
+    assert got.to_pylist() == want, label
+    assert got.null_count == sum(value is None for value in rows)
+    if isinstance(column, pa.ChunkedArray):
+        assert [len(c) for c in got.chunks] == [len(c) for c in column.chunks]
+    hexed = hash_array(column, f"kmac_{bits}", key=tuple(keys), length=8, hex=True, threads=1)
+    assert hexed.to_pylist() == [None if w is None else w.hex() for w in want], label
+    custom = hash_array(column, f"kmac_{bits}", key=keys, length=20, customization=b"S")
+    assert custom.to_pylist() == _keyed_oracle(bits, keys, rows, 20, b"S"), label
+
+
+def test_one_hmac_key_per_row_of_a_chunked_dictionary():
+    import hmac
+
+    column = pa.chunked_array(
+        [pa.array([b"m", b"n", b"m"]).dictionary_encode(), pa.array([b"m", None]).dictionary_encode()]
+    )
+    keys = _row_keys(4, seed=3) + [b"k" * 200]  # the last key is longer than a block
+    got = hash_array(column, "hmac_sha3_256", key=keys).to_pylist()
+    want = [
+        None if value is None else hmac.digest(key, value, "sha3_256")
+        for key, value in zip(keys, column.to_pylist(), strict=True)
+    ]
+    assert got == want
+
+
+def test_one_key_per_row_needs_as_many_keys_as_rows_nulls_included():
+    column = pa.array([b"a", b"b", b"a"]).dictionary_encode()  # 2 dictionary values, 3 rows
+    with pytest.raises(ValueError, match=r"key \(or initial_state\) holds 2 entries, one per row "
+                       r"of values \(null rows included\), but values has 3 rows"):
+        hash_array(column, "kmac_128", key=[b"k1", b"k2"], length=8)
+    with_null = pa.chunked_array([[b"a", None], [b"b"]])
+    with pytest.raises(ValueError, match="holds 2 entries.*values has 3 rows"):
+        hash_array(with_null, "kmac_128", key=[b"k1", b"k2"], length=8)
+    with pytest.raises(ValueError, match="holds 4 entries.*values has 3 rows"):
+        hash_array(with_null, "hmac_sha3_224", key=[b"k"] * 4)
+    with pytest.raises(ValueError, match="holds 3 entries.*values has 2 rows"):
+        hash_array(with_null.slice(1), "kmac_256", key=[b"k"] * 3, length=8)
+
+
+def test_per_row_initial_states_run_across_chunks():
+    import hashlib
+
+    from reference_keccak import keccak_p
+
+    rate = 136
+    blocks = [bytes([i + 1]) * rate for i in range(3)]
+
+    def state_after(block):
+        # The plain model: one rate-sized block XORed into the zero state, then permuted.
+        lanes = [int.from_bytes(block[8 * i : 8 * i + 8], "little") for i in range(rate // 8)]
+        return keccak_p(lanes + [0] * (25 - rate // 8))
+
+    states = np.array([state_after(b) for b in blocks], np.uint64)
+    column = pa.chunked_array([[b"a", None], [], [b"c"]])
+    per_row = Hasher(bk.algorithms["sha3_256"], 32, 1, initial_state=states)
+    got = hash_array(column, per_row).to_pylist()
+    assert got == [hashlib.sha3_256(blocks[0] + b"a").digest(), None,
+                   hashlib.sha3_256(blocks[2] + b"c").digest()]
+
+
+def test_short_per_row_keys_against_the_reference_model():
+    import sp800_185_reference as ref
+
+    column = pa.chunked_array([[b"x"], [b"x", b"yz"]])
+    keys = [b"", b"k", b"\x00" * 167]
+    got = hash_array(column, "kmac_xof_128", key=keys, length=16).to_pylist()
+    assert got == [ref.kmac(128, k, m, 16, b"", xof=True)
+                   for k, m in zip(keys, [b"x", b"x", b"yz"], strict=True)]

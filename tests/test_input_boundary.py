@@ -395,3 +395,70 @@ def test_batch_size_zero_is_refused_like_a_negative_one(capsys):
             main(["parquet", "a.parquet", "b.parquet", "-c", "x", "--batch-size", value])
         assert exit_info.value.code == 2
         assert "--batch-size: must be a positive integer" in capsys.readouterr().err
+
+
+# --- empty buffers of any shape -----------------------------------------------------------
+
+EMPTY_ARRAYS = [
+    np.zeros((2, 0), np.uint8),
+    np.zeros((0, 3), np.int32),
+    np.zeros((3, 0, 2), np.float64),
+    np.zeros(0, np.uint16),
+    np.zeros((4, 4), np.uint8)[::2, :0],  # a strided parent: empty views are still contiguous
+]
+
+
+@pytest.mark.parametrize("empty", EMPTY_ARRAYS, ids=lambda a: f"{a.shape}-{a.dtype}")
+def test_an_empty_array_of_any_shape_is_the_empty_message(empty):
+    want = hashlib.sha3_256(bytes(memoryview(empty).tobytes())).digest()
+    assert want == sha3(b"")
+    assert bk.sha3_256(empty).digest() == want
+    streamed = bk.sha3_256(b"ab")
+    streamed.update(empty)
+    assert streamed.digest() == sha3(b"ab")
+    assert bk.hash_one(empty) == want
+    got = bk.hash_many([empty, b"x", empty], "sha3_256")
+    assert [d.tobytes() for d in got] == [want, sha3(b"x"), want]
+    assert bk.hash_many([empty], "shake_128", length=16)[0].tobytes() == (
+        hashlib.shake_128(b"").digest(16)
+    )
+
+
+@pytest.mark.parametrize("empty", EMPTY_ARRAYS, ids=lambda a: f"{a.shape}-{a.dtype}")
+def test_empty_arrays_in_the_modes(empty):
+    from Crypto.Hash import KMAC128, KangarooTwelve, cSHAKE128
+
+    import sp800_185_reference as ref
+
+    key = b"K" * 32
+    kmac = bk.hash_many([empty, b"abc"], "kmac_128", key=key, customization=empty, length=16)
+    assert [d.tobytes() for d in kmac] == [
+        KMAC128.new(key=key, data=b"", mac_len=16).digest(),
+        KMAC128.new(key=key, data=b"abc", mac_len=16).digest(),
+    ]
+    # An empty key is a key of zero bytes, as SP 800-185 allows.
+    empty_key = bk.hash_one(b"abc", "kmac_128", key=empty, length=16)
+    assert empty_key == ref.kmac(128, b"", b"abc", 16, b"")
+    cshake = bk.hash_one(empty, "cshake_128", function_name=b"N", customization=empty, length=16)
+    assert cshake == ref.cshake(128, b"", 16, b"N", b"")
+    assert bk.hash_one(b"m", "cshake_128", customization=empty, length=16) == (
+        cSHAKE128.new(data=b"m", custom=b"").read(16)
+    )
+    assert bk.kt128(empty) == KangarooTwelve.new(data=b"").read(32)
+    assert bk.kt128(b"m", customization=empty) == KangarooTwelve.new(data=b"m").read(32)
+    assert bk.parallelhash_128(empty, block_size=8) == ref.parallelhash(128, b"", 8, 32, b"")
+    assert bk.tuplehash_many([[empty, b"a"]], length=16)[0].tobytes() == (
+        ref.tuplehash(128, [b"", b"a"], 16, b"")
+    )
+
+
+def test_a_strided_array_is_still_refused_clearly():
+    strided = np.arange(12, dtype=np.uint8).reshape(3, 4)[:, ::2]
+    with pytest.raises(ValueError, match="message is not contiguous"):
+        bk.hash_one(strided)
+    with pytest.raises(ValueError, match=r"messages\[0\] is not contiguous"):
+        bk.hash_many([strided, b"x"])
+    with pytest.raises(ValueError, match="data is not contiguous"):
+        bk.sha3_256(strided)
+    with pytest.raises(ValueError, match="contiguous"):
+        bk.kt128(strided)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import io
+import os
 import pickle
 
 import numpy as np
@@ -447,3 +448,163 @@ def test_a_path_is_read_never_mapped(tmp_path, monkeypatch):
     monkeypatch.setattr(mmap, "mmap", refuse)
     assert bk.kt128(path) == KangarooTwelve.new(data=data).read(32)
     assert bk.parallelhash_128(path, block_size=100) == ref.parallelhash(128, data, 100, 32, b"")
+
+
+# -- TupleHash rows: a row is a sequence of byte strings, nothing split into bytes ------------
+
+
+@pytest.mark.parametrize(
+    "rows, match",
+    [
+        (b"abc", r"rows must be an iterable of rows.*got a single bytes"),
+        (bytearray(b"abc"), r"rows must be an iterable of rows.*got a single bytearray"),
+        (np.frombuffer(b"abc", np.uint8), r"rows must be .*got a single numpy array"),
+        (np.zeros((2, 3), np.uint8), r"rows must be .*got a single numpy array"),
+        ("abc", r"rows must be .*got a single str"),
+        (7, r"rows must be .*got int"),
+        ([np.frombuffer(b"abc", np.uint8)], r"rows\[0\] must be a sequence .*numpy array"),
+        ([[b"a"], np.array([b"a", b"b"], dtype=object)], r"rows\[1\] must be .*numpy array"),
+        ([[b"a"], memoryview(b"ab")], r"rows\[1\] must be .*got a single memoryview"),
+        ([[b"a"], bytearray(b"ab")], r"rows\[1\] must be .*got a single bytearray"),
+        ([__import__("array").array("B", b"ab")], r"rows\[0\] must be .*got a single array"),
+        ([[b"a"], 5], r"rows\[1\] must be a sequence of byte strings, got int"),
+        ([{b"a", b"b"}], r"rows\[0\] must be .*got a set"),
+        ([{b"a": b"b"}], r"rows\[0\] must be .*got a dict"),
+        ({(b"a",), (b"b",)}, r"rows must be .*got a set"),
+        ([[b"a", 5]], r"rows\[0\]\[1\] must be bytes-like, got int"),
+    ],
+)
+def test_tuplehash_rows_are_never_split_into_bytes(rows, match):
+    with pytest.raises(TypeError, match=match):
+        bk.tuplehash_many(rows, length=8)
+    with pytest.raises(TypeError, match=match):
+        bk.hasher("tuplehash_256", length=8).hash_tuples(rows)
+
+
+def test_tuplehash_a_wrapped_array_is_one_string():
+    array = np.frombuffer(b"abc", np.uint8)
+    words = np.array([1, 2], np.uint32)
+    got = bk.tuplehash_many([[array], (array, words), iter([b"x"])], length=32)
+    assert [d.tobytes() for d in got] == [
+        TupleHash128.new(digest_bytes=32).update(b"abc").digest(),
+        ref.tuplehash(128, [b"abc", words.tobytes()], 32, b""),
+        ref.tuplehash(128, [b"x"], 32, b""),
+    ]
+
+
+# -- ParallelHash: memory bounded by the file and the piece size, never by the block size -----
+
+
+@pytest.mark.parametrize("name, bits, xof", [
+    ("parallelhash_128", 128, False), ("parallelhash_256", 256, False),
+    ("parallelhash_xof_128", 128, True), ("parallelhash_xof_256", 256, True),
+])
+def test_parallelhash_huge_block_of_a_small_file(tmp_path, name, bits, xof):
+    import tracemalloc
+
+    path = tmp_path / "three.bin"
+    path.write_bytes(b"abc")
+    block = 2**40
+    want = ref.parallelhash(bits, b"abc", block, 32, b"S", xof=xof)
+    function = getattr(bk, name)
+    assert function(b"abc", block_size=block, customization=b"S") == want  # compiled first
+
+    def peak_of(make_data, bound):
+        tracemalloc.start()
+        try:
+            assert function(make_data(), block_size=block, customization=b"S") == want
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < bound, peak
+
+    # A regular file: buffers sized by what it holds, not by pieces or the block.
+    peak_of(lambda: path, 1 << 20)
+    peak_of(lambda: str(path), 1 << 20)
+    with open(path, "rb") as handle:
+        peak_of(lambda: handle, 1 << 20)
+    with open(path, "rb", buffering=0) as handle:
+        peak_of(lambda: handle, 1 << 20)
+    # A stream of unknown size: two read buffers of the default 4 MiB piece at most.
+    peak_of(lambda: TrickleReader(b"abc", 5), 9 << 20)
+    peak_of(lambda: io.BytesIO(b"abc"), 9 << 20)
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_parallelhash_chunks_larger_than_a_piece(tmp_path, bits):
+    rng = np.random.default_rng(bits + 1)
+    # Chunks that cross piece boundaries, end on them, or hold many pieces.
+    for block, n in ((10_000, 50_003), (4097, 3 * 4097), (136 * 31, 136 * 62 + 1), (9000, 0),
+                     (65_536, 65_535), (5000, 4999)):
+        data = rng.bytes(n)
+        want = ref.parallelhash(bits, data, block, 48, b"", xof=False)
+        hasher = bk.hasher(f"parallelhash_{bits}", length=48, block_size=block)
+        for piece_bytes in (4096, 1000, 136):
+            for seed in (1, 2):
+                got = hasher.hash_message(TrickleReader(data, seed), piece_bytes=piece_bytes)
+                assert got == want, (block, n, piece_bytes)
+            got = hasher.hash_message(io.BytesIO(data), piece_bytes=piece_bytes)
+            assert got == want, (block, n, piece_bytes)
+        path = tmp_path / f"{block}-{n}.bin"
+        path.write_bytes(data)
+        assert hasher.hash_message(path, piece_bytes=4096) == want, (block, n)
+
+
+def test_a_file_object_is_read_from_where_it_stands(tmp_path):
+    data = np.random.default_rng(8).bytes(30_000)
+    path = tmp_path / "message.bin"
+    path.write_bytes(data)
+    for buffering in (0, -1):
+        with open(path, "rb", buffering=buffering) as handle:
+            handle.read(777)
+            got = bk.parallelhash_128(handle, block_size=2**40)
+        assert got == ref.parallelhash(128, data[777:], 2**40, 32, b""), buffering
+        with open(path, "rb", buffering=buffering) as handle:
+            handle.read(777)
+            assert bk.kt128(handle) == KangarooTwelve.new(data=data[777:]).read(32), buffering
+
+
+def test_parallelhash_reads_a_large_chunk_through_piece_sized_buffers(tmp_path):
+    import tracemalloc
+
+    data = np.random.default_rng(9).bytes(2 << 20)
+    path = tmp_path / "large.bin"
+    path.write_bytes(data)
+    want = ref.parallelhash(256, data, 2**30, 32, b"")
+    hasher = bk.hasher("parallelhash_256", length=32, block_size=2**30)
+    tracemalloc.start()
+    try:
+        assert hasher.hash_message(path, piece_bytes=64 << 10) == want
+        with open(path, "rb") as handle:
+            assert hasher.hash_message(handle, piece_bytes=64 << 10) == want
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak  # the 2 MiB file is never held whole
+
+
+def test_a_file_whose_size_says_less_is_still_read_to_its_end(tmp_path):
+    data = np.random.default_rng(10).bytes(300_000)
+    path = tmp_path / "message.bin"
+    path.write_bytes(data)
+
+    class ClaimsToBeAtItsEnd(io.FileIO):
+        """The size hint says nothing is left: only the reads may say where the file ends."""
+
+        def tell(self) -> int:
+            return len(data)
+
+    for block in (1000, 2**40):
+        with ClaimsToBeAtItsEnd(path, "rb") as handle:
+            got = bk.parallelhash_256(handle, block_size=block)
+        assert got == ref.parallelhash(256, data, block, 32, b""), block
+    with ClaimsToBeAtItsEnd(path, "rb") as handle:
+        assert bk.kt128(handle) == KangarooTwelve.new(data=data).read(32)
+    cmdline = "/proc/self/cmdline"
+    if os.path.exists(cmdline):  # size 0 as the system reports it, yet not empty
+        with open(cmdline, "rb") as handle:
+            content = handle.read()
+        assert content and os.stat(cmdline).st_size == 0
+        assert bk.parallelhash_128(cmdline, block_size=2**40) == (
+            ref.parallelhash(128, content, 2**40, 32, b"")
+        )

@@ -54,6 +54,9 @@ class ModeHasher(Hasher):
 
     __slots__ = ("key_count", "mode")
 
+    per_message_fields: tuple[str, ...] = ("initial_state",)
+    """The fields holding one row per message when the hasher has per-message keys."""
+
     mode: Mode
     key_count: int | None
     """The number of per-message keys (the batch must hold as many messages), or None."""
@@ -110,6 +113,8 @@ class HmacHasher(ModeHasher):
 
     __slots__ = ("outer_state",)
 
+    per_message_fields = ("initial_state", "outer_state")
+
     outer_state: np.ndarray
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
@@ -125,3 +130,15 @@ def mode_hasher(cls: type[ModeHasher], mode: Mode, spec: Algorithm, output_lengt
     for name, value in fields.items():
         object.__setattr__(built, name, value)
     return built
+
+
+def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
+    """The hasher of messages ``start..stop`` of a batch that ``resolved`` holds one key (or
+    initial state) per message for: what hashes one chunk of a column with its own rows' keys.
+    """
+    fields = resolved._fields()
+    for name in getattr(type(resolved), "per_message_fields", ("initial_state",)):
+        fields[name] = readonly(np.ascontiguousarray(fields[name][start:stop]))
+    if fields.get("key_count") is not None:
+        fields["key_count"] = stop - start
+    return restore(type(resolved), fields)

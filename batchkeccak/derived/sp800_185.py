@@ -8,7 +8,7 @@ from the state it leaves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
+from batchkeccak.streams import KeccakHash
 from batchkeccak.parameters import Algorithm, get_algorithm
 
 CSHAKE_DOMAIN = 0x04
@@ -86,6 +87,40 @@ def build_kmac(mode: Mode, length: object, threads: int, *, key: object = None,
     )
 
 
+def _exports_buffer(value: object) -> bool:
+    if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
+        return True
+    try:
+        memoryview(value).release()  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def _check_row_container(value: object, argument: str, expected: str, wrap: str) -> None:
+    """TypeError naming ``argument`` unless ``value`` can be iterated as ``expected``.
+
+    Refused, though Python could iterate them: strings and bytes-like objects (their items
+    are characters or integers, not strings), numpy arrays (``[array]`` is a row holding the
+    array's bytes as one string; iterating the array would split it into one string per
+    element), sets (no defined order, so the digest would change from run to run) and
+    mappings (their keys alone).
+    """
+    if isinstance(value, str) or _exports_buffer(value):
+        kind = "numpy array" if isinstance(value, np.ndarray) else type(value).__name__
+        raise TypeError(
+            f"{argument} must be {expected}, got a single {kind}; a bytes-like object is "
+            f"one string: wrap it: {wrap}"
+        )
+    if isinstance(value, (set, frozenset, Mapping)):
+        raise TypeError(
+            f"{argument} must be {expected}, got a {type(value).__name__}, whose order is "
+            "not the caller's: pass a list or tuple"
+        )
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{argument} must be {expected}, got {type(value).__name__}")
+
+
 class TupleHasher(FramedHasher):
     """TupleHash: ``hash_flat`` hashes each message as a tuple of one string;
     :meth:`hash_tuples` hashes tuples of any number of strings."""
@@ -93,14 +128,16 @@ class TupleHasher(FramedHasher):
     __slots__ = ()
 
     def hash_tuples(self, rows: Iterable[Sequence[object]]) -> np.ndarray:
-        """TupleHash of every row, a sequence of bytes-like strings: ``(N, output_length)``."""
+        """TupleHash of every row, a sequence of bytes-like strings: ``(N, output_length)``.
+
+        A row is never a bytes-like object or a numpy array: iterated, those give integers
+        (or a string per array element), which are not the strings of a tuple.
+        """
+        _check_row_container(rows, "rows", "an iterable of rows, each a sequence of byte "
+                             "strings", "[[value, ...], ...]")
         encoded = []
         for i, row in enumerate(rows):
-            if isinstance(row, (str, bytes, bytearray, memoryview)):
-                raise TypeError(
-                    f"rows[{i}] must be a sequence of byte strings, got a single "
-                    f"{type(row).__name__}; wrap it: [value]"
-                )
+            _check_row_container(row, f"rows[{i}]", "a sequence of byte strings", "[value]")
             parts = []
             for j, item in enumerate(row):
                 value = checks.as_bytes(item, f"rows[{i}][{j}]")
@@ -137,6 +174,10 @@ def tuplehash_many(
     ----------
     rows
         An iterable of rows, each a sequence of bytes-like strings (any number, zero too).
+        A row itself is never bytes-like or a numpy array: the row ``[b"abc"]`` is the tuple
+        of one string, while ``b"abc"`` or ``numpy.frombuffer(b"abc", numpy.uint8)`` as a row
+        is a TypeError rather than the tuple ``(b"a", b"b", b"c")``. Sets and mappings are
+        refused too (their order is not the caller's).
     algorithm
         ``tuplehash_128``, ``tuplehash_256``, ``tuplehash_xof_128``, ``tuplehash_xof_256``,
         or a hasher built for one of them.
@@ -151,6 +192,12 @@ def tuplehash_many(
     -------
     numpy.ndarray
         ``(N, length)`` uint8.
+
+    Raises
+    ------
+    TypeError
+        ``rows``, or one of its rows, is not as described above (the message names which);
+        a string of a row is not bytes-like.
 
     Examples
     --------
@@ -179,6 +226,53 @@ def tuplehash_many(
 # -- ParallelHash ---------------------------------------------------------------------------
 
 
+class _Chunks:
+    """ParallelHash's chunks of one message fed in pieces: the chunks that lie whole in a
+    piece are hashed as one batch where they lie; a chunk that crosses into the next piece
+    is absorbed by an incremental sponge until it is complete."""
+
+    def __init__(self, spec: Algorithm, block: int, chunk_output: int, threads: int) -> None:
+        self._spec = spec
+        self._block = block
+        self._chunk_output = chunk_output
+        self._leaf = Hasher(spec, chunk_output, threads, domain=SHAKE_DOMAIN)
+        self._open: KeccakHash | None = None  # the chunk begun in an earlier piece
+        self._open_size = 0
+        self._chaining: list[bytes] = []
+        self._count = 0
+
+    def _close(self) -> None:
+        self._chaining.append(self._open.digest(self._chunk_output))  # type: ignore[union-attr]
+        self._count += 1
+        self._open, self._open_size = None, 0
+
+    def absorb(self, piece: np.ndarray) -> None:
+        block, size = self._block, piece.shape[0]
+        taken = 0
+        if self._open is not None:
+            taken = min(block - self._open_size, size)
+            self._open.update(piece[:taken])
+            self._open_size += taken
+            if self._open_size < block:
+                return
+            self._close()
+        whole = (size - taken) // block
+        if whole:
+            offsets = taken + np.arange(whole + 1, dtype=np.int64) * block
+            self._chaining.append(self._leaf.hash_flat(piece, readonly(offsets)).tobytes())
+            self._count += whole
+            taken += whole * block
+        if taken < size:
+            self._open = KeccakHash(self._spec.name, piece[taken:])
+            self._open_size = size - taken
+
+    def finish(self) -> tuple[bytes, int]:
+        """The chaining values joined, and how many chunks they are."""
+        if self._open is not None:
+            self._close()
+        return b"".join(self._chaining), self._count
+
+
 class ParallelHasher(ModeHasher):
     """ParallelHash: cut each message into ``block_size``-byte chunks, hash the chunks as one
     batch (SHAKE of each chunk, ``chunk_output`` bytes), then cSHAKE their concatenation."""
@@ -192,21 +286,19 @@ class ParallelHasher(ModeHasher):
                      piece_bytes: int = PIECE_BYTES) -> bytes:
         """The digest of one message, its chunks hashed on every thread: bytes-like or a
         numpy array (read where it lies), a path or a binary file object (read in pieces of
-        whole chunks, the next one while the chunks of the last are hashed)."""
+        whole chunks, the next one while the chunks of the last are hashed; a chunk larger
+        than a piece is absorbed piece by piece, so memory never grows with the block size).
+        """
         block = self.block_size
-        leaf = Hasher(get_algorithm(self.mode.sponge), self.mode.chunk_output, self.threads,
-                      domain=SHAKE_DOMAIN)
-        chaining, chunks = [], 0
-        with message_pieces(data, block, argument, piece_bytes) as pieces:
-            for piece in pieces:  # every piece but the last holds whole chunks
-                size = piece.shape[0]
-                count = -(-size // block)
-                offsets = np.minimum(np.arange(count + 1, dtype=np.int64) * block, size)
-                chaining.append(leaf.hash_flat(piece, readonly(offsets)).tobytes())
-                chunks += count
-        node = b"".join(
-            [left_encode(block), *chaining, right_encode(chunks), self.trailer]
-        )
+        spec = get_algorithm(self.mode.sponge)
+        # Whole chunks per piece where they fit; otherwise pieces of whole sponge blocks.
+        unit = block if block <= piece_bytes else spec.rate
+        chunks = _Chunks(spec, block, self.mode.chunk_output, self.threads)
+        with message_pieces(data, unit, argument, piece_bytes) as pieces:
+            for piece in pieces:
+                chunks.absorb(piece)
+        chaining, count = chunks.finish()
+        node = b"".join([left_encode(block), chaining, right_encode(count), self.trailer])
         return self.sponge_hasher(threads=1).hash_one(node)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
@@ -254,7 +346,8 @@ def _parallelhash(name: str):
         pieces of whole chunks (about 4 MiB), one read while the chunks of the last are
         hashed.
     block_size
-        The chunk size B in bytes.
+        The chunk size B in bytes. Memory does not grow with it: a chunk larger than a piece
+        is absorbed piece by piece, and a small file is read into buffers of its own size.
     length
         Output bytes.
     customization

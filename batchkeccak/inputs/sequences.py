@@ -21,7 +21,9 @@ def message_view(message: object, name: str) -> memoryview:
 
     Everything after this reads the message through the returned view only: its length is
     the length hashed, and while the view lives the exporter cannot be resized (CPython
-    refuses to resize a ``bytearray`` or numpy array with live exports).
+    refuses to resize a ``bytearray`` or numpy array with live exports). Any contiguous
+    buffer is accepted whatever its shape and format, an empty one (a ``(2, 0)`` array
+    too) as the empty message; a strided one is a ValueError.
     """
     if isinstance(message, str):
         raise TypeError(
@@ -42,6 +44,12 @@ def message_view(message: object, name: str) -> memoryview:
             "for example bytes(m) or numpy.ascontiguousarray(m)"
         )
     if view.ndim != 1 or view.format != "B":
+        if not view.nbytes:
+            # CPython cannot cast a view with a zero in its shape (a (2, 0) array); an empty
+            # buffer of any shape and dtype is the empty message, as hashlib reads it, and
+            # with nothing to read there is no size to pin.
+            view.release()
+            return memoryview(b"")
         view = view.cast("B")
     return view
 
