@@ -108,6 +108,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names above resolve to, for type checkers and editors
+    from batchkeccak._jit import UncachedKernelsWarning
     from batchkeccak.api import (
         hash_many,
         hash_one,
@@ -126,7 +127,6 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         parallelhash_xof_256,
     )
     from batchkeccak.files import file_digest, hash_files
-    from batchkeccak._jit import UncachedKernelsWarning
     from batchkeccak.hashers import Hasher
     from batchkeccak.inputs import FlatMessages
     from batchkeccak.parameters import Algorithm, algorithms

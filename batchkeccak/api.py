@@ -16,9 +16,12 @@ from batchkeccak import _parallel
 from batchkeccak._hex import hex_rows
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
-from batchkeccak.parameters import Algorithm
+from batchkeccak.parameters import Algorithm, algorithms, canonical_name
 
-__all__ = ["hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many", "warmup"]
+__all__ = [
+    "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many",
+    "warmup",
+]
 
 MODES: dict[str, Callable[..., Hasher]] = {}
 """Algorithms that are constructions over the sponge (keyed, customized, tree modes), by
@@ -66,9 +69,20 @@ def hasher(
                 "fixed when it was built"
             )
         return algorithm if threads is None else algorithm.with_threads(threads)
-    name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
-    if name in MODES:
-        return MODES[name](length=length, threads=threads, **params)
+    if isinstance(algorithm, str):
+        name = canonical_name(algorithm, algorithm_names())
+        if name is None:
+            raise ValueError(
+                f"unknown algorithm {algorithm!r}; valid algorithms: "
+                f"{', '.join(algorithm_names())}"
+            )
+        if name in MODES:
+            return MODES[name](length=length, threads=threads, **params)
+        algorithm = name
+    elif not isinstance(algorithm, Algorithm):
+        raise TypeError(
+            f"algorithm must be a name, an Algorithm or a Hasher, got {type(algorithm).__name__}"
+        )
     if params:
         shown = getattr(algorithm, "name", algorithm)
         raise TypeError(
@@ -76,6 +90,13 @@ def hasher(
             "(extendable-output functions) and threads"
         )
     return plain_hasher(algorithm, length, threads)
+
+
+def algorithm_names() -> tuple[str, ...]:
+    """Every name :func:`hasher` resolves: the rows of ``batchkeccak.algorithms`` and the
+    modes of ``batchkeccak.modes``, in the tables' order (other spellings are read by
+    :func:`batchkeccak.parameters.canonical_name`)."""
+    return tuple(dict.fromkeys([*algorithms, *MODES]))
 
 
 def hash_many(

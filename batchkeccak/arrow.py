@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak._jit import njit
 from batchkeccak import _parallel
+from batchkeccak._jit import njit
 from batchkeccak.api import hasher
 from batchkeccak.derived.hashers import messages_between
 from batchkeccak.hashers import Hasher

@@ -25,14 +25,14 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak._jit import njit
 from batchkeccak import _parallel
-from batchkeccak.api import hash_many
-from batchkeccak.hashers import output_length
-from batchkeccak.inputs import FlatMessages
+from batchkeccak._jit import njit
+from batchkeccak.api import hasher
+from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly as _readonly
-from batchkeccak.parameters import Algorithm, get_algorithm
-from batchkeccak.streams import KeccakHash, StoredStates, new
+from batchkeccak.parameters import Algorithm
+from batchkeccak.stored_states import StoredStates
+from batchkeccak.streams import KeccakHash, new
 
 SMALL_FILE_BYTES = 1 << 20
 """Files up to this size are read whole and hashed in batches; larger ones are streamed."""
@@ -314,11 +314,12 @@ def _check_paths(paths: object) -> list[str | bytes]:
 
 def hash_files(
     paths: Iterable[str | bytes | os.PathLike],
-    algorithm: str = "sha3_256",
+    algorithm: str | Algorithm | Hasher = "sha3_256",
     *,
     length: int | None = None,
     threads: int | None = None,
     errors: Literal["raise", "collect"] = "raise",
+    **params: object,
 ) -> np.ndarray | list[bytes | OSError]:
     """Hash the contents of many files, with memory bounded whatever their sizes.
 
@@ -328,11 +329,14 @@ def hash_files(
         Paths (``str``, ``bytes`` or ``os.PathLike``). A path may be a pipe or a device; it
         is read to its end.
     algorithm
-        A name from ``batchkeccak.algorithms``.
+        A name from ``batchkeccak.algorithms`` or ``batchkeccak.modes`` (``"kmac_256"``,
+        ``"kt128"``...), or a resolved :class:`~batchkeccak.Hasher`.
     length
-        Output bytes for the extendable-output functions (required for them only).
+        Output bytes for the extendable-output functions and the modes that take one.
     threads
         Threads for reading and hashing; None uses every available core.
+    **params
+        A mode's parameters (``key=``, ``customization=``...): one key for every file.
     errors
         ``"raise"`` (default): the first file (in input order) that cannot be read raises
         its ``OSError``, which names the file. ``"collect"``: every file is attempted and the
@@ -356,26 +360,29 @@ def hash_files(
     >>> bk.hash_files([folder / "missing"], errors="collect")[0].strerror
     'No such file or directory'
     """
-    spec = get_algorithm(algorithm)
-    out_len = output_length(spec, length)
-    thread_count = _parallel.resolve_threads(threads)
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
+    if resolved.batch_size not in (None, 1):
+        raise ValueError(
+            f"{resolved.name}: hash_files takes one key for every file, not one per file"
+        )
+    out_len = resolved.output_length
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors must be 'raise' or 'collect', got {errors!r}")
     names = _check_paths(paths)
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
     if _COMPILED_READER:
-        streamed = _hash_small_files_compiled(names, spec, out_len, thread_count, out, failures)
+        streamed = _hash_small_files_compiled(names, resolved, out, failures)
     else:
         streamed = _hash_small_files_portable(
-            names, spec, out_len, thread_count, out, failures, errors == "raise"
+            names, resolved, out, failures, errors == "raise"
         )
     if errors == "raise" and failures:
         # Only a streamed file before the first failure could fail earlier in input order.
         streamed = [i for i in streamed if i < min(failures)]
     for first in range(0, len(streamed), STREAM_GROUP):
         group = streamed[first : first + STREAM_GROUP]
-        _stream_files(names, group, spec, out_len, thread_count, out, failures)
+        _stream_files(names, group, resolved, out, failures)
         if errors == "raise" and failures:
             raise failures[min(failures)]
     if errors == "raise":
@@ -426,8 +433,7 @@ def _joined_paths(names: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _hash_small_files_compiled(
-    names: list, spec: Algorithm, out_len: int, threads: int, out: np.ndarray,
-    failures: dict[int, OSError],
+    names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError],
 ) -> list[int]:
     """Read and hash the small files with the compiled reader; returns the indices of the
     files left to stream (large ones, pipes)."""
@@ -436,7 +442,8 @@ def _hash_small_files_compiled(
         return []
     paths, path_starts = _joined_paths(names)
     status = np.zeros(count, dtype=np.int64)
-    xof_length = out_len if spec.xof else None
+    threads = resolved.threads
+    single_thread = resolved.with_threads(1)
     span = max(_READ_GROUP, -(-count // (4 * threads)))
     spans = [(a, min(a + span, count)) for a in range(0, count, span)]
 
@@ -453,9 +460,7 @@ def _hash_small_files_compiled(
                 buffer, starts, status,
             )
             offsets = _readonly(starts[: done - first + 1])
-            out[first:done] = hash_many(
-                FlatMessages(data, offsets), spec.name, length=xof_length, threads=1
-            )
+            single_thread.hash_flat(data, offsets, out=out[first:done])
             first = done
 
     _parallel.run_parallel(read_and_hash, spans, workers=threads)
@@ -470,8 +475,8 @@ def _hash_small_files_compiled(
 
 
 def _hash_small_files_portable(
-    names: list, spec: Algorithm, out_len: int, threads: int, out: np.ndarray,
-    failures: dict[int, OSError], stop_early: bool,
+    names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError],
+    stop_early: bool,
 ) -> list[int]:
     """Hash the small files through Python's os.open and os.readv; returns the indices of
     the files left to stream."""
@@ -502,13 +507,12 @@ def _hash_small_files_portable(
         offsets = np.zeros(len(batch) + 1, dtype=np.int64)
         np.cumsum([s for _, s in batch], out=offsets[1:])
         buffer = np.empty(int(offsets[-1]), dtype=np.uint8)
-        _read_batch(names, [i for i, _ in batch], buffer, offsets, threads, failures, changed)
+        _read_batch(
+            names, [i for i, _ in batch], buffer, offsets, resolved.threads, failures, changed
+        )
         if stop_early and failures:
             return sorted(changed)
-        digests = hash_many(
-            FlatMessages(_readonly(buffer), _readonly(offsets)), spec.name,
-            length=out_len if spec.xof else None, threads=threads,
-        )
+        digests = resolved.hash_flat(_readonly(buffer), _readonly(offsets))
         rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))
         out[rows] = digests
     return sorted(changed)
@@ -571,8 +575,8 @@ def _fill(handle, view: memoryview) -> int:
 
 
 def _stream_files(
-    names: list, group: list[int], spec: Algorithm, out_len: int, threads: int,
-    out: np.ndarray, failures: dict[int, OSError],
+    names: list, group: list[int], resolved: Hasher, out: np.ndarray,
+    failures: dict[int, OSError],
 ) -> None:
     """Hash up to a tile's worth of files chunk by chunk, side by side.
 
@@ -580,6 +584,15 @@ def _stream_files(
     other with the next chunk of every file still open. Should that thread not have started
     by the time the chunks are needed (all cores busy), this thread reads them itself.
     """
+    if type(resolved) is not Hasher:
+        # A mode frames or splits its message: each file is fed to its own incremental form.
+        for index in group:
+            try:
+                out[index] = np.frombuffer(_digest_path(names[index], resolved), np.uint8)
+            except OSError as exc:
+                failures[index] = _named_error(exc, names[index])
+        return
+    spec, out_len, threads = resolved.algorithm, resolved.output_length, resolved.threads
     rate = spec.rate
     chunk = max(rate, min(CHUNK_BYTES, STREAM_BYTES // len(group)) // rate * rate)
     handles: dict[int, object] = {}  # row in this group -> open file
@@ -588,7 +601,7 @@ def _stream_files(
             handles[row] = open(names[index], "rb", buffering=0)  # noqa: SIM115
         except OSError as exc:
             failures[index] = _named_error(exc, names[index])
-    states = StoredStates(spec, len(group))
+    states = StoredStates(spec, len(group), resolved.initial_state[0])
     buffers = [np.empty((len(group), chunk), dtype=np.uint8) for _ in range(2)]
 
     def read_round(buffer: np.ndarray, rows: list[int]) -> dict[int, int]:
@@ -640,10 +653,24 @@ def _stream_files(
     done = [row for row in handles if group[row] not in failures]
     if done:
         rows = np.array(done, dtype=np.int64)
-        out[np.array(group, dtype=np.int64)[rows]] = states.finish(rows, out_len)
+        out[np.array(group, dtype=np.int64)[rows]] = states.finish(rows, out_len, resolved.domain)
 
 
-def file_digest(fileobj: object, name: str, /) -> KeccakHash:
+def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
+    """One file through the hasher's incremental form, read in chunks."""
+    stream = resolved.incremental()
+    buffer = np.empty(CHUNK_BYTES, dtype=np.uint8)
+    view = memoryview(buffer)
+    with open(name, "rb", buffering=0) as handle:
+        while True:
+            got = readinto_any(handle, view)
+            if not got:
+                break
+            stream.absorb(view[:got])
+    return stream.finish(resolved.output_length)
+
+
+def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakHash:
     """Hash a binary file object to its end, like ``hashlib.file_digest``.
 
     Parameters
@@ -651,13 +678,18 @@ def file_digest(fileobj: object, name: str, /) -> KeccakHash:
     fileobj
         A file object opened for reading in binary mode (``open(path, "rb")``, a socket's
         file, ``io.BytesIO``).
-    name
-        A name from ``batchkeccak.algorithms_available``.
+    digest
+        What :func:`batchkeccak.new` takes (a name from ``batchkeccak.algorithms_available``,
+        a mode's name, a :class:`~batchkeccak.Hasher`), or, as ``hashlib.file_digest``
+        takes, a callable that returns a new hash object (``bk.sha3_256``, ``hashlib.md5``).
+    **params
+        With a name: ``length`` and a mode's parameters (``key=``...), as :func:`new` takes.
 
     Returns
     -------
     KeccakHash
-        Call ``digest()`` (``digest(length)`` for the XOFs) or ``hexdigest()`` on it.
+        Call ``digest()`` (``digest(length)`` for the XOFs) or ``hexdigest()`` on it (the
+        callable's object, when one was given).
 
     Examples
     --------
@@ -665,11 +697,16 @@ def file_digest(fileobj: object, name: str, /) -> KeccakHash:
     >>> bk.file_digest(io.BytesIO(b"abc"), "sha3_256").hexdigest()[:16]
     '3a985da74fe225b2'
     """
-    digest = new(name)
+    if callable(digest):
+        if params:
+            raise TypeError("file_digest: parameters go with a name, not with a constructor")
+        digest = digest()
+    else:
+        digest = new(digest, **params)
     if hasattr(fileobj, "getbuffer"):
         # io.BytesIO: hash its buffer where it lies.
         digest.update(fileobj.getbuffer())  # type: ignore[attr-defined]
-        return digest
+        return digest  # type: ignore[return-value]
     if not (
         hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()  # type: ignore[attr-defined]
     ):
@@ -677,7 +714,7 @@ def file_digest(fileobj: object, name: str, /) -> KeccakHash:
             f"fileobj must be a file-like object opened for reading in binary mode, got "
             f"{type(fileobj).__name__}"
         )
-    block = digest.block_size
+    block = getattr(digest, "block_size", 0) or 1
     buffer = bytearray(max(block, CHUNK_BYTES // block * block))
     view = memoryview(buffer)
     while True:
@@ -687,4 +724,4 @@ def file_digest(fileobj: object, name: str, /) -> KeccakHash:
         if not got:
             break
         digest.update(view[:got])
-    return digest
+    return digest  # type: ignore[return-value]

@@ -20,6 +20,7 @@ from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 from batchkeccak.sponge import hash_queue, hash_uniform
+from batchkeccak.stored_states import IncrementalSponge
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
@@ -183,17 +184,18 @@ class Hasher:
 
     def with_threads(self, threads: object) -> Hasher:
         """The same hasher on another number of threads (None: every available core)."""
-        fields = self._fields()
+        fields = self.fields()
         fields["threads"] = _parallel.resolve_threads(threads)
         return restore(type(self), fields)
 
-    def _fields(self) -> dict[str, object]:
+    def fields(self) -> dict[str, object]:
+        """Every slot by name: what pickling saves, and what a mode copies to derive a hasher."""
         return {name: getattr(self, name) for name in _all_slots(type(self))}
 
     def __reduce__(self):
         # Pickled as its fields (Dask, Spark and Ray ship hashers to their workers); the
         # immutability guard would refuse the default slot-by-slot restore.
-        return restore, (type(self), self._fields())
+        return restore, (type(self), self.fields())
 
     # -- what the modes override ---------------------------------------------------------------
 
@@ -243,6 +245,25 @@ class Hasher:
             workers=threads,
         )
         return out
+
+    # -- one message in pieces ----------------------------------------------------------------
+
+    @property
+    def free_length(self) -> bool:
+        """Whether one state can be squeezed to any length (the extendable-output functions):
+        a hash object of this hasher may then be read at other lengths than ``output_length``."""
+        return self.algorithm.xof
+
+    def incremental(self):
+        """One message fed in pieces: an object with ``absorb(memoryview)``,
+        ``finish(out_len) -> bytes`` (which leaves it as it was) and ``copy()``, what the
+        hashlib-style objects and the files are built on."""
+        if self.batch_size not in (None, 1):
+            raise ValueError(
+                f"{self.name}: this hasher holds {self.batch_size} keys (or states), one per "
+                "message of a batch; one message in pieces needs a hasher of one"
+            )
+        return IncrementalSponge(self.algorithm, self.initial_state[0], self.domain)
 
     # -- built on hash_flat ------------------------------------------------------------------
 

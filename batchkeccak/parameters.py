@@ -8,7 +8,7 @@ domain byte 0x1F with 12 rounds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -109,16 +109,43 @@ algorithms: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _TABL
 """Every supported algorithm by name (hashlib's names where hashlib has one)."""
 
 
+OBJECT_IDENTIFIERS: Mapping[str, str] = MappingProxyType({
+    f"2.16.840.1.101.3.4.2.{arc}": name for arc, name in (
+        (7, "sha3_224"), (8, "sha3_256"), (9, "sha3_384"), (10, "sha3_512"),
+        (11, "shake_128"), (12, "shake_256"),
+        (13, "hmac_sha3_224"), (14, "hmac_sha3_256"), (15, "hmac_sha3_384"),
+        (16, "hmac_sha3_512"), (19, "kmac_128"), (20, "kmac_256"),
+    )
+})
+"""NIST's object identifiers (hashAlgs arcs) by dotted name, as OpenSSL and hashlib accept
+them: ``hashlib.new("2.16.840.1.101.3.4.2.8")`` is SHA3-256."""
+
+
+def canonical_name(name: str, names: Iterable[str]) -> str | None:
+    """``name`` as spelled in ``names``, or None: the one place a user's spelling is read.
+
+    Case is ignored and ``-`` is ``_``; a name may also drop its underscores (``keccak256``,
+    ``SHA3-256``, ``shake128``, ``kmac256``, ``KT128``, ``hmac-sha3-256``), or be an object
+    identifier from :data:`OBJECT_IDENTIFIERS`.
+    """
+    names = tuple(names)
+    key = name.strip().lower().replace("-", "_")
+    if key in names:
+        return key
+    key = OBJECT_IDENTIFIERS.get(key, key)
+    if key in names:
+        return key
+    compact = {known.replace("_", ""): known for known in names}
+    return compact.get(key.replace("_", ""))
+
+
 def get_algorithm(name: object) -> Algorithm:
     """The table row for ``name``; TypeError or ValueError naming the valid choices."""
     if isinstance(name, Algorithm):
         return name
     if not isinstance(name, str):
         raise TypeError(f"algorithm must be a str, got {type(name).__name__}")
-    key = name.lower().replace("-", "_")
-    try:
-        return algorithms[key]
-    except KeyError:
-        raise ValueError(
-            f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithms)}"
-        ) from None
+    key = canonical_name(name, algorithms)
+    if key is None:
+        raise ValueError(f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithms)}")
+    return algorithms[key]

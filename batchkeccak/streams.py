@@ -15,97 +15,24 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.hashers import output_length
-from batchkeccak.inputs import readonly as _readonly
+from batchkeccak.api import algorithm_names, hasher
+from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher, output_length
 from batchkeccak.inputs.sequences import message_view
 from batchkeccak.parameters import Algorithm, algorithms, get_algorithm
-from batchkeccak.permutation import LANE_COUNT
-from batchkeccak.sponge_states import absorb_jobs, absorb_pieces, finish_states
+from batchkeccak.sponge_states import absorb_pieces
+from batchkeccak.stored_states import MIN_BLOCKS_PER_THREAD, StoredStates
 
-algorithms_available: frozenset[str] = frozenset(algorithms)
-"""Names :func:`new` accepts, like ``hashlib.algorithms_available``."""
-
-_EMPTY = _readonly(np.zeros(0, dtype=np.uint8))
-_MIN_BLOCKS_PER_THREAD = 2048
-"""Below this many blocks for each extra thread, starting it costs more than it saves."""
-
-
-def _as_array(view: memoryview) -> np.ndarray:
-    return _readonly(np.frombuffer(view, dtype=np.uint8)) if view.nbytes else _EMPTY
-
-
-class StoredStates:
-    """``count`` stored sponge states of one algorithm, with their waiting bytes.
-
-    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.sponge_states``' layout);
-    ``pending[s, :pending_len[s]]`` are its bytes not yet absorbed (fewer than ``rate``).
-    The stream objects and ``batchkeccak.files`` keep their states here.
-    """
-
-    def __init__(self, spec: Algorithm, count: int) -> None:
-        self.spec = spec
-        self.rate = spec.rate
-        self.first_round = 24 - spec.rounds
-        self.lanes = np.zeros((count, LANE_COUNT), dtype=np.uint64)
-        self.pending = np.zeros((count, spec.rate), dtype=np.uint8)
-        self.pending_len = np.zeros(count, dtype=np.int64)
-
-    def absorb(
-        self, data: np.ndarray, job_state: np.ndarray, job_start: np.ndarray,
-        job_blocks: np.ndarray, threads: int = 1,
-    ) -> None:
-        """Whole blocks of ``data`` into the states (one job per state at most)."""
-        count = job_state.shape[0]
-        if count == 0:
-            return
-        total = int(job_blocks.sum())
-        threads = max(1, min(threads, count, total // _MIN_BLOCKS_PER_THREAD))
-        job_state, job_start, job_blocks = map(_readonly, (job_state, job_start, job_blocks))
-        if threads == 1:
-            absorb_jobs(
-                self.lanes, data, job_state, job_start, job_blocks, self.rate, self.first_round
-            )
-            return
-        # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
-        cuts = np.searchsorted(
-            np.cumsum(job_blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
-        )
-        bounds = sorted({0, *cuts.tolist(), count})
-        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
-
-        def run(span: tuple[int, int]) -> None:
-            a, b = span
-            absorb_jobs(
-                self.lanes, data, job_state[a:b], job_start[a:b], job_blocks[a:b],
-                self.rate, self.first_round,
-            )
-
-        _parallel.run_parallel(run, spans, workers=threads)
-
-    def finish(self, which: np.ndarray, out_len: int) -> np.ndarray:
-        """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are)."""
-        out = np.empty((which.shape[0], out_len), dtype=np.uint8)
-        finish_states(
-            self.lanes, _readonly(self.pending), _readonly(self.pending_len), _readonly(which),
-            self.rate, self.spec.suffix, self.first_round, out,
-        )
-        return out
-
-
-def _one_job(blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(state, start, blocks) arrays of one job: state 0, from byte 0 of the buffer."""
-    return _ZERO, _ZERO, np.array([blocks], dtype=np.int64)
-
-
-_ZERO = _readonly(np.zeros(1, dtype=np.int64))
-
+algorithms_available: frozenset[str] = frozenset(algorithm_names())
+"""Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
+the modes (other spellings of them, such as ``"SHA3-256"``, are accepted too)."""
 
 class KeccakHash:
-    """An incremental hash with hashlib's interface, for one algorithm of the table.
+    """An incremental hash with hashlib's interface, for any algorithm or mode.
 
-    Made by :func:`new` or by the constructor named after the algorithm
-    (``batchkeccak.sha3_256(data)``); equal to hashlib's (and pycryptodome's, for Keccak and
-    TurboSHAKE) however the data is cut into ``update`` calls.
+    Made by :func:`new` (``bk.new("sha3_256")``, ``bk.new("kmac_256", key=k, length=32)``,
+    ``bk.new(hasher)``) or by the constructor named after a row of the table
+    (``batchkeccak.sha3_256(data)``); equal to hashlib's (and pycryptodome's, for Keccak,
+    TurboSHAKE and the modes) however the data is cut into ``update`` calls.
 
     An object may be shared by threads, as hashlib's may: each ``update``, ``digest`` and
     ``copy`` holds the object's lock, so the digest is that of the updates in some order,
@@ -113,78 +40,65 @@ class KeccakHash:
     their blocks into the one state.)
     """
 
-    __slots__ = ("_buffer", "_lock", "_spec", "_states")
+    __slots__ = ("_hasher", "_length_given", "_lock", "_stream")
 
-    def __init__(self, name: str, data: object = b"") -> None:
-        self._spec = get_algorithm(name)
-        self._states = StoredStates(self._spec, 1)
-        self._buffer = bytearray()  # bytes waiting for a whole block, fewer than block_size
+    def __init__(self, resolved: Hasher, data: object = b"", length_given: bool = True) -> None:
+        self._hasher = resolved
+        self._length_given = length_given
+        self._stream = resolved.incremental()
         self._lock = threading.Lock()
         if not (isinstance(data, bytes) and not data):
             self.update(data)
 
     @property
     def name(self) -> str:
-        """The algorithm's name in ``batchkeccak.algorithms`` (hashlib's where it has one)."""
-        return self._spec.name
+        """The algorithm's name in ``batchkeccak.algorithms`` (hashlib's where it has one) or
+        ``batchkeccak.modes``."""
+        return self._hasher.name
 
     @property
     def digest_size(self) -> int:
-        """Digest bytes; 0 for the extendable-output functions, as hashlib's shake objects."""
-        return self._spec.digest_size or 0
+        """Digest bytes; 0 for an extendable-output function made without a length, as
+        hashlib's shake objects."""
+        return self._hasher.output_length if self._length_given else 0
 
     @property
     def block_size(self) -> int:
         """The rate in bytes."""
-        return self._spec.rate
+        return self._hasher.algorithm.rate
 
     def update(self, data: object) -> None:
         """Absorb ``data`` (any bytes-like object) after what was given before."""
         view = message_view(data, "data")
         with self._lock:
-            self._absorb(view)
-
-    def _absorb(self, view: memoryview) -> None:
-        rate = self._spec.rate
-        buffered = len(self._buffer)
-        if buffered + view.nbytes < rate:
-            self._buffer += view
-            return
-        states = self._states
-        if buffered:
-            # Complete the waiting block first; the rest is then read where it lies.
-            taken = rate - buffered
-            self._buffer += view[:taken]
-            states.absorb(_as_array(memoryview(bytes(self._buffer))), *_one_job(1))
-            view = view[taken:]
-        whole = view.nbytes // rate
-        if whole:
-            states.absorb(_as_array(view), *_one_job(whole))
-        self._buffer = bytearray(view[whole * rate :])
-
-    def _output(self, out_len: int) -> bytes:
-        with self._lock:
-            return self._squeeze(out_len)
-
-    def _squeeze(self, out_len: int) -> bytes:
-        states = self._states
-        states.pending[0, : len(self._buffer)] = np.frombuffer(bytes(self._buffer), np.uint8)
-        states.pending_len[0] = len(self._buffer)
-        return states.finish(np.zeros(1, dtype=np.int64), out_len).tobytes()
+            self._stream.absorb(view)
 
     def _out_len(self, length: object) -> int:
-        if self._spec.xof and length is None:
+        if length is None:
+            if not self._length_given:
+                raise TypeError(
+                    f"digest() of {self.name} needs a length (an extendable-output function)"
+                )
+            return self._hasher.output_length
+        if isinstance(length, bool):
+            length = int(length)  # hashlib's shake digest(True) is one byte
+        if not self._hasher.free_length:
+            if length == self._hasher.output_length:
+                return int(length)
             raise TypeError(
-                f"digest() of {self._spec.name} needs a length (an extendable-output function)"
+                f"{self.name} returns {self._hasher.output_length} bytes (its length is part "
+                "of its input, fixed when the object was made); digest() takes no other length"
             )
-        return output_length(self._spec, length)
+        return _checked_free_length(length, self.name)
 
     def digest(self, length: int | None = None) -> bytes:
         """The digest of everything absorbed so far; ``length`` bytes for the XOFs.
 
         The object can be updated further afterwards, as with hashlib.
         """
-        return self._output(self._out_len(length))
+        out_len = self._out_len(length)
+        with self._lock:
+            return self._stream.finish(out_len)
 
     def hexdigest(self, length: int | None = None) -> str:
         """:meth:`digest` as lowercase hex."""
@@ -193,39 +107,54 @@ class KeccakHash:
     def copy(self) -> KeccakHash:
         """An independent copy of the current state."""
         clone = object.__new__(KeccakHash)
-        clone.__setstate__(self.__getstate__())
+        clone._hasher = self._hasher
+        clone._length_given = self._length_given
+        with self._lock:
+            clone._stream = self._stream.copy()
+        clone._lock = threading.Lock()
         return clone
 
-    def __getstate__(self) -> tuple[str, bytes, bytes]:
-        # (algorithm, state lanes, waiting bytes): also what pickling saves.
+    def __getstate__(self) -> tuple:
+        # What pickling saves: the hasher, and a copy of the state taken under the lock.
         with self._lock:
-            return self._spec.name, self._states.lanes.tobytes(), bytes(self._buffer)
+            return self._hasher, self._length_given, self._stream.copy()
 
-    def __setstate__(self, state: tuple[str, bytes, bytes]) -> None:
-        name, lanes, waiting = state
-        self._spec = get_algorithm(name)
-        self._states = StoredStates(self._spec, 1)
-        self._states.lanes[0] = np.frombuffer(lanes, dtype=np.uint64)
-        self._buffer = bytearray(waiting)
+    def __setstate__(self, state: tuple) -> None:
+        self._hasher, self._length_given, self._stream = state
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<{self._spec.name} batchkeccak.KeccakHash object @ {hex(id(self))}>"
+        return f"<{self.name} batchkeccak.KeccakHash object @ {hex(id(self))}>"
 
 
-def new(name: str, data: object = b"", **params: object) -> KeccakHash:
-    """A new hash object for algorithm ``name``, like ``hashlib.new``.
+def _checked_free_length(length: object, name: str) -> int:
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+        raise TypeError(f"length must be an int, got {type(length).__name__}")
+    if not 0 <= length <= MAX_OUTPUT_LENGTH:
+        raise ValueError(f"length must be in [0, {MAX_OUTPUT_LENGTH}] for {name}, got {length}")
+    return int(length)
+
+
+def new(name: str | Algorithm | Hasher, data: object = b"", *, length: int | None = None,
+        string: object = None, usedforsecurity: bool = True, **params: object) -> KeccakHash:
+    """A new hash object, like ``hashlib.new``, for any algorithm or mode.
 
     Parameters
     ----------
     name
-        A name from ``batchkeccak.algorithms_available`` (``"sha3_256"``, ``"keccak_256"``,
-        ``"shake_128"``, ``"turboshake256"``, ...).
+        A name (``"sha3_256"``, ``"SHA3-256"``, ``"keccak256"``, ``"shake128"``, an OID such
+        as ``"2.16.840.1.101.3.4.2.8"``, a mode such as ``"kmac_256"``...), an
+        :class:`~batchkeccak.Algorithm`, or a resolved :class:`~batchkeccak.Hasher`.
     data
-        Bytes-like data to absorb first.
+        Bytes-like data to absorb first (``string=`` is accepted for it, as OpenSSL's
+        constructors accept it).
+    length
+        For the modes: their output length (required where the mode requires it). For the
+        plain extendable-output functions it may be left out and given to ``digest``.
+    usedforsecurity
+        Accepted for compatibility with hashlib and ignored.
     **params
-        ``usedforsecurity`` is accepted for compatibility with hashlib and ignored; any other
-        parameter is a ``TypeError``.
+        The mode's own parameters (``key=``, ``customization=``, ``block_size=``...).
 
     Returns
     -------
@@ -239,15 +168,36 @@ def new(name: str, data: object = b"", **params: object) -> KeccakHash:
     >>> h.hexdigest()[:16]
     '3a985da74fe225b2'
     """
-    unknown = set(params) - {"usedforsecurity"}
-    if unknown:
-        raise TypeError(f"new() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
-    return KeccakHash(name, data)
+    if string is not None:
+        if not (isinstance(data, bytes) and not data):
+            raise TypeError("new() takes data or string=, not both")
+        data = string
+    resolved, length_given = resolve_for_stream(name, length, params)
+    return KeccakHash(resolved, data, length_given)
+
+
+def resolve_for_stream(name: object, length: object, params: dict) -> tuple[Hasher, bool]:
+    """The hasher of an incremental object, and whether its length was left to ``digest``:
+    an extendable-output function may be made without a length (hashlib's shake objects
+    are), and ``digest(length)`` then chooses it."""
+    if isinstance(name, Hasher):
+        resolved = hasher(name, length=length, **params) if length is not None or params \
+            else name
+        return resolved.with_threads(1) if resolved.threads != 1 else resolved, True
+    if length is None:
+        try:
+            resolved = hasher(name, length=0, threads=1, **params)
+        except TypeError:
+            resolved = None  # a function of fixed output: its own checks speak below
+        if resolved is not None and resolved.free_length:
+            return resolved, False
+    return hasher(name, length=length, threads=1, **params), True
 
 
 def _constructor(name: str):
-    def construct(data: object = b"", **params: object) -> KeccakHash:
-        return new(name, data, **params)
+    def construct(data: object = b"", *, usedforsecurity: bool = True,
+                  string: object = None) -> KeccakHash:
+        return new(name, data, string=string)
 
     construct.__name__ = construct.__qualname__ = name
     construct.__doc__ = (
@@ -424,7 +374,7 @@ class StreamHasher:
         rate = self._spec.rate
         total = int(run_bytes[-1])
         threads = max(1, min(self._threads, run_state.shape[0],
-                             total // (rate * _MIN_BLOCKS_PER_THREAD)))
+                             total // (rate * MIN_BLOCKS_PER_THREAD)))
         # Contiguous runs of streams holding about equal numbers of bytes, a few per thread.
         cuts = np.searchsorted(run_bytes, np.linspace(0, total, 4 * threads + 1)[1:-1])
         bounds = sorted({0, *cuts.tolist(), run_state.shape[0]})

@@ -426,9 +426,8 @@ def test_an_empty_array_of_any_shape_is_the_empty_message(empty):
 
 @pytest.mark.parametrize("empty", EMPTY_ARRAYS, ids=lambda a: f"{a.shape}-{a.dtype}")
 def test_empty_arrays_in_the_modes(empty):
-    from Crypto.Hash import KMAC128, KangarooTwelve, cSHAKE128
-
     import sp800_185_reference as ref
+    from Crypto.Hash import KMAC128, KangarooTwelve, cSHAKE128
 
     key = b"K" * 32
     kmac = bk.hash_many([empty, b"abc"], "kmac_128", key=key, customization=empty, length=16)

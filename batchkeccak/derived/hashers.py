@@ -77,12 +77,20 @@ class ModeHasher(Hasher):
         """The mode's name, as in ``batchkeccak.derived.modes``."""
         return self.mode.name
 
+    @property
+    def free_length(self) -> bool:
+        """SP 800-185's XOF forms, cSHAKE and KangarooTwelve: the output length is not part of
+        the input, so one state can be read at any length."""
+        return self.mode.xof or self.mode.family in ("cshake", "kangarootwelve")
+
     def sponge_hasher(self, initial_state: np.ndarray | None = None,
-                      domain: int | None = None, threads: int | None = None) -> Hasher:
+                      domain: int | None = None, threads: int | None = None,
+                      output_length: int | None = None) -> Hasher:
         """A plain :class:`Hasher` of this mode's sponge, output length and state (or the
         given ones): the layer below, without the mode's framing."""
         return restore(Hasher, {
-            "algorithm": self.algorithm, "output_length": self.output_length,
+            "algorithm": self.algorithm,
+            "output_length": self.output_length if output_length is None else output_length,
             "threads": self.threads if threads is None else threads,
             "initial_state": self.initial_state if initial_state is None else initial_state,
             "domain": self.domain if domain is None else domain,
@@ -97,6 +105,14 @@ class FramedHasher(ModeHasher):
 
     trailer: bytes
     length_prefix: bool
+
+    def incremental(self):
+        if self.length_prefix:
+            raise TypeError(
+                f"{self.name} cannot be hashed incrementally: each string's length comes "
+                "before it; hash whole messages with hash_many or tuplehash_many"
+            )
+        return FramedStream(super().incremental(), self.trailer)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         framed_data, framed_offsets = frame_messages(
@@ -117,9 +133,46 @@ class HmacHasher(ModeHasher):
 
     outer_state: np.ndarray
 
+    def incremental(self):
+        return HmacStream(super().incremental(), self.sponge_hasher(self.outer_state, threads=1))
+
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         inner = Hasher.hash_flat(self, data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
+
+
+class FramedStream:
+    """One message of a framed mode in pieces: the trailer goes in when it is finished."""
+
+    def __init__(self, sponge, trailer: bytes) -> None:
+        self._sponge, self._trailer = sponge, trailer
+
+    def absorb(self, view: memoryview) -> None:
+        self._sponge.absorb(view)
+
+    def finish(self, out_len: int) -> bytes:
+        framed = self._sponge.copy()
+        framed.absorb(memoryview(self._trailer))
+        return framed.finish(out_len)
+
+    def copy(self) -> FramedStream:
+        return FramedStream(self._sponge.copy(), self._trailer)
+
+
+class HmacStream:
+    """One HMAC message in pieces: the inner hash absorbs them, the outer hash its digest."""
+
+    def __init__(self, inner, outer: Hasher) -> None:
+        self._inner, self._outer = inner, outer
+
+    def absorb(self, view: memoryview) -> None:
+        self._inner.absorb(view)
+
+    def finish(self, out_len: int) -> bytes:
+        return self._outer.hash_one(self._inner.finish(out_len))
+
+    def copy(self) -> HmacStream:
+        return HmacStream(self._inner.copy(), self._outer)
 
 
 def mode_hasher(cls: type[ModeHasher], mode: Mode, spec: Algorithm, output_length: int,
@@ -136,7 +189,7 @@ def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
     """The hasher of messages ``start..stop`` of a batch that ``resolved`` holds one key (or
     initial state) per message for: what hashes one chunk of a column with its own rows' keys.
     """
-    fields = resolved._fields()
+    fields = resolved.fields()
     for name in getattr(type(resolved), "per_message_fields", ("initial_state",)):
         fields[name] = readonly(np.ascontiguousarray(fields[name][start:stop]))
     if fields.get("key_count") is not None:

@@ -22,6 +22,7 @@ from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher, check_domain, output_length
 from batchkeccak.inputs import readonly, sequence_to_flat
 from batchkeccak.parameters import get_algorithm
+from batchkeccak.stored_states import as_array
 
 CHUNK_SIZE = 8192
 SINGLE_NODE_DOMAIN = 0x07
@@ -42,7 +43,7 @@ class KangarooTwelveHasher(ModeHasher):
 
     def hash_tree(self, message: np.ndarray, trailer: bytes) -> bytes:
         """KT of ``S = message || trailer`` (``message`` a read-only uint8 array)."""
-        tree = _Tree(self, trailer)
+        tree = KangarooTwelveTree(self, trailer)
         tree.absorb(message)
         return tree.finish()
 
@@ -51,11 +52,14 @@ class KangarooTwelveHasher(ModeHasher):
         """KT of one message: bytes-like or a numpy array (read where it lies), a path or a
         binary file object (read in pieces, the next one while the leaves of the last are
         hashed, so memory stays bounded and a pipe works)."""
-        tree = _Tree(self, self.trailer)
+        tree = KangarooTwelveTree(self, self.trailer)
         with message_pieces(data, CHUNK_SIZE, argument, piece_bytes) as pieces:
             for piece in pieces:
                 tree.absorb(piece)
         return tree.finish()
+
+    def incremental(self) -> KangarooTwelveTree:
+        return KangarooTwelveTree(self, self.trailer)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         count = offsets.shape[0] - 1
@@ -82,7 +86,7 @@ class KangarooTwelveHasher(ModeHasher):
         return self.hash_message(message, "message")
 
 
-class _Tree:
+class KangarooTwelveTree:
     """One KT tree fed in pieces: S_0, then each whole 8192-byte chunk after it as a leaf,
     hashed in batches as the pieces arrive; :meth:`finish` adds the trailer and the final
     node (or, when S fits in one chunk, hashes S as the single node)."""
@@ -96,8 +100,10 @@ class _Tree:
         self._partial = bytearray()  # a chunk after S_0 that is not whole yet
         self._chaining: list[bytes] = []
 
-    def absorb(self, piece: np.ndarray) -> None:
-        """Append ``piece`` (a read-only uint8 array) to the message."""
+    def absorb(self, piece: np.ndarray | memoryview) -> None:
+        """Append ``piece`` (a read-only uint8 array, or a memoryview) to the message."""
+        if isinstance(piece, memoryview):
+            piece = as_array(piece)
         taken = 0
         if len(self._first) < CHUNK_SIZE:
             taken = min(CHUNK_SIZE - len(self._first), piece.shape[0])
@@ -118,27 +124,42 @@ class _Tree:
             taken += whole * CHUNK_SIZE
         self._partial += piece[taken:].tobytes()
 
-    def finish(self) -> bytes:
-        """The digest, once the whole message is absorbed."""
+    def copy(self) -> KangarooTwelveTree:
+        """An independent copy, to be fed further or finished."""
+        clone = KangarooTwelveTree(self._hasher, self._trailer)
+        clone._first = bytearray(self._first)
+        clone._partial = bytearray(self._partial)
+        clone._chaining = list(self._chaining)
+        return clone
+
+    def finish(self, out_len: int | None = None) -> bytes:
+        """The digest (``out_len`` bytes; the hasher's length by default) of what was absorbed;
+        the tree stays as it was."""
         rest = bytes(self._partial) + self._trailer
         first = bytes(self._first)
         if not self._chaining and len(first) + len(rest) <= CHUNK_SIZE:
-            return self._hasher.sponge_hasher(threads=1).hash_one(first + rest)
+            return self._hasher.sponge_hasher(
+                threads=1, output_length=out_len
+            ).hash_one(first + rest)
         if len(first) < CHUNK_SIZE:
             # The trailer completes S_0 (the message was shorter than one chunk).
             cut = CHUNK_SIZE - len(first)
             first, rest = first + rest[:cut], rest[cut:]
         # What is left (the message's last partial chunk and the trailer) is copied.
         tail = [rest[i : i + CHUNK_SIZE] for i in range(0, len(rest), CHUNK_SIZE)]
+        chaining_values = list(self._chaining)
         if tail:
             data, offsets = sequence_to_flat(tail)
-            self._chaining.append(self._leaf.with_threads(1).hash_flat(data, offsets).tobytes())
-        chaining = b"".join(self._chaining)
+            chaining_values.append(self._leaf.with_threads(1).hash_flat(data, offsets).tobytes())
+        chaining = b"".join(chaining_values)
         leaves = len(chaining) // self._hasher.mode.chunk_output
         node = b"".join(
             [first, _FINAL_NODE_MARK, chaining, length_encode(leaves), _FINAL_NODE_END]
         )
-        return self._hasher.sponge_hasher(domain=FINAL_NODE_DOMAIN, threads=1).hash_one(node)
+        final = self._hasher.sponge_hasher(
+            domain=FINAL_NODE_DOMAIN, threads=1, output_length=out_len
+        )
+        return final.hash_one(node)
 
 
 def build_kangarootwelve(mode: Mode, length: object, threads: int, *,

@@ -25,8 +25,8 @@ from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.streams import KeccakHash
 from batchkeccak.parameters import Algorithm, get_algorithm
+from batchkeccak.stored_states import IncrementalSponge, as_array
 
 CSHAKE_DOMAIN = 0x04
 """cSHAKE's domain bits 00, as the byte that starts the padding."""
@@ -236,13 +236,13 @@ class _Chunks:
         self._block = block
         self._chunk_output = chunk_output
         self._leaf = Hasher(spec, chunk_output, threads, domain=SHAKE_DOMAIN)
-        self._open: KeccakHash | None = None  # the chunk begun in an earlier piece
+        self._open: IncrementalSponge | None = None  # the chunk begun in an earlier piece
         self._open_size = 0
         self._chaining: list[bytes] = []
         self._count = 0
 
     def _close(self) -> None:
-        self._chaining.append(self._open.digest(self._chunk_output))  # type: ignore[union-attr]
+        self._chaining.append(self._open.finish(self._chunk_output))  # type: ignore[union-attr]
         self._count += 1
         self._open, self._open_size = None, 0
 
@@ -251,7 +251,7 @@ class _Chunks:
         taken = 0
         if self._open is not None:
             taken = min(block - self._open_size, size)
-            self._open.update(piece[:taken])
+            self._open.absorb(memoryview(piece[:taken]))
             self._open_size += taken
             if self._open_size < block:
                 return
@@ -263,7 +263,8 @@ class _Chunks:
             self._count += whole
             taken += whole * block
         if taken < size:
-            self._open = KeccakHash(self._spec.name, piece[taken:])
+            self._open = IncrementalSponge(self._spec)
+            self._open.absorb(memoryview(piece[taken:]))
             self._open_size = size - taken
 
     def finish(self) -> tuple[bytes, int]:
@@ -271,6 +272,30 @@ class _Chunks:
         if self._open is not None:
             self._close()
         return b"".join(self._chaining), self._count
+
+    def copy(self) -> _Chunks:
+        clone = _Chunks.__new__(_Chunks)
+        clone.__dict__.update(self.__dict__)
+        clone._open = self._open.copy() if self._open is not None else None
+        clone._chaining = list(self._chaining)
+        return clone
+
+
+class ParallelHashStream:
+    """One ParallelHash message fed in pieces of any length."""
+
+    def __init__(self, hasher: ParallelHasher, chunks: _Chunks) -> None:
+        self._hasher, self._chunks = hasher, chunks
+
+    def absorb(self, view: memoryview) -> None:
+        self._chunks.absorb(as_array(view))
+
+    def finish(self, out_len: int) -> bytes:
+        chaining, count = self._chunks.copy().finish()
+        return self._hasher.final_node(chaining, count, out_len)
+
+    def copy(self) -> ParallelHashStream:
+        return ParallelHashStream(self._hasher, self._chunks.copy())
 
 
 class ParallelHasher(ModeHasher):
@@ -298,8 +323,20 @@ class ParallelHasher(ModeHasher):
             for piece in pieces:
                 chunks.absorb(piece)
         chaining, count = chunks.finish()
-        node = b"".join([left_encode(block), chaining, right_encode(count), self.trailer])
-        return self.sponge_hasher(threads=1).hash_one(node)
+        return self.final_node(chaining, count, self.output_length)
+
+    def final_node(self, chaining: bytes, count: int, out_len: int) -> bytes:
+        """cSHAKE of ``left_encode(B) || z || right_encode(n) || right_encode(L)``."""
+        trailer = self.trailer if out_len == self.output_length else (
+            _length_trailer(self.mode, out_len)
+        )
+        node = b"".join([left_encode(self.block_size), chaining, right_encode(count), trailer])
+        return self.sponge_hasher(threads=1, output_length=out_len).hash_one(node)
+
+    def incremental(self) -> ParallelHashStream:
+        spec = get_algorithm(self.mode.sponge)
+        chunks = _Chunks(spec, self.block_size, self.mode.chunk_output, self.threads)
+        return ParallelHashStream(self, chunks)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         count = offsets.shape[0] - 1
