@@ -12,6 +12,7 @@ import pickle
 import random
 
 import pytest
+import sp800_185_reference as ref
 from Crypto.Hash import (
     KMAC128,
     KMAC256,
@@ -23,7 +24,6 @@ from Crypto.Hash import (
 )
 
 import batchkeccak as bk
-import sp800_185_reference as ref
 from batchkeccak import files
 
 KEY = bytes(range(32, 72))
@@ -36,26 +36,26 @@ def message(size: int, seed: int = 0) -> bytes:
 
 # name, parameters given to new()/hash_files, oracle(data) -> digest of `length` bytes
 STREAMABLE = {
-    "kmac_128": (dict(key=KEY, customization=CUSTOM, length=32),
+    "kmac_128": ({"key": KEY, "customization": CUSTOM, "length": 32},
                  lambda m: KMAC128.new(key=KEY, data=m, mac_len=32, custom=CUSTOM).digest()),
-    "kmac_256": (dict(key=KEY, length=64),
+    "kmac_256": ({"key": KEY, "length": 64},
                  lambda m: KMAC256.new(key=KEY, data=m, mac_len=64).digest()),
-    "kmac_xof_256": (dict(key=b"k", length=40),
+    "kmac_xof_256": ({"key": b"k", "length": 40},
                      lambda m: ref.kmac(256, b"k", m, 40, b"", xof=True)),
-    "hmac_sha3_256": (dict(key=KEY), lambda m: hmac.digest(KEY, m, "sha3_256")),
-    "hmac_sha3_512": (dict(key=KEY * 4), lambda m: hmac.digest(KEY * 4, m, "sha3_512")),
-    "cshake_128": (dict(customization=CUSTOM, length=50),
+    "hmac_sha3_256": ({"key": KEY}, lambda m: hmac.digest(KEY, m, "sha3_256")),
+    "hmac_sha3_512": ({"key": KEY * 4}, lambda m: hmac.digest(KEY * 4, m, "sha3_512")),
+    "cshake_128": ({"customization": CUSTOM, "length": 50},
                    lambda m: cSHAKE128.new(data=m, custom=CUSTOM).read(50)),
-    "cshake_256": (dict(function_name=b"F", length=20),
+    "cshake_256": ({"function_name": b"F", "length": 20},
                    lambda m: ref.cshake(256, m, 20, b"F", b"")),
-    "kt128": (dict(length=32), lambda m: KangarooTwelve.new(data=m).read(32)),
-    "kt256": (dict(customization=CUSTOM, length=64),
+    "kt128": ({"length": 32}, lambda m: KangarooTwelve.new(data=m).read(32)),
+    "kt256": ({"customization": CUSTOM, "length": 64},
               lambda m: ref.kangarootwelve(256, m, CUSTOM, 64)),
-    "parallelhash_128": (dict(block_size=1000, length=32),
+    "parallelhash_128": ({"block_size": 1000, "length": 32},
                          lambda m: ref.parallelhash(128, m, 1000, 32, b"")),
-    "parallelhash_xof_256": (dict(block_size=333, customization=CUSTOM, length=24),
+    "parallelhash_xof_256": ({"block_size": 333, "customization": CUSTOM, "length": 24},
                              lambda m: ref.parallelhash(256, m, 333, 24, CUSTOM, xof=True)),
-    "turboshake128": (dict(domain=0x0B, length=32),
+    "turboshake128": ({"domain": 0x0B, "length": 32},
                       lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(32)),
 }
 
