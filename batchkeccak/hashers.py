@@ -254,16 +254,26 @@ class Hasher:
         a hash object of this hasher may then be read at other lengths than ``output_length``."""
         return self.algorithm.xof
 
+    def one_pass(self) -> OnePass:
+        """How one message goes through the sponge in one pass, for the objects that feed it
+        in pieces (:meth:`incremental`, ``StreamHasher``, the files): start state, domain
+        byte, what follows the message and an outer hash. TypeError for a mode that cannot
+        be hashed so (a tree mode, TupleHash)."""
+        return OnePass(self.initial_state, self.domain)
+
     def incremental(self):
         """One message fed in pieces: an object with ``absorb(memoryview)``,
         ``finish(out_len) -> bytes`` (which leaves it as it was) and ``copy()``, what the
         hashlib-style objects and the files are built on."""
-        if self.batch_size not in (None, 1):
+        form = self.one_pass()
+        if form.initial_state.shape[0] != 1:
             raise ValueError(
-                f"{self.name}: this hasher holds {self.batch_size} keys (or states), one per "
-                "message of a batch; one message in pieces needs a hasher of one"
+                f"{self.name}: this hasher holds {form.initial_state.shape[0]} keys (or "
+                "states), one per message of a batch; one message in pieces needs one"
             )
-        return IncrementalSponge(self.algorithm, self.initial_state[0], self.domain)
+        return MessageStream(
+            IncrementalSponge(self.algorithm, form.initial_state[0], form.domain), form
+        )
 
     # -- built on hash_flat ------------------------------------------------------------------
 
@@ -294,6 +304,52 @@ class Hasher:
                 self.domain, spec.first_round, out,
             )
         return out.tobytes()
+
+
+class OnePass:
+    """A hasher's one-pass form: every message starts from ``initial_state`` (``(1, 25)``, or
+    ``(N, 25)`` one per message), is followed by ``trailer`` and padded with ``domain``;
+    ``outer``, when set, hashes the digest once more (HMAC)."""
+
+    __slots__ = ("domain", "initial_state", "outer", "trailer")
+
+    def __init__(self, initial_state: np.ndarray, domain: int, trailer: bytes = b"",
+                 outer: Hasher | None = None) -> None:
+        self.initial_state = initial_state
+        self.domain = domain
+        self.trailer = trailer
+        self.outer = outer
+
+
+class MessageStream:
+    """One message of a one-pass hasher fed in pieces (see :meth:`Hasher.incremental`)."""
+
+    __slots__ = ("_form", "_sponge")
+
+    def __init__(self, sponge: IncrementalSponge, form: OnePass) -> None:
+        self._sponge, self._form = sponge, form
+
+    def absorb(self, view: memoryview) -> None:
+        self._sponge.absorb(view)
+
+    def finish(self, out_len: int) -> bytes:
+        form = self._form
+        sponge = self._sponge
+        if form.trailer:
+            sponge = sponge.copy()
+            sponge.absorb(memoryview(form.trailer))
+        if form.outer is None:
+            return sponge.finish(out_len)
+        return form.outer.hash_one(sponge.finish(out_len))
+
+    def copy(self) -> MessageStream:
+        return MessageStream(self._sponge.copy(), self._form)
+
+    def __getstate__(self):
+        return self._sponge, self._form
+
+    def __setstate__(self, state) -> None:
+        self._sponge, self._form = state
 
 
 def check_domain(domain: object, argument: str = "domain") -> int:

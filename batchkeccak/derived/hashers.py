@@ -13,7 +13,7 @@ import numpy as np
 from batchkeccak import _parallel
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.table import Mode
-from batchkeccak.hashers import ZERO_STATE, Hasher, restore
+from batchkeccak.hashers import ZERO_STATE, Hasher, OnePass, restore
 from batchkeccak.inputs import readonly
 from batchkeccak.parameters import Algorithm
 from batchkeccak.sponge import absorb_prefixes
@@ -97,6 +97,19 @@ class ModeHasher(Hasher):
         })
 
 
+class TreeHasher(ModeHasher):
+    """A tree mode (KangarooTwelve, ParallelHash): a message is cut into chunks hashed apart,
+    so it has no one-pass form; :meth:`incremental` is its own."""
+
+    __slots__ = ()
+
+    def one_pass(self) -> OnePass:
+        raise TypeError(
+            f"{self.name} is a tree mode: its streams cannot share stored sponge states; hash "
+            f"each stream with batchkeccak.new({self.name!r}, ...) or files with hash_files"
+        )
+
+
 class FramedHasher(ModeHasher):
     """A mode whose every message is framed before it is hashed: ``m || trailer`` (KMAC's
     ``right_encode(L)``), or ``encode_string(m) || trailer`` (a one-string TupleHash)."""
@@ -106,13 +119,13 @@ class FramedHasher(ModeHasher):
     trailer: bytes
     length_prefix: bool
 
-    def incremental(self):
+    def one_pass(self) -> OnePass:
         if self.length_prefix:
             raise TypeError(
                 f"{self.name} cannot be hashed incrementally: each string's length comes "
                 "before it; hash whole messages with hash_many or tuplehash_many"
             )
-        return FramedStream(super().incremental(), self.trailer)
+        return OnePass(self.initial_state, self.domain, trailer=self.trailer)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         framed_data, framed_offsets = frame_messages(
@@ -133,46 +146,19 @@ class HmacHasher(ModeHasher):
 
     outer_state: np.ndarray
 
-    def incremental(self):
-        return HmacStream(super().incremental(), self.sponge_hasher(self.outer_state, threads=1))
+    def one_pass(self) -> OnePass:
+        if self.batch_size is not None:
+            raise ValueError(
+                f"{self.name}: this hasher holds {self.batch_size} keys, one per message of "
+                "a batch; an incremental hash takes one key"
+            )
+        return OnePass(
+            self.initial_state, self.domain, outer=self.sponge_hasher(self.outer_state, threads=1)
+        )
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         inner = Hasher.hash_flat(self, data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
-
-
-class FramedStream:
-    """One message of a framed mode in pieces: the trailer goes in when it is finished."""
-
-    def __init__(self, sponge, trailer: bytes) -> None:
-        self._sponge, self._trailer = sponge, trailer
-
-    def absorb(self, view: memoryview) -> None:
-        self._sponge.absorb(view)
-
-    def finish(self, out_len: int) -> bytes:
-        framed = self._sponge.copy()
-        framed.absorb(memoryview(self._trailer))
-        return framed.finish(out_len)
-
-    def copy(self) -> FramedStream:
-        return FramedStream(self._sponge.copy(), self._trailer)
-
-
-class HmacStream:
-    """One HMAC message in pieces: the inner hash absorbs them, the outer hash its digest."""
-
-    def __init__(self, inner, outer: Hasher) -> None:
-        self._inner, self._outer = inner, outer
-
-    def absorb(self, view: memoryview) -> None:
-        self._inner.absorb(view)
-
-    def finish(self, out_len: int) -> bytes:
-        return self._outer.hash_one(self._inner.finish(out_len))
-
-    def copy(self) -> HmacStream:
-        return HmacStream(self._inner.copy(), self._outer)
 
 
 def mode_hasher(cls: type[ModeHasher], mode: Mode, spec: Algorithm, output_length: int,

@@ -16,7 +16,7 @@ from batchkeccak import _parallel
 from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
-from batchkeccak.derived.hashers import ModeHasher, mode_hasher
+from batchkeccak.derived.hashers import TreeHasher, mode_hasher
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher, check_domain, output_length
@@ -32,7 +32,7 @@ _FINAL_NODE_MARK = b"\x03" + b"\0" * 7
 _FINAL_NODE_END = b"\xff\xff"
 
 
-class KangarooTwelveHasher(ModeHasher):
+class KangarooTwelveHasher(TreeHasher):
     """KT128 / KT256 of many messages: short ones (S of at most 8192 bytes) in one batch,
     longer ones each as a tree whose leaves are one batch."""
 

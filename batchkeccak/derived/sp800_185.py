@@ -18,6 +18,7 @@ from batchkeccak.derived.encoding import bytepad, encode_string, left_encode, ri
 from batchkeccak.derived.hashers import (
     FramedHasher,
     ModeHasher,
+    TreeHasher,
     mode_hasher,
     prefix_states,
 )
@@ -298,7 +299,7 @@ class ParallelHashStream:
         return ParallelHashStream(self._hasher, self._chunks.copy())
 
 
-class ParallelHasher(ModeHasher):
+class ParallelHasher(TreeHasher):
     """ParallelHash: cut each message into ``block_size``-byte chunks, hash the chunks as one
     batch (SHAKE of each chunk, ``chunk_output`` bytes), then cSHAKE their concatenation."""
 
