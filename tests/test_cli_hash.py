@@ -323,3 +323,72 @@ def test_tree_modes_hash_big_files_like_sha3sum(tmp_path):
     (tmp_path / "abc").write_bytes(b"abd")
     checked = run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path)
     assert checked.returncode == 1 and b"abc: FAILED\n" in checked.stdout
+
+
+def test_carriage_return_in_a_name_round_trips(tmp_path):
+    # GNU 9 writes \r escaped (a raw CR would be cut off as a CRLF ending) and reads it back.
+    (tmp_path / "cr\r").write_bytes(b"q")
+    listing = run_cli("cr\r", cwd=tmp_path).stdout
+    assert listing == b"\\" + hashlib.sha3_256(b"q").hexdigest().encode() + b"  cr\\r\n"
+    (tmp_path / "S").write_bytes(listing)
+    checked = run_cli("-c", "S", cwd=tmp_path)
+    assert (checked.stdout, checked.returncode) == (b"cr\r: OK\n", 0)
+
+
+def test_tagged_listing_checks_without_a(tmp_path):
+    (tmp_path / "f").write_bytes(b"data")
+    listing = (f"SHA3-512 (f) = {hashlib.sha3_512(b'data').hexdigest()}\n"
+               f"SHAKE128 (f) = {hashlib.shake_128(b'data').hexdigest(9)}\n"
+               f"MD5 (f) = {hashlib.md5(b'data').hexdigest()}\n").encode()
+    (tmp_path / "S").write_bytes(listing)
+    done = run_cli("-c", "--warn", "S", cwd=tmp_path)
+    assert done.stdout == b"f: OK\nf: OK\n"
+    assert done.stderr == (b"batchkeccak: S: 3: improperly formatted SHA3-256 checksum line\n"
+                           b"batchkeccak: WARNING: 1 line is improperly formatted\n")
+    assert done.returncode == 0
+
+
+@pytest.mark.parametrize("argv", [["hash", "f"], ["hash", "f", "f"]])
+def test_full_disk_is_a_write_error(tmp_path, argv):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    (tmp_path / "f").write_bytes(b"x")
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "batchkeccak", *argv], stdout=full,
+                              stderr=subprocess.PIPE, cwd=tmp_path, timeout=TIMEOUT,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (done.stderr, done.returncode) == (
+        b"batchkeccak: write error: No space left on device\n", 1)
+
+
+def test_closed_stdin_is_a_bad_descriptor(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "batchkeccak", "hash", "-"],
+                          capture_output=True, stdin=None, cwd=tmp_path, timeout=TIMEOUT,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                          preexec_fn=lambda: os.close(0))
+    assert (done.stdout, done.stderr, done.returncode) == (
+        b"", b"batchkeccak: -: Bad file descriptor\n", 1)
+
+
+def test_check_reports_while_the_listing_is_still_coming(tmp_path):
+    # An endless listing: the first verdict comes before its end, memory stays bounded.
+    (tmp_path / "f").write_bytes(b"x")
+    line = f"{hashlib.sha3_256(b'x').hexdigest()}  f\n".encode()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "batchkeccak", "hash", "-c"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    process.stdin.write(line)
+    process.stdin.flush()
+    assert process.stdout.readline() == b"f: OK\n"  # while stdin is still open
+    process.stdin.close()
+    assert process.wait(timeout=TIMEOUT) == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/sys/kernel/ostype"), reason="Linux /proc only")
+def test_proc_file_alone(tmp_path):
+    with open("/proc/sys/kernel/ostype", "rb") as handle:
+        want = hashlib.sha3_256(handle.read()).hexdigest()
+    done = run_cli("/proc/sys/kernel/ostype")
+    assert done.stdout == f"{want}  /proc/sys/kernel/ostype\n".encode()
