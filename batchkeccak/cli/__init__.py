@@ -18,11 +18,27 @@ class CommandError(Exception):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, ``docker stop``), raised where the program is, like Ctrl-C.
+    """SIGTERM (``kill``, ``docker stop``) or SIGHUP (the terminal closed, ``ssh`` dropped),
+    raised where the program is, like Ctrl-C.
 
     A subclass of KeyboardInterrupt so that every cleanup written for Ctrl-C (temporary
     output files, progress bars) runs for it too.
     """
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+CAUGHT_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that end the program as Ctrl-C does, cleanup included (SIGHUP is absent on
+Windows)."""
+
+MAX_COUNT = 2**31 - 1
+"""The largest count an option takes (rows per batch, threads): Arrow's and the C APIs'
+limit."""
 
 
 def positive_int(text: str) -> int:
@@ -33,26 +49,38 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT}, got {text!r}")
     return value
 
 
 def _raise_terminated(signum, frame) -> None:
-    raise Terminated
+    raise Terminated(signum)
 
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
     # Only the main thread may set handlers; an embedding program (tests calling main()
     # from a worker thread) keeps its own.
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        for signum in CAUGHT_SIGNALS:
+            previous[signum] = signal.signal(signum, _raise_terminated)
     except ValueError:
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _say(message: str) -> None:
+    # After a hang-up the terminal may be gone: a failed message must not become a traceback.
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,14 +110,19 @@ def main(argv: list[str] | None = None) -> int:
         with _sigterm_as_interrupt():
             return int(args.run(args) or 0)
     except CommandError as exc:
-        print(f"batchkeccak: error: {exc}", file=sys.stderr)
+        _say(f"batchkeccak: error: {exc}")
         return 2
-    except Terminated:
-        print("batchkeccak: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+    except Terminated as exc:
+        _say("batchkeccak: hang-up" if exc.signum != signal.SIGTERM else "batchkeccak: terminated")
+        return 128 + exc.signum
     except KeyboardInterrupt:
-        print("batchkeccak: interrupted", file=sys.stderr)
+        _say("batchkeccak: interrupted")
         return 130
+    except MemoryError:
+        # What GNU tools say when an allocation fails; the options that size a run are
+        # checked before it starts, so this is the machine's limit, not a typo.
+        _say("batchkeccak: memory exhausted")
+        return 1
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as other Unix tools do, and keep
         # Python from complaining again when it flushes stdout at exit.

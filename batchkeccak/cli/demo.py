@@ -25,6 +25,8 @@ PLAIN_CHECKS = 3_000
 
 
 def register(subparsers) -> None:
+    from batchkeccak.cli import positive_int
+
     parser = subparsers.add_parser(
         "demo",
         help="hash a column of a generated 1M-row Parquet file, verify against hashlib",
@@ -32,7 +34,7 @@ def register(subparsers) -> None:
         "folder, add a digest column with every core, check a random sample against "
         "hashlib and compare throughput with a hashlib loop.",
     )
-    parser.add_argument("--count", type=int, default=1_000_000, help="rows (default 1M)")
+    parser.add_argument("--count", type=positive_int, default=1_000_000, help="rows (default 1M)")
     parser.add_argument("--algorithm", default="sha3_256", help="default sha3_256")
     parser.add_argument("--seed", type=int, default=2026)
     parser.set_defaults(run=run)

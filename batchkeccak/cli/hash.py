@@ -3,9 +3,16 @@ of every line of a text stream."""
 
 from __future__ import annotations
 
+import argparse
+import errno
 import hashlib
+import io
 import os
+import select
+import stat
 import sys
+
+from batchkeccak.cli.quoting import quotef
 
 BATCH_BYTES = 64 << 20
 """Files (or lines) are read and hashed in batches of about this many bytes: bounded memory."""
@@ -23,7 +30,19 @@ TAGS = {
 }  # fmt: skip
 """The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``)."""
 
-_CHECK_ONLY = ("quiet", "status", "strict", "warn", "ignore_missing")
+_CHECK_ONLY = ("ignore_missing", "status", "warn", "quiet", "strict")
+"""Options of --check, in the order GNU names the first misused one."""
+
+MAX_LENGTH = 1 << 30
+"""The longest ``--length`` produced (1 GiB): a longer one is refused before anything is
+allocated."""
+
+OUTPUT_BUDGET = 256 << 20
+"""Digest bytes held at once: fewer files per batch when each digest is long."""
+
+FIRST_BATCH = 1
+"""--check hashes its first entries this few at a time, doubling up to FILES_PER_BATCH, so the
+first verdict shows at once even when the listing never ends."""
 
 TREE_DEFAULT_LENGTH = 32
 """Output bytes of ``-a kt128`` / ``-a kt256`` without ``--length`` (``batchkeccak.kt128``'s
@@ -65,6 +84,56 @@ def strict_usage(parser) -> None:
     parser.parse_known_args = parse_known_args_strictly
 
 
+class UsageError(Exception):
+    """A misused option: reported as GNU's *sum do, with a pointer to --help, exit status 1."""
+
+
+def _usage_exit(message: str) -> None:
+    _say_usage(message)
+    raise SystemExit(1)
+
+
+def _say_usage(message: str) -> None:
+    _stderr(f"batchkeccak hash: {message}\nTry 'batchkeccak hash --help' for more information.")
+
+
+def _parse_error(message: str) -> None:
+    """argparse's errors in GNU's words where GNU has them."""
+    prefix = "unrecognized arguments: "
+    if message.startswith(prefix):
+        option = message[len(prefix) :].split(" ")[0]
+        if option.startswith("--") or not option.startswith("-"):
+            message = f"unrecognized option {_quote(option)}"
+        else:
+            message = f"invalid option -- {_quote(option[1:2])}"
+    _usage_exit(message)
+
+
+def _quote(text: str) -> str:
+    """``text`` between single quotes, as GNU quotes an option it does not know."""
+    quoted = quotef(text)
+    return quoted if quoted.startswith(("'", '"')) else f"'{quoted}'"
+
+
+def _stderr(message: str) -> None:
+    """One diagnostic on stderr; names in it are already quoted, so any bytes left are the
+    user's own (surrogateescape)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.flush()
+        data = (message + "\n").encode("utf-8", "surrogateescape")
+        if hasattr(stream, "buffer"):
+            stream.buffer.write(data)
+            stream.buffer.flush()
+        else:
+            stream.write(data.decode("utf-8", "replace"))
+            stream.flush()
+    except (OSError, ValueError):
+        pass  # stderr gone: there is nowhere left to say it
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "hash",
@@ -76,16 +145,21 @@ def register(subparsers) -> None:
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to hash; - or none: stdin")
     parser.add_argument(
-        "-a", "--algorithm", default="sha3_256",
+        "-a", "--algorithm", default=None,
         help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, and the tree "
-        "modes kt128 and kt256 (one big file on every core)",
+        "modes kt128 and kt256 (one big file on every core); with --check and no -a, each "
+        "tagged line names its own",
     )
     parser.add_argument("--length", type=int,
                         help="output bytes for shake/turboshake (required) and kt128/kt256 "
-                        f"(default {TREE_DEFAULT_LENGTH})")
+                        f"(default {TREE_DEFAULT_LENGTH}); at most {MAX_LENGTH}")
+    parser.add_argument("-b", "--binary", dest="binary", action="store_const", const=True,
+                        help="mark each name with '*' (no effect on the digest)")
+    parser.add_argument("-t", "--text", dest="binary", action="store_const", const=False,
+                        help="the default: no effect on the digest")
     parser.add_argument("-c", "--check", action="store_true",
                         help="read digests from the FILEs and check them")
-    parser.add_argument("--tag", action="store_true",
+    parser.add_argument("--tag", action=_Tag, nargs=0, default=False,
                         help="print BSD-style lines: 'SHA3-256 (NAME) = DIGEST'")
     parser.add_argument("-z", "--zero", action="store_true",
                         help="end each output line with NUL, not newline, and do not escape "
@@ -96,15 +170,26 @@ def register(subparsers) -> None:
     checking = parser.add_argument_group("options for --check")
     checking.add_argument("--ignore-missing", action="store_true",
                           help="don't fail or report status for missing files")
-    checking.add_argument("--quiet", action="store_true", help="don't print OK for each file")
-    checking.add_argument("--status", action="store_true",
+    # --quiet, --status and --warn each cancel the others: the last one given wins.
+    checking.add_argument("--quiet", dest="report", action="store_const", const="quiet",
+                          help="don't print OK for each file")
+    checking.add_argument("--status", dest="report", action="store_const", const="status",
                           help="print nothing; the exit status tells")
     checking.add_argument("--strict", action="store_true",
                           help="exit non-zero for improperly formatted checksum lines")
-    checking.add_argument("-w", "--warn", action="store_true",
+    checking.add_argument("-w", "--warn", dest="report", action="store_const", const="warn",
                           help="warn about improperly formatted checksum lines")
     strict_usage(parser)
+    parser.error = _parse_error
     parser.set_defaults(run=run)
+
+
+class _Tag(argparse.Action):
+    """--tag, which implies --binary as in GNU: ``-t --tag`` works, ``--tag -t`` does not."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.tag = True
+        namespace.binary = True
 
 
 class HashlibRow:
@@ -139,9 +224,7 @@ def _one_plain_stream(args) -> HashlibRow | None:
     """
     if args.check or args.lines or len(args.files) > 1:
         return None
-    if any(getattr(args, option) for option in _CHECK_ONLY):
-        return None  # a usage error, reported by the usual path
-    row = HASHLIB_ROWS.get(_table_name(args.algorithm))
+    row = HASHLIB_ROWS.get(_table_name(args.algorithm or "sha3_256"))
     if row is None:
         return None
     length = args.length
@@ -150,8 +233,8 @@ def _one_plain_stream(args) -> HashlibRow | None:
     return row if isinstance(length, int) and 0 <= length <= MAX_PLAIN_LENGTH else None
 
 
-MAX_PLAIN_LENGTH = 1 << 30
-"""The longest SHAKE output the hashlib path gives (1 GiB); longer goes the usual way."""
+MAX_PLAIN_LENGTH = MAX_LENGTH
+"""The longest SHAKE output the hashlib path gives."""
 
 
 def _table_name(name: str) -> str:
@@ -176,49 +259,88 @@ def resolve_algorithm(name: str):
     return get_algorithm(key)
 
 
-def run(args) -> int:
-    plain = _one_plain_stream(args)
-    if plain is not None:
-        output = _Output()
-        try:
-            return _hash_files(args, plain, output)
-        finally:
-            output.flush()
+def _misuse(args) -> str | None:
+    """GNU's complaint about options that do not go together, checked in GNU's order."""
+    if args.check and args.zero:
+        return "the --zero option is not supported when verifying checksums"
+    if args.check and args.tag:
+        return "the --tag option is meaningless when verifying checksums"
+    if args.check and args.binary is not None:
+        return "the --binary and --text options are meaningless when verifying checksums"
+    if args.tag and args.binary is False:
+        return "--tag does not support --text mode"
+    if not args.check:
+        given = {"ignore_missing": args.ignore_missing, "strict": args.strict}
+        given[args.report or ""] = True
+        for option in _CHECK_ONLY:
+            if given.get(option):
+                flag = "--" + option.replace("_", "-")
+                return f"the {flag} option is meaningful only when verifying checksums"
+    if args.lines and (args.check or args.tag or args.zero):
+        return "--lines cannot be combined with --check, --tag or --zero"
+    if args.length is not None and args.length > MAX_LENGTH:
+        return f"--length {args.length} is too large: at most {MAX_LENGTH} bytes"
+    return None
 
+
+def _resolve(args):
+    """The algorithm of ``-a`` (sha3_256 without it), its ``--length`` checked."""
     from batchkeccak.api import hasher
-    from batchkeccak.cli import CommandError
     from batchkeccak.hashers import output_length
 
     try:
-        spec = resolve_algorithm(args.algorithm)
+        spec = resolve_algorithm(args.algorithm or "sha3_256")
         if isinstance(spec, TreeMode):
             hasher(spec.name, length=TREE_DEFAULT_LENGTH if args.length is None else args.length)
         elif not (args.check and spec.xof and args.length is None):
             output_length(spec, args.length)  # --check reads an XOF's length from each line
     except (TypeError, ValueError) as exc:
-        raise CommandError(str(exc).replace("length ", "--length ", 1)) from None
-    if not args.check:
-        for option in _CHECK_ONLY:
-            if getattr(args, option):
-                flag = "--" + option.replace("_", "-")
-                raise CommandError(f"the {flag} option is meaningful only when verifying checksums")
-    if args.check and args.tag:
-        raise CommandError("the --tag option is meaningless when verifying checksums")
-    if args.check and args.zero:
-        raise CommandError("the --zero option is not supported when verifying checksums")
-    if args.lines and (args.check or args.tag or args.zero):
-        raise CommandError("--lines cannot be combined with --check, --tag or --zero")
+        raise UsageError(str(exc).replace("length ", "--length ", 1)) from None
     if args.lines and isinstance(spec, TreeMode):
-        raise CommandError(f"--lines cannot be combined with -a {spec.name}: hash files with it")
-    if args.lines:
-        return _hash_lines(args, spec)
+        raise UsageError(f"--lines cannot be combined with -a {spec.name}: hash files with it")
+    return spec
+
+
+def run(args) -> int:
     output = _Output()
     try:
-        if args.check:
-            return _check(args, spec, output)
-        return _hash_files(args, spec, output)
-    finally:
-        output.flush()
+        try:
+            message = _misuse(args)
+            if message is not None:
+                raise UsageError(message)
+            plain = _one_plain_stream(args)
+            if plain is not None:
+                return _hash_files(args, plain, output)
+            spec = _resolve(args)
+            if args.lines:
+                return _hash_lines(args, spec, output)
+            if args.check:
+                return _check(args, spec, output)
+            return _hash_files(args, spec, output)
+        finally:
+            output.flush()
+    except UsageError as exc:
+        _say_usage(str(exc))
+        return 1
+    except _WriteError as exc:
+        _discard_stdout()
+        _stderr(f"batchkeccak: write error: {exc.strerror}" if exc.strerror else
+                "batchkeccak: write error")
+        return 1
+
+
+class _WriteError(OSError):
+    """Standard output refused our bytes (a full disk, a closed descriptor)."""
+
+
+def _discard_stdout() -> None:
+    # What is still buffered would fail again when Python flushes stdout at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 class _Output:
@@ -226,52 +348,117 @@ class _Output:
     two streams stay in order."""
 
     def __init__(self) -> None:
-        stdout = sys.stdout
-        self._write = stdout.buffer.write if hasattr(stdout, "buffer") else None
-        self._stdout = stdout
+        self._stdout = sys.stdout
+        self._buffer = getattr(self._stdout, "buffer", None)
+
+    def _guarded(self, action) -> None:
+        if self._stdout is None:
+            raise _WriteError(errno.EBADF, os.strerror(errno.EBADF))
+        try:
+            action()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise _WriteError(getattr(exc, "errno", None) or errno.EIO,
+                              getattr(exc, "strerror", None) or os.strerror(errno.EIO)) from None
 
     def write(self, data: bytes) -> None:
-        if self._write is not None:
-            self._write(data)
+        if self._buffer is not None:
+            self._guarded(lambda: self._buffer.write(data))
         else:
-            self._stdout.write(data.decode("utf-8", "surrogateescape"))
+            self._guarded(lambda: self._stdout.write(data.decode("utf-8", "surrogateescape")))
 
     def flush(self) -> None:
-        if self._write is not None:
-            self._stdout.buffer.flush()
-        self._stdout.flush()
+        def flush_both() -> None:
+            if self._buffer is not None:
+                self._buffer.flush()
+            self._stdout.flush()
+
+        self._guarded(flush_both)
 
     def warn(self, message: str) -> None:
         self.flush()
-        print(f"batchkeccak: {message}", file=sys.stderr, flush=True)
+        _stderr(f"batchkeccak: {message}")
 
 
 def _escape(name: str) -> tuple[bytes, bytes]:
-    """GNU's escaping of a file name: (prefix for the line, name), the prefix ``\\`` when
-    the name holds a backslash or a newline."""
+    """GNU 9's escaping of a file name: (prefix for the line, name), the prefix ``\\`` when
+    the name holds a backslash, a newline or a carriage return, any of which would make
+    the line read back differently."""
     raw = os.fsencode(name)
-    if b"\\" in raw or b"\n" in raw:
-        return b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    if b"\\" in raw or b"\n" in raw or b"\r" in raw:
+        return b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
     return b"", raw
 
 
-def _hash_lines(args, spec) -> int:
+def _error(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _hash_lines(args, spec, output: _Output) -> int:
     import batchkeccak as bk
 
-    out = sys.stdout
+    failed = 0
     with _progress(args.files, True) as bar:
         for name in args.files or ["-"]:
-            stream = sys.stdin.buffer if name == "-" else _open(name)
-            with stream if name != "-" else _nullcontext(stream):
-                for lines, size in _line_batches(stream):
-                    out.write("\n".join(bk.hexdigest_many(bk.FlatMessages(*lines), spec.name, length=args.length)))
-                    out.write("\n")
+            try:
+                stream = _stdin_reader() if name == "-" else open(name, "rb", buffering=0)
+            except OSError as exc:
+                output.warn(f"{quotef(name)}: {_error(exc)}")
+                failed = 1
+                continue
+            try:
+                for (data, offsets), size in _line_batches(stream):
+                    digests = bk.hexdigest_many(bk.FlatMessages(data, offsets), spec.name,
+                                                length=args.length)
+                    output.write("\n".join(digests).encode() + b"\n")
                     bar.update(size)
-    return 0
+            except OSError as exc:
+                if isinstance(exc, (_WriteError, BrokenPipeError)):
+                    raise
+                output.warn(f"{quotef(name)}: {_error(exc)}")
+                failed = 1
+            finally:
+                if name != "-":
+                    stream.close()
+    return failed
+
+
+class _SingleReads(io.RawIOBase):
+    """A descriptor read one system call at a time: the first empty read is the end, so
+    one Ctrl-D ends what is typed in a terminal (a buffered read asks again after it)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return os.readv(self._fd, [buffer])
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def close(self) -> None:  # the descriptor is stdin's: leave it open
+        pass
+
+
+def _stdin_reader():
+    """Standard input as a binary stream; OSError(EBADF) when it is closed (``<&-``)."""
+    stdin = sys.stdin
+    if stdin is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+    try:
+        fd = stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a test or an embedder
+        return getattr(stdin, "buffer", stdin)
+    return _SingleReads(fd)
 
 
 def _digest_stdin(spec, length: int | None) -> bytes:
-    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    stream = _stdin_reader()
     if isinstance(spec, (TreeMode, HashlibRow)):
         return spec.digest(stream, length)
     from batchkeccak.files import file_digest
@@ -314,18 +501,24 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
     return results
 
 
+def _files_per_batch(length: int | None) -> int:
+    return max(1, min(FILES_PER_BATCH, OUTPUT_BUDGET // max(1, length or 0)))
+
+
 def _hash_files(args, spec, output: _Output) -> int:
     length = args.length if spec.xof else None
     tag = TAGS[spec.name].encode()
     end = b"\0" if args.zero else b"\n"
+    marker = b"*" if args.binary else b" "
     names = args.files or ["-"]
     failed = 0
-    with _progress(names if sys.stderr.isatty() else [], False) as bar:
-        for first in range(0, len(names), FILES_PER_BATCH):
-            batch = names[first : first + FILES_PER_BATCH]
+    per_batch = _files_per_batch(length)
+    with _progress(names if sys.stderr is not None and sys.stderr.isatty() else [], False) as bar:
+        for first in range(0, len(names), per_batch):
+            batch = names[first : first + per_batch]
             for name, result in zip(batch, _digest_names(batch, spec, length)):
                 if isinstance(result, OSError):
-                    output.warn(f"{name}: {result.strerror}")
+                    output.warn(f"{quotef(name) if name != '-' else name}: {_error(result)}")
                     failed += 1
                     continue
                 hex_digest = result.hex().encode()
@@ -333,7 +526,7 @@ def _hash_files(args, spec, output: _Output) -> int:
                 if args.tag:
                     output.write(prefix + tag + b" (" + shown + b") = " + hex_digest + end)
                 else:
-                    output.write(prefix + hex_digest + b"  " + shown + end)
+                    output.write(prefix + hex_digest + b" " + marker + shown + end)
             bar.update(_sizes(batch) if bar.total else 0)
     return 1 if failed else 0
 
@@ -349,19 +542,20 @@ def _sizes(names: list[str]) -> int:
 
 
 def _unescape(raw: bytes) -> bytes | None:
-    """GNU's file-name unescaping (``\\\\`` and ``\\n``); None for any other escape."""
+    """GNU's file-name unescaping (``\\\\``, ``\\n``, ``\\r``); None for any other escape, a
+    lone backslash at the end or a NUL."""
     out = bytearray()
     i = 0
     while i < len(raw):
         byte = raw[i]
+        if byte == 0:
+            return None
         if byte == 0x5C:  # backslash
             following = raw[i + 1 : i + 2]
-            if following == b"\\":
-                out += b"\\"
-            elif following == b"n":
-                out += b"\n"
-            else:
+            replacement = {b"\\": b"\\", b"n": b"\n", b"r": b"\r"}.get(following)
+            if replacement is None:
                 return None
+            out += replacement
             i += 2
             continue
         out.append(byte)
@@ -370,38 +564,118 @@ def _unescape(raw: bytes) -> bytes | None:
 
 
 _HEX = frozenset(b"0123456789abcdefABCDEF")
+_SPACES = b" \t\n\v\f\r"  # C's isspace, skipped before a line's first field
+_BLANKS = b" \t"  # between the fields
 
 
-def _parse_line(line: bytes, tag: bytes, expected_hex: int | None):
-    """(name, lowercase hex) of one checksum line in either layout, or None.
+class _Layout:
+    """Which of the two untagged layouts a run's listings use: GNU lets the first untagged
+    line decide (two characters between digest and name, or one as BSD's ``-r`` writes),
+    so that a name beginning with a space or ``*`` cannot be read two ways."""
 
-    ``expected_hex`` is the digest's length in hex digits (None: an XOF, any even length).
+    def __init__(self) -> None:
+        self.reversed: bool | None = None
+
+
+class _Entry:
+    __slots__ = ("name", "spec", "length", "want")
+
+    def __init__(self, name: str, spec, length: int | None, want: str) -> None:
+        self.name, self.spec, self.length, self.want = name, spec, length, want
+
+
+def _tagged(line: bytes, forced) -> tuple[object, bytes] | None:
+    """(algorithm, rest after the ``(``) when ``line`` opens with a known tag; the tag must
+    be ``forced``'s when ``-a`` was given. ``None`` when it opens with none."""
+    for name, tag in _TAG_ORDER:
+        encoded = tag.encode()
+        if not line.startswith(encoded):
+            continue
+        rest = line[len(encoded) :]
+        if rest.startswith(b" "):
+            rest = rest[1:]
+        if not rest.startswith(b"("):
+            continue
+        if forced is not None and name != forced.name:
+            return (None, b"")
+        return (name, rest[1:])
+    return None
+
+
+_TAG_ORDER = sorted(TAGS.items(), key=lambda item: -len(item[1]))
+"""Longest first, so that no tag is taken for a shorter one it begins with."""
+
+
+def _parse_line(line: bytes, forced, default, length: int | None, layout: _Layout,
+                from_stdin: bool):
+    """An :class:`_Entry` for one checksum line in either layout, or None when it is not
+    one.
+
+    ``forced`` is ``-a``'s algorithm (None: each tagged line names its own), ``default``
+    the algorithm of untagged lines, ``length`` ``--length``.
     """
-    line = line.lstrip(b" \t")
+    line = line.lstrip(_SPACES)
     escaped = line.startswith(b"\\")
     if escaped:
         line = line[1:]
-    if line.startswith(tag + b" ("):
-        cut = line.rfind(b") = ")
-        if cut < 0:
-            return None
-        name, hex_digest = line[len(tag) + 2 : cut], line[cut + 4 :]
-    else:
-        space = line.find(b" ")
-        if space < 0 or line[space + 1 : space + 2] not in (b" ", b"*"):
-            return None
-        hex_digest, name = line[:space], line[space + 2 :]
-    if not hex_digest or not set(hex_digest) <= _HEX or len(hex_digest) % 2:
-        return None
-    if expected_hex is not None and len(hex_digest) != expected_hex:
-        return None
-    if not name:
-        return None
-    if escaped:
-        name = _unescape(name)
+    tagged = _tagged(line, forced)
+    if tagged is not None:
+        name, rest = tagged
         if name is None:
             return None
-    return os.fsdecode(name), hex_digest.decode().lower()
+        spec = default if name == default.name else resolve_algorithm(name)
+        cut = rest.rfind(b")")
+        if cut < 0:
+            return None
+        raw_name, tail = rest[:cut], rest[cut + 1 :].lstrip(_BLANKS)
+        if not tail.startswith(b"="):
+            return None
+        hex_digest = tail[1:].lstrip(_BLANKS)
+    else:
+        spec = default
+        width = _hex_width(spec, length)
+        if width is None:
+            width = 0
+            while width < len(line) and line[width] in _HEX:
+                width += 1
+        hex_digest, rest = line[:width], line[width:]
+        if len(rest) < 2 or rest[0] not in _BLANKS:
+            return None
+        rest = rest[1:]
+        if len(rest) == 1 or rest[:1] not in (b" ", b"*"):
+            if layout.reversed is False:
+                return None
+            layout.reversed = True
+        elif not layout.reversed:
+            layout.reversed = False
+            rest = rest[1:]
+        raw_name = rest
+    if not hex_digest or len(hex_digest) % 2 or not set(hex_digest) <= _HEX:
+        return None
+    want_width = _hex_width(spec, length)
+    if want_width is not None and len(hex_digest) != want_width:
+        return None
+    if escaped:
+        raw_name = _unescape(raw_name)
+        if raw_name is None:
+            return None
+    else:
+        # A NUL ends the name, as it ends a C string.
+        raw_name = raw_name.split(b"\0", 1)[0]
+    if from_stdin and raw_name == b"-":
+        return None  # the listing is stdin: it cannot also be a file to check
+    if tagged is None and not raw_name:
+        return None
+    xof_length = len(hex_digest) // 2 if spec.xof else None
+    return _Entry(os.fsdecode(raw_name), spec, xof_length, hex_digest.decode().lower())
+
+
+def _hex_width(spec, length: int | None) -> int | None:
+    """Hex digits of ``spec``'s digest; None for an XOF without ``--length`` (any even
+    count)."""
+    if spec.xof:
+        return None if length is None else 2 * length
+    return 2 * spec.digest_size
 
 
 def _plural(count: int, one: str, many: str) -> str:
@@ -409,119 +683,197 @@ def _plural(count: int, one: str, many: str) -> str:
 
 
 def _check(args, spec, output: _Output) -> int:
-    tag = TAGS[spec.name].encode()
-    expected_hex = None if spec.xof and args.length is None else 2 * (
-        args.length if spec.xof else spec.digest_size
-    )
+    forced = spec if args.algorithm is not None else None
+    layout = _Layout()
     status = 0
     for listing in args.files or ["-"]:
-        try:
-            if listing == "-":
-                text = sys.stdin.buffer.read()
-            else:
-                with open(listing, "rb") as handle:
-                    text = handle.read()
-        except OSError as exc:
-            output.warn(f"{listing}: {exc.strerror}")
-            status = 1
-            continue
-        entries = []
-        malformed_after: dict[int, list[int]] = {}  # entries before it -> malformed line numbers
-        improper = 0
-        lines = text.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        for number, line in enumerate(lines, 1):
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if not line.strip(b" \t") or line.lstrip(b" \t").startswith(b"#"):
-                continue
-            parsed = _parse_line(line, tag, expected_hex)
-            if parsed is None:
-                improper += 1
-                malformed_after.setdefault(len(entries), []).append(number)
-                continue
-            entries.append(parsed)
-
-        def report_malformed(
-            position: int, listing: str = listing, malformed_after: dict = malformed_after
-        ) -> None:
-            # In line order, as GNU reports them while it reads the listing.
-            for number in malformed_after.get(position, []) if args.warn else []:
-                output.warn(
-                    f"{listing}: {number}: improperly formatted {TAGS[spec.name]} checksum line"
-                )
-
-        if not entries:
-            report_malformed(0)
-            output.warn(f"{listing}: no properly formatted checksum lines found")
-            status = 1
-            continue
-        unread = mismatched = verified = 0
-        for first in range(0, len(entries), FILES_PER_BATCH):
-            batch = entries[first : first + FILES_PER_BATCH]
-            for position, ((name, want), result) in enumerate(
-                zip(batch, _check_batch(batch, spec)), first
-            ):
-                report_malformed(position)
-                # GNU escapes a name in these reports only when it holds a newline.
-                prefix, shown = _escape(name) if "\n" in name else (b"", os.fsencode(name))
-                if isinstance(result, OSError):
-                    if args.ignore_missing and isinstance(result, FileNotFoundError):
-                        continue
-                    unread += 1
-                    output.warn(f"{name}: {result.strerror}")
-                    if not args.status:
-                        output.write(prefix + shown + b": FAILED open or read\n")
-                    continue
-                verified += 1
-                if result.hex() == want:
-                    if not (args.quiet or args.status):
-                        output.write(prefix + shown + b": OK\n")
-                else:
-                    mismatched += 1
-                    if not args.status:
-                        output.write(prefix + shown + b": FAILED\n")
-        report_malformed(len(entries))
-        if not args.status:
-            if improper:
-                output.warn("WARNING: " + _plural(
-                    improper, "{} line is improperly formatted",
-                    "{} lines are improperly formatted"))
-            if unread:
-                output.warn("WARNING: " + _plural(
-                    unread, "{} listed file could not be read",
-                    "{} listed files could not be read"))
-            if mismatched:
-                output.warn("WARNING: " + _plural(
-                    mismatched, "{} computed checksum did NOT match",
-                    "{} computed checksums did NOT match"))
-        if args.ignore_missing and not verified:
-            output.warn(f"{listing}: no file was verified")
-            status = 1
-        if unread or mismatched or (args.strict and improper):
-            status = 1
+        status |= _check_listing(listing, args, forced, spec, layout, output)
     return status
 
 
-def _check_batch(entries: list[tuple[str, str]], spec) -> list:
-    """Digests or OSErrors for checksum entries, each at the length its line gives."""
-    if not spec.xof:
-        return _digest_names([name for name, _ in entries], spec, None)
+class _Tally:
+    def __init__(self) -> None:
+        self.improper = self.unread = self.mismatched = self.verified = self.proper = 0
+
+
+def _check_listing(listing: str, args, forced, default, layout: _Layout, output: _Output) -> int:
+    shown_listing = quotef("standard input" if listing == "-" else listing)
+    try:
+        stream = _stdin_reader() if listing == "-" else open(listing, "rb", buffering=0)
+    except IsADirectoryError:
+        # GNU opens a directory and fails on reading it; Python refuses it at open.
+        output.warn(f"{shown_listing}: read error")
+        return 1
+    except OSError as exc:
+        output.warn(f"{shown_listing}: {_error(exc)}")
+        return 1
+    tally = _Tally()
+    pending: list = []  # _Entry, or a line number that is improperly formatted
+    entries = 0
+    batch = FIRST_BATCH
+    try:
+        for number, line in _numbered(_listing_lines(stream)):
+            if line is None:  # the listing is waiting for its writer: report what we have
+                if entries:
+                    _settle(pending, args, shown_listing, default, tally, output)
+                    pending, entries = [], 0
+                continue
+            if line.startswith(b"#"):
+                continue
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line:
+                continue
+            entry = _parse_line(line, forced, default, args.length, layout, listing == "-")
+            if entry is None:
+                tally.improper += 1
+                pending.append(number)
+                continue
+            tally.proper += 1
+            pending.append(entry)
+            entries += 1
+            if entries >= batch:
+                _settle(pending, args, shown_listing, default, tally, output)
+                pending, entries = [], 0
+                batch = min(FILES_PER_BATCH, 2 * batch)
+    except OSError as exc:
+        if isinstance(exc, (_WriteError, BrokenPipeError)):
+            raise
+        _settle(pending, args, shown_listing, default, tally, output)
+        output.warn(f"{shown_listing}: read error")
+        return 1
+    finally:
+        if listing != "-":
+            stream.close()
+    _settle(pending, args, shown_listing, default, tally, output)
+    if not tally.proper:
+        output.warn(f"{shown_listing}: no properly formatted checksum lines found")
+        return 1
+    if args.report != "status":
+        for count, one, many in (
+            (tally.improper, "{} line is improperly formatted", "{} lines are improperly formatted"),
+            (tally.unread, "{} listed file could not be read", "{} listed files could not be read"),
+            (tally.mismatched, "{} computed checksum did NOT match",
+             "{} computed checksums did NOT match"),
+        ):
+            if count:
+                output.warn("WARNING: " + _plural(count, one, many))
+        if args.ignore_missing and not tally.verified:
+            output.warn(f"{shown_listing}: no file was verified")
+    if args.ignore_missing and not tally.verified:
+        return 1
+    return int(bool(tally.unread or tally.mismatched or (args.strict and tally.improper)))
+
+
+def _numbered(lines):
+    number = 0
+    for line in lines:
+        if line is None:
+            yield number, None
+            continue
+        number += 1
+        yield number, line
+
+
+def _settle(pending: list, args, shown_listing: str, default, tally: _Tally,
+            output: _Output) -> None:
+    """Hash the entries in ``pending`` and report them and the improper lines among them,
+    in line order, as GNU does while it reads."""
+    entries = [item for item in pending if isinstance(item, _Entry)]
+    results = iter(_check_batch(entries, default))
+    algorithm = TAGS[default.name]
+    for item in pending:
+        if not isinstance(item, _Entry):
+            if args.report == "warn":
+                output.warn(
+                    f"{shown_listing}: {item}: improperly formatted {algorithm} checksum line"
+                )
+            continue
+        result = next(results)
+        # GNU 9.1 escapes a name in these reports only when it holds a newline.
+        prefix, shown = _escape(item.name) if "\n" in item.name else (b"", os.fsencode(item.name))
+        if isinstance(result, OSError):
+            if args.ignore_missing and result.errno == errno.ENOENT:
+                continue
+            tally.unread += 1
+            output.warn(f"{quotef(item.name)}: {_error(result)}")
+            if args.report != "status":
+                output.write(prefix + shown + b": FAILED open or read\n")
+            continue
+        if result.hex() == item.want:
+            tally.verified += 1  # GNU's "verified": a file whose digest matched
+            if args.report not in ("quiet", "status"):
+                output.write(prefix + shown + b": OK\n")
+        else:
+            tally.mismatched += 1
+            if args.report != "status":
+                output.write(prefix + shown + b": FAILED\n")
+    output.flush()
+
+
+def _check_batch(entries: list[_Entry], default) -> list:
+    """Digests or OSErrors for checksum entries, each with its line's algorithm and length."""
     results: list = [None] * len(entries)
-    by_length: dict[int, list[int]] = {}
-    for i, (_, want) in enumerate(entries):
-        by_length.setdefault(len(want) // 2, []).append(i)
-    for length, indices in by_length.items():
-        found = _digest_names([entries[i][0] for i in indices], spec, length)
-        for i, result in zip(indices, found):
-            results[i] = result
+    groups: dict[tuple[str, int | None], list[int]] = {}
+    for i, entry in enumerate(entries):
+        groups.setdefault((entry.spec.name, entry.length), []).append(i)
+    for (name, length), indices in groups.items():
+        spec = next(entries[i].spec for i in indices)
+        # A few entries go through hashlib when it has the function: no kernels to load
+        # for the first verdicts.
+        if len(indices) < 64 and name in HASHLIB_ROWS:
+            spec = HASHLIB_ROWS[name]
+        for start in range(0, len(indices), _files_per_batch(length)):
+            part = indices[start : start + _files_per_batch(length)]
+            found = _digest_names([entries[i].name for i in part], spec, length)
+            for i, result in zip(part, found):
+                results[i] = result
     return results
+
+
+def _listing_lines(stream):
+    """The lines of a listing without their newlines, read a block at a time (memory stays
+    bounded however long the listing); None where the listing has nothing more to give yet
+    (a pipe or terminal whose writer is slow), so that what is read can be reported first."""
+    pieces: list[bytes] = []
+    for block in _blocks(stream, 1 << 16):
+        if block is None:
+            yield None
+            continue
+        lines = block.split(b"\n")
+        if len(lines) == 1:
+            pieces.append(block)
+            continue
+        pieces.append(lines[0])
+        lines[0] = b"".join(pieces)
+        pieces = [lines.pop()]
+        yield from lines
+    rest = b"".join(pieces)
+    if rest:
+        yield rest
+
+
+def _blocks(stream, size: int):
+    """Blocks of up to ``size`` bytes from one read each, ending at the first empty read;
+    None before a read that would wait (pipes and terminals only)."""
+    try:
+        fd = stream.fileno()
+        waits = not stat.S_ISREG(os.fstat(fd).st_mode)
+    except (AttributeError, OSError, ValueError):
+        fd, waits = None, False
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        if waits and not select.select([fd], [], [], 0)[0]:
+            yield None
+        block = read(size)
+        if not block:
+            return
+        yield block
 
 
 def _progress(files: list[str], lines: bool):
     """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
-    if not sys.stderr.isatty():
+    if sys.stderr is None or not sys.stderr.isatty():
         return _NoProgress()  # and tqdm is not even imported
     from tqdm import tqdm
 
@@ -537,36 +889,40 @@ def _progress(files: list[str], lines: bool):
     )
 
 
-def _open(name: str):
-    from batchkeccak.cli import CommandError
-
-    try:
-        return open(name, "rb")
-    except OSError as exc:
-        raise CommandError(f"cannot read {name}: {exc.strerror}") from None
-
-
 def _line_batches(stream):
     """``((data, offsets), bytes read)`` per batch of whole lines, line endings excluded.
 
     Lines are found with numpy over blocks of the input, so no Python work is done per line.
+    A batch is up to BATCH_BYTES, or what has come when the input makes us wait (lines
+    typed in a terminal are hashed as they come); the first empty read ends the input.
     """
     import numpy as np
 
     carry = b""
-    while True:
-        block = stream.read(BATCH_BYTES)
-        if not block:
-            break
-        buffer = carry + block
+    pieces: list[bytes] = []
+    gathered = 0
+    for block in _blocks(stream, BATCH_BYTES):
+        if block is not None:
+            pieces.append(block)
+            gathered += len(block)
+            if gathered < BATCH_BYTES:
+                continue
+        if not pieces:
+            continue
+        buffer = carry + b"".join(pieces)
+        pieces, gathered = [], 0
         cut = buffer.rfind(b"\n") + 1
         if cut == 0:
             carry = buffer
             continue
         carry = buffer[cut:]
         yield _split_lines(np.frombuffer(buffer[:cut], dtype=np.uint8)), cut
-    if carry:
-        yield _split_lines(np.frombuffer(carry + b"\n", dtype=np.uint8)), len(carry)
+    buffer = carry + b"".join(pieces)
+    if buffer:
+        if not buffer.endswith(b"\n"):
+            buffer += b"\n"
+        cut = len(buffer)
+        yield _split_lines(np.frombuffer(buffer, dtype=np.uint8)), cut
 
 
 def _split_lines(data):
@@ -600,14 +956,3 @@ class _NoProgress:
 
     def update(self, count: int) -> None:
         pass
-
-
-class _nullcontext:
-    def __init__(self, value):
-        self.value = value
-
-    def __enter__(self):
-        return self.value
-
-    def __exit__(self, *exc):
-        return False

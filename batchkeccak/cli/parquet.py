@@ -67,7 +67,8 @@ def register(subparsers) -> None:
         "--customization",
         metavar="TEXT",
         default=None,
-        help="customization string S (UTF-8) for cshake_*, kmac_*, tuplehash_*, kt128/kt256",
+        help="customization string S (the argument's bytes as given) for cshake_*, kmac_*, "
+        "tuplehash_*, kt128/kt256",
     )
     parser.set_defaults(run=run)
 
@@ -122,8 +123,31 @@ def _mode_params(args) -> dict[str, object]:
     if args.customization is not None:
         if "customization" not in takes:
             raise CommandError(f"--customization: {args.algorithm} takes no customization string")
-        params["customization"] = args.customization.encode("utf-8")
+        # The bytes the shell passed, whatever they are: a string that is not UTF-8 is
+        # still a customization string.
+        params["customization"] = os.fsencode(args.customization)
     return params
+
+
+MAX_BATCH_OUTPUT = 1 << 30
+"""Digest bytes one batch may hold (1 GiB): a --length that needs more is refused up front."""
+
+
+def _check_output_size(args, default_batch_size: int) -> None:
+    """Refuse a --length whose digests could not be held for one batch, before reading."""
+    from batchkeccak.cli import MAX_COUNT, CommandError
+
+    if args.length is None or args.length <= 0:
+        return  # the library reports a negative or missing length
+    if args.length > MAX_COUNT:
+        raise CommandError(f"--length {args.length} is too large: at most {MAX_COUNT} bytes")
+    rows = default_batch_size if args.batch_size is None else args.batch_size
+    if args.length * rows > MAX_BATCH_OUTPUT:
+        raise CommandError(
+            f"--length {args.length} with {rows} rows per batch needs "
+            f"{args.length * rows:,} bytes of digests at once (at most {MAX_BATCH_OUTPUT:,}): "
+            "lower --batch-size or --length"
+        )
 
 
 def run(args) -> int:
@@ -131,6 +155,7 @@ def run(args) -> int:
     from batchkeccak.parquet import DEFAULT_BATCH_SIZE, hash_file
 
     params = _mode_params(args)
+    _check_output_size(args, DEFAULT_BATCH_SIZE)
     try:
         report = hash_file(
             args.src,
@@ -145,7 +170,7 @@ def run(args) -> int:
             progress=True,
             **params,
         )
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, OverflowError) as exc:
         raise CommandError(str(exc)) from None
     columns = ", ".join(f"{src} -> {dst}" for src, dst in report.digest_columns.items())
     print(

@@ -1,0 +1,125 @@
+"""Malformed, huge, negative and non-UTF-8 arguments to every subcommand: one line of error,
+a plain exit status, never a Python traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+TIMEOUT = 120
+"""Seconds a child may take: an argument error must not start real work."""
+
+HUGE = b"1000000000000000000000"
+TERA = b"1000000000000"
+
+
+def run_cli(argv: list[bytes], cwd) -> subprocess.CompletedProcess:
+    """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL)."""
+    return subprocess.run(
+        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], capture_output=True,
+        stdin=subprocess.DEVNULL, cwd=cwd, timeout=TIMEOUT, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("fuzz")
+    (folder / "f").write_bytes(b"abc")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"email": ["a@b", "c@d"]}), folder / "s.parquet")
+    return folder
+
+
+CASES = [
+    # demo and bench: argument errors only (their workloads take minutes).
+    [b"demo", b"--count", b"-5"],
+    [b"demo", b"--count", b"x\xff"],
+    [b"demo", b"--count", HUGE],
+    [b"demo", b"--seed", b"-"],
+    [b"demo", b"--algorithm", b"\xff"],
+    [b"bench", b"--repeats", b"-1"],
+    [b"bench", b"--repeats", b"\xfe"],
+    [b"bench", b"--workload", b"\xff\xfe"],
+    [b"bench", b"--json", b"."],
+    # hash
+    [b"hash", b"-a", b"shake_256", b"--length", TERA, b"f"],
+    [b"hash", b"-a", b"shake_256", b"--length", TERA, b"f", b"f"],
+    [b"hash", b"-a", b"kt128", b"--length", TERA, b"f"],
+    [b"hash", b"-a", b"turboshake128", b"--length", HUGE, b"f", b"f"],
+    [b"hash", b"-a", b"shake_128", b"--length", b"-7", b"f"],
+    [b"hash", b"-a", b"shake_128", b"--length", b"\xff", b"f"],
+    [b"hash", b"-a", b"\xff\xfe", b"f"],
+    [b"hash", b"-a", b"", b"f"],
+    [b"hash", b"\xff", b"f\xfe"],
+    [b"hash", b"--lines", b"\xff"],
+    [b"hash", b"--lines", b"-a", b"shake_128", b"--length", TERA, b"f"],
+    [b"hash", b"-c", b"\xff"],
+    [b"hash", b"-c", b"."],
+    [b"hash", b"-c", b"-a", b"shake_128", b"--length", TERA, b"f"],
+    [b"hash", b"--\xff"],
+    [b"hash", b"-\xff"],
+    # parquet
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"kt128",
+     b"--customization", b"\xff"],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"cshake_128",
+     b"--length", b"8", b"--customization", b"\xff\xfe"],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"shake_256",
+     b"--length", TERA],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"shake_256",
+     b"--length", b"-1"],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"\xff"],
+    [b"parquet", b"\xff.parquet", b"o.parquet", b"-c", b"email"],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"--batch-size", HUGE],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"--key-env", b"\xff"],
+    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"--key-file", b"\xff"],
+    [b"parquet", b"s.parquet", b".", b"-c", b"email"],
+    # merkle
+    [b"merkle", b"root", b"\xff", b"-s", b"rfc9162"],
+    [b"merkle", b"root", b"f", b"-s", b"rfc9162", b"-f", b"raw", b"--record-size", b"-1"],
+    [b"merkle", b"root", b"f", b"-s", b"rfc9162", b"-f", b"raw", b"--record-size", HUGE],
+    [b"merkle", b"root", b"f", b"-s", b"rfc9162", b"-a", b"shake_128", b"--length", TERA],
+    [b"merkle", b"root", b"f", b"-s", b"rfc9162", b"--threads", b"-3"],
+    [b"merkle", b"proof", b"f", b"-s", b"rfc9162", b"--index", b"-1"],
+    [b"merkle", b"proof", b"f", b"-s", b"rfc9162", b"--index", HUGE],
+    [b"merkle", b"verify", b"f", b"--root", b"0x\xff"],
+    [b"merkle", b"verify", b"\xff"],
+    # the top level
+    [b"\xff"],
+    [b"--\xff"],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", CASES, ids=lambda argv: b" ".join(argv).decode("latin-1"))
+def test_no_traceback_on_bad_arguments(argv, files):
+    done = run_cli(argv, files)
+    assert b"Traceback" not in done.stderr + done.stdout, done.stderr.decode("latin-1")
+    assert done.returncode in (0, 1, 2), (done.returncode, done.stderr)
+    if done.returncode:
+        assert done.stderr, "a failure must say why"
+    # Nothing half-written by a refused parquet run (a run that works writes o.parquet).
+    leftovers = [p.name for p in files.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+    if done.returncode:
+        assert not (files / "o.parquet").exists()
+    (files / "o.parquet").unlink(missing_ok=True)
+
+
+def test_non_utf8_customization_is_its_bytes(files):
+    # The bytes the shell passed are the customization string S: compared with
+    # pycryptodome's cSHAKE128 given the same bytes.
+    import pyarrow.parquet as pq
+    from Crypto.Hash import cSHAKE128
+
+    done = run_cli([b"parquet", b"s.parquet", b"c.parquet", b"-c", b"email", b"-a",
+                    b"cshake_128", b"--length", b"8", b"--customization", b"\xff\xfe"], files)
+    assert done.returncode == 0, done.stderr
+    got = pq.read_table(files / "c.parquet").column("email_cshake_128").to_pylist()
+    want = [cSHAKE128.new(data=v, custom=b"\xff\xfe").read(8) for v in (b"a@b", b"c@d")]
+    assert got == want
