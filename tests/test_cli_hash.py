@@ -56,7 +56,7 @@ def test_stdin_and_xof_length():
         (["hash", "-a", "shake_128", "x"], "--length is required"),
         (["hash", "-a", "sha3_256", "--length", "8", "x"], "always returns 32 bytes"),
         (["hash", "-a", "kt128", "--length", "-1", "x"], "--length must be >= 0 for kt128"),
-        (["hash", "-a", "kt128", "--lines", "x"], "--lines cannot be combined with -a kt128"),
+        (["hash", "-a", "tuplehash128", "x"], "cannot hash a file"),
         (["hash", "-a", "shake_256", "--length", str(10**12), "x"],
          f"--length {10**12} is too large"),
         (["hash", "-a", "kt128", "--length", str(10**12), "x"], f"--length {10**12} is too large"),
@@ -392,3 +392,100 @@ def test_proc_file_alone(tmp_path):
         want = hashlib.sha3_256(handle.read()).hexdigest()
     done = run_cli("/proc/sys/kernel/ostype")
     assert done.stdout == f"{want}  /proc/sys/kernel/ostype\n".encode()
+
+
+KEY = b"a key of thirty-two bytes or so!!"
+
+
+@pytest.fixture
+def key_file(tmp_path):
+    path = tmp_path / "key"
+    path.write_bytes(KEY)
+    return path
+
+
+def _run_cli(argv, stdin=b"", env_extra=None):
+    return subprocess.run(
+        [sys.executable, "-m", "batchkeccak", "hash", *argv], input=stdin,
+        capture_output=True, timeout=TIMEOUT, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env_extra or {})},
+    )
+
+
+@pytest.mark.slow
+def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_file):
+    import hmac
+
+    from Crypto.Hash import KMAC256, KangarooTwelve, cSHAKE128
+
+    small, large = tmp_path / "small", tmp_path / "large"
+    small.write_bytes(b"hello")
+    large.write_bytes(bytes(range(256)) * 9000)  # past the small-file size: streamed
+    files = [str(small), str(large)]
+    cases = [
+        (["-a", "kmac256", "--key-file", str(key_file), "--length", "32"],
+         lambda m: KMAC256.new(key=KEY, data=m, mac_len=32).digest()),
+        (["-a", "hmac-sha3-256", "--key-env", "BK_TEST_KEY"],
+         lambda m: hmac.digest(KEY, m, "sha3_256")),
+        (["-a", "cshake128", "--customization", "tag", "--length", "20"],
+         lambda m: cSHAKE128.new(data=m, custom=b"tag").read(20)),
+        (["-a", "KT128"], lambda m: KangarooTwelve.new(data=m).read(32)),
+    ]
+    env = {"BK_TEST_KEY": KEY.decode()}
+    for options, expected in cases:
+        done = _run_cli([*options, *files], env_extra=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.decode() == "".join(
+            f"{expected(open(f, 'rb').read()).hex()}  {f}\n" for f in files
+        )
+        piped = _run_cli([*options, "-"], stdin=b"hello", env_extra=env)
+        assert piped.stdout.decode() == f"{expected(b'hello').hex()}  -\n"
+        listing = tmp_path / "LIST"
+        tagged = _run_cli([*options, "--tag", *files], env_extra=env)
+        listing.write_bytes(tagged.stdout)
+        # The tags name the algorithm: -c needs only the key, as cksum -c reads its tags.
+        keys = [o for o in options if o.startswith("--key")][:1]
+        key_args = [*keys, str(key_file) if keys == ["--key-file"] else "BK_TEST_KEY"] if keys \
+            else []
+        custom = ["--customization", "tag"] if "--customization" in options else []
+        checked = _run_cli(["-c", *key_args, *custom, str(listing)], env_extra=env)
+        assert checked.returncode == 0, checked.stderr
+        assert checked.stdout.decode() == "".join(f"{f}: OK\n" for f in files)
+
+
+def test_a_wrong_key_fails_the_check(tmp_path, key_file):
+    target = tmp_path / "f"
+    target.write_bytes(b"data")
+    made = _run_cli(["-a", "kmac128", "--key-file", str(key_file), "--length", "16", str(target)])
+    listing = tmp_path / "LIST"
+    listing.write_bytes(made.stdout)
+    other = tmp_path / "other-key"
+    other.write_bytes(b"another key")
+    checked = _run_cli(["-c", "-a", "kmac128", "--key-file", str(other), str(listing)])
+    assert checked.returncode == 1
+    assert checked.stdout.decode() == f"{target}: FAILED\n"
+    assert KEY.decode() not in checked.stdout.decode() + checked.stderr.decode()
+
+
+def test_key_errors_name_the_source_never_the_key(tmp_path):
+    target = tmp_path / "f"
+    target.write_bytes(b"data")
+    missing = _run_cli(["-a", "kmac256", "--length", "32", str(target)])
+    assert missing.returncode == 1
+    assert missing.stderr.decode() == (
+        "batchkeccak: kmac_256 is keyed: give the key with --key-file or --key-env\n"
+    )
+    unset = _run_cli(["-a", "kmac256", "--key-env", "BK_NO_SUCH_VARIABLE", str(target)])
+    assert unset.returncode == 1 and b"BK_NO_SUCH_VARIABLE" in unset.stderr
+    refused = _run_cli(["-a", "sha3_256", "--key-env", "HOME", str(target)])
+    assert refused.returncode == 1 and b"takes no key" in refused.stderr
+    assert os.environ["HOME"].encode() not in refused.stderr
+
+
+def test_lines_of_a_tree_mode():
+    from Crypto.Hash import KangarooTwelve
+
+    done = _run_cli(["--lines", "-a", "kt128", "--length", "8"], stdin=b"a\nbc\n")
+    assert done.stdout.decode().split() == [
+        KangarooTwelve.new(data=line).read(8).hex() for line in (b"a", b"bc")
+    ]

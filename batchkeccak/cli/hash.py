@@ -12,6 +12,8 @@ import select
 import stat
 import sys
 
+from batchkeccak.cli import CommandError
+from batchkeccak.cli.mode_options import add_mode_options
 from batchkeccak.cli.quoting import quotef
 
 BATCH_BYTES = 64 << 20
@@ -27,8 +29,17 @@ TAGS = {
     "keccak_224": "KECCAK-224", "keccak_256": "KECCAK-256", "keccak_384": "KECCAK-384",
     "keccak_512": "KECCAK-512", "turboshake128": "TURBOSHAKE128",
     "turboshake256": "TURBOSHAKE256", "kt128": "KT128", "kt256": "KT256",
+    "cshake_128": "CSHAKE128", "cshake_256": "CSHAKE256",
+    "kmac_128": "KMAC128", "kmac_256": "KMAC256",
+    "kmac_xof_128": "KMACXOF128", "kmac_xof_256": "KMACXOF256",
+    "hmac_sha3_224": "HMAC-SHA3-224", "hmac_sha3_256": "HMAC-SHA3-256",
+    "hmac_sha3_384": "HMAC-SHA3-384", "hmac_sha3_512": "HMAC-SHA3-512",
+    "parallelhash_128": "PARALLELHASH128", "parallelhash_256": "PARALLELHASH256",
+    "parallelhash_xof_128": "PARALLELHASHXOF128", "parallelhash_xof_256": "PARALLELHASHXOF256",
 }  # fmt: skip
-"""The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``)."""
+"""The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``): every row of the
+table and every mode that hashes a file as one message (TupleHash frames each string with
+its length first, so it hashes lines, not files)."""
 
 _CHECK_ONLY = ("ignore_missing", "status", "warn", "quiet", "strict")
 """Options of --check, in the order GNU names the first misused one."""
@@ -49,22 +60,46 @@ TREE_DEFAULT_LENGTH = 32
 default)."""
 
 
-class TreeMode:
-    """``-a kt128`` / ``-a kt256``: each file is one message of the tree mode, read in pieces
-    and its leaves hashed on every core. Has the attributes of a table row this command
-    reads."""
+class Choice:
+    """``-a``'s algorithm as this command uses it: the library's name for it, the mode's
+    parameters (key, customization), and what a digest's length says about it.
 
-    xof = True
-    digest_size = TREE_DEFAULT_LENGTH
+    ``xof`` is true when the output length is the user's choice (``--length``, or each
+    checksum line's own length with ``--check``); ``digest_size`` is the fixed size otherwise.
+    """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, params: dict[str, object]) -> None:
+        from batchkeccak.derived import modes
+        from batchkeccak.parameters import algorithms
+
         self.name = name
+        mode = modes.get(name) if name not in algorithms else None
+        # Without -a, --check offers the key to every tagged line: each takes what it uses.
+        takes = mode.params if mode is not None else ()
+        self.params = {option: value for option, value in params.items() if option in takes}
+        row = algorithms[mode.sponge if mode is not None else name]
+        self.xof = row.xof if mode is None else not mode.fixed_length
+        self.digest_size = None if self.xof else row.digest_size
+        self.default_length = TREE_DEFAULT_LENGTH if name in ("kt128", "kt256") else None
 
-    def digest(self, stream, length: int | None) -> bytes:
-        import batchkeccak as bk
+    def hasher(self, length: int | None):
+        """The library's hasher at ``length`` (the default one where the mode has it)."""
+        from batchkeccak.api import hasher
 
-        kangarootwelve = getattr(bk, self.name)
-        return kangarootwelve(stream, length=TREE_DEFAULT_LENGTH if length is None else length)
+        if self.xof and length is None:
+            length = self.default_length
+        return hasher(self.name, length=length, **self.params)
+
+    def digest_stream(self, stream, length: int | None) -> bytes:
+        """The digest of a binary stream read to its end."""
+        from batchkeccak.derived.hashers import TreeHasher
+        from batchkeccak.files import file_digest
+
+        resolved = self.hasher(length)
+        if isinstance(resolved, TreeHasher):
+            # Read in pieces on a thread of its own, the leaves hashed on every core.
+            return resolved.hash_message(stream)
+        return file_digest(stream, resolved).digest()
 
 
 def strict_usage(parser) -> None:
@@ -146,12 +181,14 @@ def register(subparsers) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to hash; - or none: stdin")
     parser.add_argument(
         "-a", "--algorithm", default=None,
-        help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, and the tree "
-        "modes kt128 and kt256 (one big file on every core); with --check and no -a, each "
-        "tagged line names its own",
+        help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, shake128, the "
+        "keyed modes (kmac256, hmac-sha3-256: key from --key-file or --key-env), cshake128, "
+        "parallelhash128 and the tree modes kt128 and kt256 (one big file on every core); "
+        "with --check and no -a, each tagged line names its own",
     )
     parser.add_argument("--length", type=int,
-                        help="output bytes for shake/turboshake (required) and kt128/kt256 "
+                        help="output bytes for shake/turboshake/kmac/cshake/parallelhash "
+                        "(required) and kt128/kt256 "
                         f"(default {TREE_DEFAULT_LENGTH}); at most {MAX_LENGTH}")
     parser.add_argument("-b", "--binary", dest="binary", action="store_const", const=True,
                         help="mark each name with '*' (no effect on the digest)")
@@ -179,6 +216,7 @@ def register(subparsers) -> None:
                           help="exit non-zero for improperly formatted checksum lines")
     checking.add_argument("-w", "--warn", dest="report", action="store_const", const="warn",
                           help="warn about improperly formatted checksum lines")
+    add_mode_options(parser)
     strict_usage(parser)
     parser.error = _parse_error
     parser.set_defaults(run=run)
@@ -224,7 +262,9 @@ def _one_plain_stream(args) -> HashlibRow | None:
     """
     if args.check or args.lines or len(args.files) > 1:
         return None
-    row = HASHLIB_ROWS.get(_table_name(args.algorithm or "sha3_256"))
+    if args.key_file is not None or args.key_env is not None or args.customization is not None:
+        return None
+    row = HASHLIB_ROWS.get(_HASHLIB_SPELLINGS.get(_table_name(args.algorithm or "sha3_256").lower()))
     if row is None:
         return None
     length = args.length
@@ -238,25 +278,38 @@ MAX_PLAIN_LENGTH = MAX_LENGTH
 
 
 def _table_name(name: str) -> str:
-    """``-a``'s name as the table spells it: sha3sum's bit counts and ``keccak256`` mapped."""
-    key = name.lower().replace("-", "_")
-    if key in ("224", "256", "384", "512"):
-        return f"sha3_{key}"
-    for prefix, table_prefix in (("keccak", "keccak_"), ("sha3", "sha3_"), ("shake", "shake_")):
-        if key.startswith(prefix) and key[len(prefix) :].isdigit():
-            return table_prefix + key[len(prefix) :]
-    return key
+    """``-a``'s name with sha3sum's bit counts (``-a 256``) read as SHA-3; other spellings
+    are the library's to read."""
+    key = name.strip()
+    return f"sha3_{key}" if key in ("224", "256", "384", "512") else key
 
 
-def resolve_algorithm(name: str):
-    """The table row for ``-a`` (a table name, sha3sum's bit counts, or ``keccak256``), or a
-    :class:`TreeMode`."""
-    from batchkeccak.parameters import get_algorithm
+_HASHLIB_SPELLINGS = {
+    spelling: name for name in ("sha3_224", "sha3_256", "sha3_384", "sha3_512",
+                                "shake_128", "shake_256")
+    for spelling in (name, name.replace("_", "-"), name.replace("_", ""))
+}
+"""The usual spellings of hashlib's rows, read without loading the library's tables (the
+one-stream path below never loads them)."""
 
-    key = _table_name(name)
-    if key in ("kt128", "kt256"):
-        return TreeMode(key)
-    return get_algorithm(key)
+
+def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Choice:
+    """The :class:`Choice` of ``-a`` (any spelling the library reads, or sha3sum's bit
+    counts); ValueError naming every valid name when there is none."""
+    from batchkeccak.api import algorithm_names
+    from batchkeccak.parameters import canonical_name
+
+    key = canonical_name(_table_name(name), algorithm_names())
+    if key is None:
+        raise ValueError(
+            f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithm_names())}"
+        )
+    if key not in TAGS:
+        raise ValueError(
+            f"{key} frames each string with its length first, so it cannot hash a file "
+            "read in pieces; use batchkeccak.tuplehash_many in Python"
+        )
+    return Choice(key, params or {})
 
 
 def _misuse(args) -> str | None:
@@ -283,22 +336,29 @@ def _misuse(args) -> str | None:
     return None
 
 
-def _resolve(args):
-    """The algorithm of ``-a`` (sha3_256 without it), its ``--length`` checked."""
-    from batchkeccak.api import hasher
-    from batchkeccak.hashers import output_length
+def _resolve(args) -> Choice:
+    """The algorithm of ``-a`` (sha3_256 without it) with its key and customization, its
+    ``--length`` checked."""
+    from batchkeccak.cli.mode_options import mode_params, read_params
 
+    name = args.algorithm or "sha3_256"
     try:
-        spec = resolve_algorithm(args.algorithm or "sha3_256")
-        if isinstance(spec, TreeMode):
-            hasher(spec.name, length=TREE_DEFAULT_LENGTH if args.length is None else args.length)
-        elif not (args.check and spec.xof and args.length is None):
-            output_length(spec, args.length)  # --check reads an XOF's length from each line
+        choice = resolve_algorithm(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.check and args.algorithm is None:
+        choice.offered = read_params(args)  # each tagged line takes what its mode uses
+    else:
+        choice.params = mode_params(args, choice.name)  # CommandError: not a usage error
+    try:
+        if args.check and choice.xof and args.length is None:
+            # --check reads the length from each line: check the rest at some length.
+            choice.hasher(choice.default_length or 32)
+        else:
+            choice.hasher(args.length)
     except (TypeError, ValueError) as exc:
         raise UsageError(str(exc).replace("length ", "--length ", 1)) from None
-    if args.lines and isinstance(spec, TreeMode):
-        raise UsageError(f"--lines cannot be combined with -a {spec.name}: hash files with it")
-    return spec
+    return choice
 
 
 def run(args) -> int:
@@ -321,6 +381,9 @@ def run(args) -> int:
             output.flush()
     except UsageError as exc:
         _say_usage(str(exc))
+        return 1
+    except CommandError as exc:  # a key that cannot be read, a parameter the mode lacks
+        _stderr(f"batchkeccak: {exc}")
         return 1
     except _WriteError as exc:
         _discard_stdout()
@@ -402,15 +465,15 @@ def _hash_lines(args, spec, output: _Output) -> int:
     with _progress(args.files, True) as bar:
         for name in args.files or ["-"]:
             try:
-                stream = _stdin_reader() if name == "-" else open(name, "rb", buffering=0)
+                stream = _stdin_reader() if name == "-" else open(name, "rb", buffering=0)  # noqa: SIM115 (closed below)
             except OSError as exc:
                 output.warn(f"{quotef(name)}: {_error(exc)}")
                 failed = 1
                 continue
             try:
                 for (data, offsets), size in _line_batches(stream):
-                    digests = bk.hexdigest_many(bk.FlatMessages(data, offsets), spec.name,
-                                                length=args.length)
+                    digests = bk.hexdigest_many(bk.FlatMessages(data, offsets),
+                                                spec.hasher(args.length))
                     output.write("\n".join(digests).encode() + b"\n")
                     bar.update(size)
             except OSError as exc:
@@ -459,14 +522,12 @@ def _stdin_reader():
 
 def _digest_stdin(spec, length: int | None) -> bytes:
     stream = _stdin_reader()
-    if isinstance(spec, (TreeMode, HashlibRow)):
+    if isinstance(spec, HashlibRow):
         return spec.digest(stream, length)
-    from batchkeccak.files import file_digest
-
-    return file_digest(stream, spec.name).digest(length)
+    return spec.digest_stream(stream, length)
 
 
-def _digest_each(names: list[str], spec: TreeMode | HashlibRow, length: int | None) -> list:
+def _digest_each(names: list[str], spec: HashlibRow, length: int | None) -> list:
     """Digests (bytes) or OSErrors of ``names``, one stream at a time; ``-`` is stdin."""
     results: list = []
     for name in names:
@@ -485,11 +546,11 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
     """Digests (bytes) or OSErrors of ``names``, in order; ``-`` is stdin."""
     import batchkeccak as bk
 
-    if isinstance(spec, (TreeMode, HashlibRow)):
+    if isinstance(spec, HashlibRow):
         return _digest_each(names, spec, length)
     results: list = []
     files = [name for name in names if name != "-"]
-    found = iter(bk.hash_files(files, spec.name, length=length, errors="collect") if files else [])
+    found = iter(bk.hash_files(files, spec.hasher(length), errors="collect") if files else [])
     for name in names:
         if name == "-":
             try:
@@ -507,6 +568,8 @@ def _files_per_batch(length: int | None) -> int:
 
 def _hash_files(args, spec, output: _Output) -> int:
     length = args.length if spec.xof else None
+    if length is None and isinstance(spec, Choice):
+        length = spec.default_length
     tag = TAGS[spec.name].encode()
     end = b"\0" if args.zero else b"\n"
     marker = b"*" if args.binary else b" "
@@ -578,7 +641,7 @@ class _Layout:
 
 
 class _Entry:
-    __slots__ = ("name", "spec", "length", "want")
+    __slots__ = ("length", "name", "spec", "want")
 
     def __init__(self, name: str, spec, length: int | None, want: str) -> None:
         self.name, self.spec, self.length, self.want = name, spec, length, want
@@ -623,7 +686,9 @@ def _parse_line(line: bytes, forced, default, length: int | None, layout: _Layou
         name, rest = tagged
         if name is None:
             return None
-        spec = default if name == default.name else resolve_algorithm(name)
+        spec = default if name == default.name else resolve_algorithm(
+            name, getattr(default, "offered", default.params)
+        )
         cut = rest.rfind(b")")
         if cut < 0:
             return None
@@ -699,7 +764,7 @@ class _Tally:
 def _check_listing(listing: str, args, forced, default, layout: _Layout, output: _Output) -> int:
     shown_listing = quotef("standard input" if listing == "-" else listing)
     try:
-        stream = _stdin_reader() if listing == "-" else open(listing, "rb", buffering=0)
+        stream = _stdin_reader() if listing == "-" else open(listing, "rb", buffering=0)  # noqa: SIM115
     except IsADirectoryError:
         # GNU opens a directory and fails on reading it; Python refuses it at open.
         output.warn(f"{shown_listing}: read error")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from batchkeccak.cli.mode_options import add_mode_options, mode_params
 
 
 def register(subparsers) -> None:
@@ -51,82 +51,8 @@ def register(subparsers) -> None:
         "--threads", type=positive_int, default=None,
         help="hashing threads (default: every core)",
     )
-    keys = parser.add_mutually_exclusive_group()
-    keys.add_argument(
-        "--key-file",
-        metavar="PATH",
-        help="read the key of a keyed algorithm (kmac_*, hmac_sha3_*) from PATH: its bytes "
-        "exactly, a trailing newline included. Never pass a key on the command line",
-    )
-    keys.add_argument(
-        "--key-env",
-        metavar="VAR",
-        help="read the key from environment variable VAR (its UTF-8 bytes)",
-    )
-    parser.add_argument(
-        "--customization",
-        metavar="TEXT",
-        default=None,
-        help="customization string S (the argument's bytes as given) for cshake_*, kmac_*, "
-        "tuplehash_*, kt128/kt256",
-    )
+    add_mode_options(parser)
     parser.set_defaults(run=run)
-
-
-def _read_key(args) -> bytes | None:
-    """The key from --key-file or --key-env; CommandError naming the source, never the key."""
-    from batchkeccak.cli import CommandError
-
-    if args.key_file is not None:
-        try:
-            with open(args.key_file, "rb") as handle:
-                key = handle.read()
-        except OSError as exc:
-            raise CommandError(
-                f"cannot read key file {args.key_file!r}: {exc.strerror or exc}"
-            ) from None
-        source = f"key file {args.key_file!r}"
-    elif args.key_env is not None:
-        value = os.environb.get(os.fsencode(args.key_env)) if os.supports_bytes_environ else (
-            None if args.key_env not in os.environ else os.environ[args.key_env].encode()
-        )
-        if value is None:
-            raise CommandError(f"environment variable {args.key_env} (--key-env) is not set")
-        key, source = value, f"environment variable {args.key_env}"
-    else:
-        return None
-    if not key:
-        raise CommandError(f"{source} is empty: a keyed hash needs a non-empty key")
-    return key
-
-
-def _mode_params(args) -> dict[str, object]:
-    """The keyword parameters of a mode from the key and customization options."""
-    from batchkeccak.api import MODES
-    from batchkeccak.cli import CommandError
-    from batchkeccak.derived import modes
-
-    params: dict[str, object] = {}
-    name = args.algorithm.lower().replace("-", "_")
-    mode = modes.get(name) if name in MODES else None
-    takes = mode.params if mode is not None else ()
-    key = _read_key(args)
-    if key is not None:
-        if "key" not in takes:
-            raise CommandError(
-                f"--key-file/--key-env: {args.algorithm} takes no key (keyed algorithms: "
-                f"{', '.join(n for n, m in modes.items() if 'key' in m.params)})"
-            )
-        params["key"] = key
-    elif "key" in takes:
-        raise CommandError(f"{args.algorithm} is keyed: give the key with --key-file or --key-env")
-    if args.customization is not None:
-        if "customization" not in takes:
-            raise CommandError(f"--customization: {args.algorithm} takes no customization string")
-        # The bytes the shell passed, whatever they are: a string that is not UTF-8 is
-        # still a customization string.
-        params["customization"] = os.fsencode(args.customization)
-    return params
 
 
 MAX_BATCH_OUTPUT = 1 << 30
@@ -154,7 +80,7 @@ def run(args) -> int:
     from batchkeccak.cli import CommandError
     from batchkeccak.parquet import DEFAULT_BATCH_SIZE, hash_file
 
-    params = _mode_params(args)
+    params = mode_params(args, args.algorithm)
     _check_output_size(args, DEFAULT_BATCH_SIZE)
     try:
         report = hash_file(
