@@ -27,7 +27,7 @@ from batchkeccak._jit import njit
 from batchkeccak.api import hasher
 from batchkeccak.derived.hashers import messages_between
 from batchkeccak.hashers import Hasher
-from batchkeccak.inputs import check_flat
+from batchkeccak.inputs import FlatMessages, check_flat
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
     buffer_as_uint8,
@@ -366,9 +366,13 @@ def _append_field(encoded, positions, present, data, offsets):
             positions[row] = pos + 1
 
 
-def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
-    """The row encoding of every row of ``batch`` (all its columns, in order), as flat
-    ``(data, offsets)``: what :func:`hash_rows` hashes.
+def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
+    """The row encoding of every row of ``batch`` (all its columns, in order), as
+    :class:`batchkeccak.FlatMessages`: what :func:`hash_rows` hashes.
+
+    Row ``i`` is ``data[offsets[i]:offsets[i + 1]]`` of the result's read-only ``data`` and
+    int64 ``offsets``; ``hash_many(encode_rows(batch))`` gives one digest per row. A plain
+    ``(data, offsets)`` tuple would be taken there as two messages, hence the named type.
 
     Field by field: a null is the single byte ``0x00``; a present value is ``0x01``, its byte
     length as 8-byte little-endian unsigned integer, then its bytes (see :func:`hash_rows`).
@@ -388,7 +392,7 @@ def encode_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     positions = row_offsets[:-1].copy()
     for present, data, offsets in fields:
         _append_field(encoded, positions, present, data, offsets)
-    return check_flat(encoded, row_offsets)
+    return FlatMessages(*check_flat(encoded, row_offsets))
 
 
 def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
@@ -517,8 +521,8 @@ def hash_rows(
         if encoding == "tuplehash":
             digests = _hash_tuple_rows(batch, resolved)
         else:
-            data, offsets = encode_rows(batch)
-            digests = resolved.hash_flat(data, offsets)
+            rows = encode_rows(batch)
+            digests = resolved.hash_flat(rows.data, rows.offsets)
         results.append(
             _hex_array(digests, None, 0, resolved.threads)
             if hex

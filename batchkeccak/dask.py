@@ -59,6 +59,7 @@ def hash_column(
     threads: int | None = None,
     name: str | None = None,
     fixed_size: bool = False,
+    **params: object,
 ):
     """Digests of one column of a Dask DataFrame, computed where each partition lives.
 
@@ -80,6 +81,10 @@ def hash_column(
         ``binary`` (the default) is what pandas, Spark and Ray read back from Parquet;
         pandas 3 cannot rebuild a ``fixed_size_binary`` column from the metadata Dask writes
         with it (``pd.read_parquet`` and ``dd.read_parquet`` raise NotImplementedError).
+    **params
+        A mode's parameters (``key``, ``customization``...), as for
+        :func:`batchkeccak.arrow.hash_array`: resolved once here, then carried to every task
+        inside the hasher, whose repr never shows them.
 
     Returns
     -------
@@ -98,7 +103,7 @@ def hash_column(
     """
     import pandas as pd
 
-    resolved = hasher(algorithm, length=length, threads=threads)
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
     if column not in ddf.columns:
         raise ValueError(f"column: no column named {column!r}; the frame has {list(ddf.columns)}")
     _check_dtype(ddf.dtypes[column], column)

@@ -1,8 +1,9 @@
 """Incremental hashing: hashlib-style objects and many independent streams at once.
 
-``bk.sha3_256(b"ab").update(b"c").digest()``-style objects for every algorithm of the table,
-and :class:`StreamHasher`, which keeps many incremental states and absorbs the whole blocks of
-many streams together through the tile kernel (``batchkeccak.sponge_states``).
+Objects for every algorithm of the table, used as hashlib's (``update`` returns None:
+``h = bk.sha3_256(b"ab"); h.update(b"c"); h.digest()``), and :class:`StreamHasher`, which
+keeps many incremental states and absorbs the whole blocks of many streams together
+through the tile kernel (``batchkeccak.sponge_states``).
 """
 
 from __future__ import annotations

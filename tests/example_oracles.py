@@ -20,6 +20,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from batchkeccak import FlatMessages
+
 from merkle_reference import RFC9162Reference, keccak256, oz_process_proof, oz_tree
 from oracles import oracle
 
@@ -50,15 +52,12 @@ def message_reader(messages: object):
     does not read (which then goes unchecked, and unrecorded)."""
     if isinstance(messages, np.ndarray) and messages.ndim == 2:
         return messages.shape[0], lambda i: messages[i].tobytes()
-    if (
-        isinstance(messages, tuple)
-        and len(messages) == 2
-        and all(isinstance(m, np.ndarray) for m in messages)
-        and messages[1].ndim == 1
-    ):
-        data, offsets = messages
-        flat = data.reshape(-1).view(np.uint8)
-        return offsets.shape[0] - 1, lambda i: flat[offsets[i] : offsets[i + 1]].tobytes()
+    # Only the named type is a flat buffer: hash_many reads a plain tuple, even one of two
+    # arrays, as a sequence of messages, and so must the oracle.
+    if isinstance(messages, FlatMessages):
+        flat = bytes(memoryview(messages.data).cast("B"))  # type: ignore[arg-type]
+        offsets = [int(o) for o in messages.offsets]  # type: ignore[attr-defined]
+        return len(offsets) - 1, lambda i: flat[offsets[i] : offsets[i + 1]]
     if hasattr(messages, "to_pylist"):
         values = messages.to_pylist()  # type: ignore[attr-defined]
         return len(values), lambda i: None if values[i] is None else _as_bytes(values[i])

@@ -74,6 +74,27 @@ def _field(name, value) -> bytes:
     return b"\x01" + struct.pack("<Q", len(raw)) + raw
 
 
+def expected_kmac256(values, key: bytes, length: int, customization: bytes = b""):
+    """pycryptodome's KMAC256 of each value under ``key``, None for None."""
+    from Crypto.Hash import KMAC256
+
+    return [
+        None
+        if value is None
+        else KMAC256.new(
+            key=key,
+            data=value.encode() if isinstance(value, str) else value,
+            mac_len=length,
+            custom=customization,
+        ).digest()
+        for value in values
+    ]
+
+
+KEY = b"do-not-print-this-key-7f3a-0123456789abcdef"
+"""A KMAC key (32 bytes or more, as pycryptodome's KMAC256 asks) that must never be shown."""
+
+
 def expected_row_digests(columns, algorithm="sha3_256"):
     """The documented row encoding of ``table()``'s rows over ``columns``, hashed by hashlib."""
     rows = table().select(columns).to_pylist()

@@ -113,6 +113,13 @@ def test_layers_and_figures(report):
     assert {row.key for row in absorb.rows} == {
         "long", "short", "varied-sorted", "varied-natural", "tile"}
     assert "sorted_over_natural_time" in absorb.figures
+    # The varied rows time varied_count messages of the drawn lengths; a (data, offsets)
+    # tuple taken as two messages once timed the data and the offsets instead.
+    lengths = log_uniform_lengths(TINY.varied_count, TINY.varied_max, TINY.seed + 4)
+    for key in ("varied-sorted", "varied-natural"):
+        (row,) = [row for row in absorb.rows if row.key == key]
+        assert row.nbytes == int(lengths.sum())
+        assert row.items >= TINY.varied_count  # at least one permutation per message
     forms = report.workload("forms")
     assert {"list", "array2d", "flat", "to_flat"} <= {row.key for row in forms.rows}
     varied = report.workload("varied")

@@ -1,19 +1,22 @@
 """Every ```python block in README.md and docs/*.md runs, and what it computes is right.
 
-The blocks of one page run in order in one namespace (a page reads as one session), in a
-scratch folder that holds the sample files the pages name (``SAMPLE_FILES``), inside
-``checked_against_oracles()``: every digest and Merkle tree a block computes through
-batchkeccak's public functions is compared with hashlib / pycryptodome / eth-abi as it is
-made. Conventions a page may use:
+The blocks of one page run in order in one namespace (a page reads as one session), in an
+empty scratch folder, inside ``checked_against_oracles()``: every digest and Merkle tree a
+block computes through batchkeccak's public functions is compared with hashlib /
+pycryptodome / eth-abi as it is made. Nothing is provided from outside the page: a block that
+reads a file runs after a block of the same page that writes it, so a reader who runs the
+page top to bottom gets what the test got. Conventions a page may use:
 
 - A ```python block followed by an ```output block states what the python block prints;
   the printed text must match it line for line (trailing spaces aside).
-- A ```python block that is not Python but a list of signatures (``name(params) -> type``)
-  is compared with the real function's parameters: names, kinds and defaults.
+- A ```python block must be Python. Signatures (``name(params) -> type``, one or more) go
+  in a ```text block, which is compared with the real function's parameters: names, kinds
+  and defaults. A ```text block that is not a list of signatures is prose and not checked.
 - ``<!-- test: skip REASON -->`` on the line before a block leaves it out, with that reason.
-- A block that imports a module which is not installed, or reads remote storage
-  (``s3://``, ``gs://``, ``https://`` ...), is skipped with that reason; a page whose blocks
-  start a cluster (dask.distributed, pyspark, ray) is marked slow.
+- A block that imports an optional engine which is not installed (``OPTIONAL_MODULES``,
+  which batchkeccak's extras and the test extra install) is skipped with that reason; any other missing
+  module is a failure, so a misspelt import cannot hide a block. A page whose blocks start a
+  cluster (dask.distributed, pyspark, ray) is marked slow.
 """
 
 from __future__ import annotations
@@ -25,10 +28,8 @@ import importlib
 import importlib.util
 import inspect
 import io
-import os
 import pkgutil
 import re
-import sys
 import tempfile
 import traceback
 from dataclasses import dataclass
@@ -42,28 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 CLUSTER_MODULES = ("distributed", "dask.distributed", "pyspark", "ray")
-REMOTE = re.compile(r"""["'](s3|gs|gcs|hdfs|az|abfs|https?)://""")
+OPTIONAL_MODULES = ("dask", "distributed", "duckdb", "polars", "pyspark", "ray", "eth_abi")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 SKIP = re.compile(r"<!--\s*test:\s*skip\s*(.*?)\s*-->\s*$")
-
-
-def _write_samples(folder: Path) -> None:
-    """Files the pages read by name: a users table and an accounts table."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    users = pa.table(
-        {
-            "id": pa.array(range(1_000), pa.int64()),
-            "email": [f"user{i}@example.org" if i % 10 else None for i in range(1_000)],
-        }
-    )
-    pq.write_table(users, folder / "users.parquet")
-    accounts = pa.table({"address": ["0x" + f"{i:040x}" for i in range(100)] + [None]})
-    pq.write_table(accounts, folder / "accounts.parquet")
-
-
-SAMPLE_FILES = ("users.parquet", "accounts.parquet")
 
 
 @dataclass
@@ -73,6 +55,7 @@ class Block:
     code: str
     output: str | None
     skip: str | None
+    kind: str = "python"  # or "signatures": a ```text block listing signatures
 
     @property
     def name(self) -> str:
@@ -81,10 +64,15 @@ class Block:
 
 
 def python_blocks(page: Path) -> list[Block]:
+    """The page's ```python blocks and its ```text blocks of signatures, in page order."""
     text = page.read_text()
     fences = list(FENCE.finditer(text))
     blocks = []
     for k, fence in enumerate(fences):
+        if fence.group(1) == "text" and signatures(fence.group(2)) is not None:
+            line = text.count("\n", 0, fence.start()) + 1
+            blocks.append(Block(page, line, fence.group(2), None, None, "signatures"))
+            continue
         if fence.group(1) != "python":
             continue
         line = text.count("\n", 0, fence.start()) + 1
@@ -112,20 +100,22 @@ def _imports(tree: ast.AST) -> set[str]:
 def skip_reason(block: Block) -> str | None:
     if block.skip is not None:
         return block.skip or "marked to skip"
+    if block.kind != "python":
+        return None
     try:
         tree = ast.parse(block.code)
     except SyntaxError:
         return None
     for name in sorted(_imports(tree)):
         top = name.split(".")[0]
-        if top not in sys.stdlib_module_names and importlib.util.find_spec(top) is None:
+        if top in OPTIONAL_MODULES and importlib.util.find_spec(top) is None:
             return f"needs {top}, which is not installed"
-    if REMOTE.search(block.code):
-        return "reads remote storage"
     return None
 
 
 def starts_a_cluster(block: Block) -> bool:
+    if block.kind != "python":
+        return False
     try:
         names = _imports(ast.parse(block.code))
     except SyntaxError:
@@ -232,11 +222,13 @@ def run_page(page: Path) -> tuple[Outcome, ...]:
     """Run the page's blocks in order, once per test session; one outcome per block."""
     outcomes = []
     namespace: dict = {"__name__": "__docs__"}
-    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
-        _write_samples(Path(folder))
-        with checked_against_oracles():
-            for block in python_blocks(page):
-                outcomes.append(_run_block(block, namespace))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        contextlib.chdir(folder),
+        checked_against_oracles(),
+    ):
+        for block in python_blocks(page):
+            outcomes.append(_run_block(block, namespace))
     return tuple(outcomes)
 
 
@@ -244,16 +236,17 @@ def _run_block(block: Block, namespace: dict) -> Outcome:
     reason = skip_reason(block)
     if reason is not None:
         return Outcome("skipped", f"{block.name}: {reason}")
-    try:
-        code = compile(block.code, block.name, "exec")
-    except SyntaxError as exc:
-        if signatures(block.code) is None:
-            return Outcome("failed", f"{block.name} is neither Python nor signatures: {exc}")
+    if block.kind == "signatures":
         try:
             check_signatures(block.code, namespace)
         except AssertionError as exc:
             return Outcome("failed", f"{block.name}: {exc}")
         return Outcome("passed")
+    try:
+        code = compile(block.code, block.name, "exec")
+    except SyntaxError as exc:
+        hint = " (signatures go in a ```text block)" if signatures(block.code) else ""
+        return Outcome("failed", f"{block.name} is not Python{hint}: {exc}")
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(printed):
@@ -300,21 +293,30 @@ def test_the_conventions_can_fail(tmp_path):
     page.write_text(
         "```python\nprint(1 + 1)\n```\n\n```output\n3\n```\n\n"
         "```python\nimport json\n```\n\n"
-        "```python\njson.dumps(obj, *, indent=None, sort_keys=True)\n```\n\n"
-        "```python\njson.loads(*, cls=None)\n```\n\n"
+        "```text\njson.dumps(obj, *, indent=None, sort_keys=True)\n```\n\n"
+        "```text\njson.loads(*, cls=None)\n```\n\n"
         "```python\nthis is not python\n```\n\n"
-        "<!-- test: skip needs a cluster -->\n```python\nraise SystemExit\n```\n"
+        "<!-- test: skip needs a cluster -->\n```python\nraise SystemExit\n```\n\n"
+        "```python\njson.dumps(obj, *, indent=None)\n```\n\n"
+        "```python\nimport jsn\n```\n\n"
+        "```python\nopen('users.parquet', 'rb')\n```\n\n"
+        "```text\njson.dumps(obj, *, indent=None)\n```\n\n"
+        "```text\nplain words (not a signature)\n```\n"
     )
     outcomes = run_page.__wrapped__(page)
     statuses = [o.status for o in outcomes]
-    assert statuses == ["failed", "passed", "failed", "failed", "failed", "skipped"]
+    assert statuses == [
+        "failed", "passed", "failed", "failed", "failed", "skipped",
+        "failed", "failed", "failed", "passed",
+    ]
     assert "the page says ['3']" in outcomes[0].message
     assert "sort_keys" in outcomes[2].message
     assert "leaves out required ['s']" in outcomes[3].message
     assert "needs a cluster" in outcomes[5].message
+    # A signature list in a python fence is a mistake, however right the signature.
+    assert "signatures go in a ```text block" in outcomes[6].message
+    # A missing module that is not an optional engine fails instead of skipping.
+    assert "ModuleNotFoundError" in outcomes[7].message
+    # The scratch folder starts empty: a page must write the files it reads.
+    assert "FileNotFoundError" in outcomes[8].message
 
-
-def test_sample_files_are_the_ones_written():
-    with tempfile.TemporaryDirectory() as folder:
-        _write_samples(Path(folder))
-        assert sorted(os.listdir(folder)) == sorted(SAMPLE_FILES)

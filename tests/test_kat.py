@@ -76,13 +76,3 @@ RFC9861_EMPTY = {
 def test_rfc9861_turboshake_empty_message(algorithm):
     length, digest = RFC9861_EMPTY[algorithm]
     assert bk.hash_one(b"", algorithm, length=length) == bytes.fromhex(digest)
-
-
-def test_every_table_row_has_an_oracle():
-    from batchkeccak import algorithms
-
-    from oracles import ORACLES
-
-    assert set(ORACLES) == set(algorithms)
-    for name, spec in algorithms.items():
-        assert spec.rate == ORACLES[name][0], name

@@ -361,7 +361,12 @@ def test_keyed_hashers_never_show_or_lose_the_key():
         text = repr(h) + str(h)
         assert "secret" not in text and key.hex() not in text and name in text
         again = pickle.loads(pickle.dumps(h))
-        assert bk.hash_many([b"m"], again)[0].tobytes() == bk.hash_many([b"m"], h)[0].tobytes()
+        if name.startswith("kmac"):
+            want = ref.kmac(256, key, b"m", 32, b"")
+        else:
+            want = hmac.new(key, b"m", "sha3_256").digest()
+        assert bk.hash_many([b"m"], again)[0].tobytes() == want
+        assert bk.hash_many([b"m"], h)[0].tobytes() == want
         with pytest.raises(AttributeError):
             h.trailer = b""
         assert again.with_threads(2).threads == 2

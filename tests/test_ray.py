@@ -16,7 +16,6 @@ pytest.importorskip("ray.data")
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 import scale_out_data as data
@@ -86,7 +85,7 @@ def test_hash_column_equals_hashlib(parquet_dataset):
     assert got["text_sha3_256"] == data.expected_digests(texts)
     assert got["payload_keccak_256"] == data.expected_digests(payloads, "keccak_256", hex=True)
     assert got["xof"] == data.expected_digests(payloads, "turboshake128", 40)
-    assert got["flag"] == hash_array(source["text"], "sha3_384").to_pylist()
+    assert got["flag"] == data.expected_digests(texts, "sha3_384")
     assert None in texts and "" in texts and b"" in payloads
 
 
@@ -132,15 +131,29 @@ def test_bad_input_and_extra_keywords(parquet_dataset):
     with pytest.raises(ValueError, match=r"columns: no column named 'nope'"):
         hash_rows(parquet_dataset, ["id", "nope"])
 
-    secret = b"do-not-print-this-key-9c1e"
-    try:
-        ds = hash_column(parquet_dataset, "text", key=secret)
-    except TypeError as error:
-        # No keyed mode in this build: the keyword reached hash_array and was refused.
-        assert "key" in str(error) and secret.decode() not in str(error)
-        return
+    with pytest.raises(TypeError, match="key") as error:
+        hash_column(parquet_dataset, "text", key=data.KEY)  # sha3_256 takes no key
+    assert data.KEY.decode() not in str(error.value) and data.KEY.hex() not in str(error.value)
+
+
+@pytest.mark.slow
+def test_keyed_mode_equals_pycryptodome_and_the_key_is_never_shown(parquet_dataset):
+    from batchkeccak.ray import hash_column
+
+    secret = data.KEY
+    ds = hash_column(
+        parquet_dataset.repartition(4), "payload", "kmac_256", key=secret, length=48,
+        customization=b"rows",
+    )
+    ds = hash_column(ds, "text", "kmac_256", key=secret, length=20, output="tag")
     shown = repr(ds) + str(ds.schema())
     assert secret.decode() not in shown and secret.hex() not in shown
+
+    got = sorted_columns(ds, "payload_kmac_256", "tag")
+    source = data.table()
+    payloads, texts = source["payload"].to_pylist(), source["text"].to_pylist()
+    assert got["payload_kmac_256"] == data.expected_kmac256(payloads, secret, 48, b"rows")
+    assert got["tag"] == data.expected_kmac256(texts, secret, 20)
 
 
 @pytest.mark.slow

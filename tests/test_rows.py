@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import hashlib
 import struct
 
 import pyarrow as pa
 import pytest
 
+import batchkeccak as bk
 from batchkeccak.arrow import encode_rows, hash_rows
 
 from oracles import oracle
@@ -111,8 +113,28 @@ def test_encoding_of_binary_types_and_dictionaries():
     result = hash_rows(batch, algorithm="keccak_256")
     assert isinstance(result, pa.Array)
     assert result.to_pylist() == [row_digest(r, "keccak_256") for r in rows]
-    data, offsets = encode_rows(batch)
-    assert data[offsets[1] : offsets[2]].tobytes() == b"".join(field(f) for f in rows[1])
+    encoded = encode_rows(batch)
+    for i, row in enumerate(rows):
+        start, stop = encoded.offsets[i], encoded.offsets[i + 1]
+        assert encoded.data[start:stop].tobytes() == b"".join(field(f) for f in row)
+
+
+def test_encoded_rows_hash_as_one_message_per_row():
+    """``hash_many(encode_rows(batch))`` is one digest per row: a plain ``(data, offsets)``
+    tuple would be two messages, whatever the number of rows."""
+    batch = pa.record_batch(
+        {"s": pa.array(["ab", None, ""]), "n": pa.array([7, 8, None], pa.int32())}
+    )
+    rows = [[b"ab", le_int(7, 4)], [None, le_int(8, 4)], [b"", None]]
+    encoded = encode_rows(batch)
+    assert isinstance(encoded, bk.FlatMessages)
+    for algorithm in ("sha3_256", "keccak_256"):
+        digests = bk.hash_many(encoded, algorithm)
+        assert digests.shape == (3, 32)
+        assert [d.tobytes() for d in digests] == [row_digest(r, algorithm) for r in rows]
+    assert [d.tobytes() for d in bk.hash_many(encoded)] == [
+        hashlib.sha3_256(b"".join(field(f) for f in r)).digest() for r in rows
+    ]
 
 
 def plain(row):

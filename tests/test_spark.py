@@ -17,7 +17,6 @@ pytest.importorskip("pyspark")
 import pyarrow.parquet as pq
 
 from batchkeccak import algorithms
-from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 import scale_out_data as data
@@ -112,7 +111,7 @@ def test_hash_column_equals_hashlib(spark, parquet_frame, use_arrow_udf):
     assert as_bytes(got["text_sha3_256"]) == data.expected_digests(texts)
     assert got["payload_keccak_256"] == data.expected_digests(payloads, "keccak_256", hex=True)
     assert as_bytes(got["xof"]) == data.expected_digests(payloads, "shake_128", 20)
-    assert as_bytes(got["flag"]) == hash_array(source["text"], "sha3_512").to_pylist()
+    assert as_bytes(got["flag"]) == data.expected_digests(texts, "sha3_512")
     # The cases the table is built to hold really are there.
     assert None in texts and "" in texts and max(len((t or "").encode()) for t in texts) > 4096
     assert None in payloads and b"" in payloads
@@ -186,20 +185,37 @@ def test_bad_input_fails_on_the_driver(spark, parquet_frame):
         hash_rows(nested, ["id", "tags"])
 
 
-def test_extra_keywords_reach_hash_array_and_a_key_is_never_shown(spark, parquet_frame):
+@pytest.mark.parametrize("use_arrow_udf", [True, False], ids=["arrow_udf", "mapInArrow"])
+def test_keyed_mode_equals_pycryptodome_and_the_key_is_never_shown(
+    spark, parquet_frame, use_arrow_udf
+):
     from batchkeccak.spark import hash_column
 
-    secret = b"do-not-print-this-key-7f3a"
-    try:
-        df = hash_column(parquet_frame, "text", "sha3_256", key=secret)
-    except TypeError as error:
-        # hash_array has no keyed mode in this build: the keyword reached it and was refused.
-        assert "key" in str(error)
-        assert secret.decode() not in str(error) and secret.hex() not in str(error)
-        return
+    secret = data.KEY
+    df = hash_column(
+        parquet_frame, "payload", "kmac_256", key=secret, length=48, customization=b"rows",
+        _use_arrow_udf=use_arrow_udf,
+    )
+    df = hash_column(
+        df, "text", "kmac_256", key=secret, length=20, output="tag", _use_arrow_udf=use_arrow_udf
+    )
+    got = collect_sorted(df, "payload_kmac_256", "tag")
+    source = data.table()
+    payloads, texts = source["payload"].to_pylist(), source["text"].to_pylist()
+    assert as_bytes(got["payload_kmac_256"]) == data.expected_kmac256(payloads, secret, 48, b"rows")
+    assert as_bytes(got["tag"]) == data.expected_kmac256(texts, secret, 20)
+
     plan = df._jdf.queryExecution().toString()
     shown = plan + repr(df) + str(df.schema)
     assert secret.decode() not in shown and secret.hex() not in shown
+
+
+def test_a_key_for_an_unkeyed_algorithm_is_refused_without_showing_it(spark, parquet_frame):
+    from batchkeccak.spark import hash_column
+
+    with pytest.raises(TypeError, match="key") as error:
+        hash_column(parquet_frame, "text", "sha3_256", key=data.KEY)
+    assert data.KEY.decode() not in str(error.value) and data.KEY.hex() not in str(error.value)
 
 
 def test_example_and_reading_dask_output(spark, tmp_path, capsys):

@@ -294,7 +294,8 @@ def bench_absorb(ctx: Context) -> Workload:
     long_data = _random_rows(2 * TILE_WIDTH, config.absorb_size, config.seed + 7)
     short_data = _random_rows(min(config.small_count, 1 << 16), config.small_size,
                               config.seed + 7)
-    varied_flat = to_flat((varied_data, varied_offsets))
+    # A plain tuple would be two messages (the data and the offsets), not varied_count.
+    varied_flat = to_flat(FlatMessages(varied_data, varied_offsets))
     cases = {
         "long": (f"{2 * TILE_WIDTH} x {size_text(config.absorb_size)}", to_flat(long_data), None),
         "short": (f"{short_data.shape[0]:,} x {size_text(config.small_size)}",

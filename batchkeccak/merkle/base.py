@@ -166,7 +166,7 @@ class MerkleTree:
         leaves
             For ``scheme="openzeppelin"`` without ``types``: 32-byte leaves in any
             :func:`batchkeccak.hash_many` input form (a list of bytes, an (n, 32) uint8
-            array, a ``(data, offsets)`` pair, a pyarrow binary column) or a list of hex
+            array, a :class:`batchkeccak.FlatMessages`, a pyarrow binary column) or a list of hex
             strings. With ``types``: rows of ABI values (a list of rows, a mapping of
             columns, a pyarrow Table). For ``scheme="rfc9162"``: values of any length in any
             ``hash_many`` input form; each is hashed as a leaf.
