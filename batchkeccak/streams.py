@@ -17,9 +17,9 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.api import algorithm_names, hasher
-from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher, output_length
+from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher
 from batchkeccak.inputs.sequences import message_view
-from batchkeccak.parameters import Algorithm, algorithms, get_algorithm
+from batchkeccak.parameters import Algorithm, algorithms
 from batchkeccak.sponge_states import absorb_pieces
 from batchkeccak.stored_states import MIN_BLOCKS_PER_THREAD, StoredStates
 
@@ -227,13 +227,20 @@ class StreamHasher:
     Parameters
     ----------
     algorithm
-        A name from ``batchkeccak.algorithms``.
+        A name from ``batchkeccak.algorithms``, a mode that hashes in one pass
+        (``kmac_*``, ``hmac_sha3_*``, ``cshake_*``, ``turboshake*`` with a ``domain``), or a
+        resolved :class:`~batchkeccak.Hasher` of one. The tree modes (KangarooTwelve,
+        ParallelHash) and TupleHash have no one-pass form: a TypeError says so.
     n_streams
         How many streams; they are numbered ``0 .. n_streams - 1``.
     length
-        Output bytes for the XOFs (required for them, rejected for the others).
+        Output bytes for the XOFs and the modes that take one (required for them,
+        rejected for the others).
     threads
         Threads for :meth:`update_many`; None uses every available core.
+    **params
+        The mode's parameters (``key=``, ``customization=``...). A list of ``n_streams``
+        keys gives every stream a key of its own (KMAC).
 
     Notes
     -----
@@ -256,18 +263,29 @@ class StreamHasher:
     """
 
     def __init__(
-        self, algorithm: str, n_streams: int, *, length: int | None = None,
-        threads: int | None = None,
+        self, algorithm: str | Algorithm | Hasher, n_streams: int, *,
+        length: int | None = None, threads: int | None = None, **params: object,
     ) -> None:
-        self._spec = get_algorithm(algorithm)
-        self._out_len = output_length(self._spec, length)
         if isinstance(n_streams, bool) or not isinstance(n_streams, (int, np.integer)):
             raise TypeError(f"n_streams must be an int, got {type(n_streams).__name__}")
         if n_streams < 0:
             raise ValueError(f"n_streams must be >= 0, got {n_streams}")
-        self._threads = _parallel.resolve_threads(threads)
+        resolved = hasher(algorithm, length=length, threads=threads, **params)
+        form = resolved.one_pass()
+        states = form.initial_state.shape[0]
+        if states not in (1, n_streams):
+            raise ValueError(
+                f"{resolved.name}: the hasher holds {states} keys (or states), one per "
+                f"stream, but n_streams is {n_streams}"
+            )
+        self._hasher = resolved
+        self._form = form
+        self._spec = resolved.algorithm
+        self._out_len = resolved.output_length
+        self._threads = resolved.threads
         self._count = int(n_streams)
-        self._states = StoredStates(self._spec, self._count)
+        self._states = StoredStates(self._spec, self._count, form.initial_state)
+        self._trailer = np.frombuffer(form.trailer, dtype=np.uint8)
         self._finished = np.zeros(self._count, dtype=bool)
         self._lock = threading.Lock()
 
@@ -285,7 +303,7 @@ class StreamHasher:
 
     @property
     def algorithm(self) -> str:
-        return self._spec.name
+        return self._hasher.name
 
     @property
     def n_streams(self) -> int:
@@ -393,9 +411,22 @@ class StreamHasher:
         _parallel.run_parallel(absorb, spans, workers=threads)
 
     def _finish(self, which: np.ndarray) -> np.ndarray:
+        form = self._form
         with self._lock:
+            if self._trailer.shape[0]:
+                # What follows every message (KMAC's length), once per stream as it finishes.
+                fresh = np.unique(which[~self._finished[which]])
+                if fresh.shape[0]:
+                    count = fresh.shape[0]
+                    self._absorb_chunks(
+                        fresh, np.full(count, self._trailer.ctypes.data, dtype=np.int64),
+                        np.full(count, self._trailer.shape[0], dtype=np.int64),
+                    )
             self._finished[which] = True
-            return self._states.finish(which, self._out_len)
+            digests = self._states.finish(which, self._out_len, form.domain)
+        if form.outer is None:
+            return digests
+        return form.outer.with_threads(self._threads).hash_rows(digests)
 
     def digest(self, index: int) -> bytes:
         """Finish stream ``index`` and return its digest."""

@@ -209,3 +209,47 @@ def test_stream_of_a_mode_threads_share(name, oracle):
     for thread in threads:
         thread.join()
     assert h.digest() == oracle(payload * 150)
+
+
+ONE_PASS = {name: STREAMABLE[name] for name in (
+    "kmac_128", "kmac_256", "kmac_xof_256", "hmac_sha3_256", "hmac_sha3_512", "cshake_128",
+    "cshake_256", "turboshake128",
+)}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_PASS))
+def test_stream_hasher_with_one_pass_modes(name):
+    params, expected = ONE_PASS[name]
+    count = 40  # more than a tile: whole blocks go through the tile kernel
+    rng = random.Random(name)
+    streams = bk.StreamHasher(name, count, threads=2, **params)
+    messages = [b""] * count
+    for _ in range(4):
+        indices = [rng.randrange(count) for _ in range(60)]
+        chunks = [message(rng.randrange(400), rng.randrange(99)) for _ in indices]
+        streams.update_many(indices, chunks)
+        for i, chunk in zip(indices, chunks):
+            messages[i] += chunk
+    first = streams.digest(3)
+    assert first == expected(messages[3])
+    assert streams.digest(3) == first  # reading a finished stream again gives the same
+    digests = streams.digests()
+    for i in range(count):
+        assert digests[i].tobytes() == expected(messages[i]), i
+
+
+def test_stream_hasher_with_a_key_per_stream():
+    keys = [bytes([i]) * 32 for i in range(3)]
+    streams = bk.StreamHasher("kmac_256", 3, key=keys, length=16)
+    streams.update_many([0, 1, 2, 0], [b"a", b"b", b"c", b"d"])
+    got = streams.digests()
+    for i, data in enumerate([b"ad", b"b", b"c"]):
+        assert got[i].tobytes() == KMAC256.new(key=keys[i], data=data, mac_len=16).digest()
+    with pytest.raises(ValueError, match="n_streams is 4"):
+        bk.StreamHasher("kmac_256", 4, key=keys, length=16)
+
+
+@pytest.mark.parametrize("name", ["kt128", "parallelhash_128", "tuplehash_128"])
+def test_stream_hasher_refuses_modes_without_a_one_pass_form(name):
+    with pytest.raises(TypeError, match="tree mode|incrementally"):
+        bk.StreamHasher(name, 2, length=32)
