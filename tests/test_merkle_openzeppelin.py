@@ -405,10 +405,28 @@ def test_leaves_of_the_wrong_size():
         merkle.merkle_root(pa.array(["00" * 32, None]), scheme="openzeppelin")
 
 
+@pytest.mark.parametrize("algorithm", ["keccak_256", "KECCAK-256", "keccak256", "hasher"])
+def test_keccak_256_in_any_form(algorithm):
+    import batchkeccak as bk
+
+    case = FIXTURES["simple"][0]
+    given = bk.hasher("keccak_256", threads=1) if algorithm == "hasher" else algorithm
+    tree = merkle.MerkleTree.build(
+        case["leaves"], scheme="openzeppelin", sort_leaves=case["sortLeaves"], algorithm=given
+    )
+    assert tree.root == unhex(case["root"])
+
+
 def test_bad_options():
+    import batchkeccak as bk
+
     leaves = [bytes(32)] * 3
     with pytest.raises(ValueError, match="keccak_256"):
         merkle.MerkleTree.build(leaves, scheme="openzeppelin", algorithm="sha3_256")
+    with pytest.raises(ValueError, match="keccak_256"):  # a keccak_256 hasher of another form
+        merkle.MerkleTree.build(
+            leaves, scheme="openzeppelin", algorithm=bk.hasher("turboshake128", length=32)
+        )
     with pytest.raises(ValueError, match="unknown scheme"):
         merkle.MerkleTree.build(leaves, scheme="bitcoin")
     with pytest.raises(TypeError, match="sort_leaves"):

@@ -45,11 +45,17 @@ _LEAF_RULE = "the openzeppelin scheme takes 32-byte leaves (bytes32 values)"
 
 
 def _hasher(algorithm: object, threads: object) -> Hasher:
-    if algorithm is not None and algorithm != ALGORITHM:
+    """Keccak-256, the scheme's one function: given by any spelling of its name or as a
+    resolved plain hasher of it; anything else is refused by name."""
+    resolved = resolve_hasher(ALGORITHM if algorithm is None else algorithm, threads=threads)
+    if not (
+        type(resolved) is Hasher and resolved.name == ALGORITHM
+        and resolved.domain == resolved.algorithm.suffix and not resolved.initial_state.any()
+    ):
         raise ValueError(
             f"the openzeppelin scheme is defined with keccak_256, got algorithm={algorithm!r}"
         )
-    return resolve_hasher(ALGORITHM, threads=threads)
+    return resolved
 
 
 # ----------------------------------------------------------------------------------------
