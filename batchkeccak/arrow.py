@@ -397,9 +397,6 @@ def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
 
 def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
     """TupleHash of every row's fields (``hash_rows(..., encoding="tuplehash")``)."""
-    from batchkeccak.derived._layout import encode_string_rows
-    from batchkeccak.hashers import Hasher
-
     fields = []
     for name, column in zip(batch.schema.names, batch.columns):
         if column.null_count:
@@ -408,8 +405,7 @@ def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
                 "represent (use the default encoding, or fill the nulls first)"
             )
         fields.append(_field_bytes(column, name))
-    data, offsets = encode_string_rows(fields, batch.num_rows, resolved.trailer)
-    return Hasher.hash_flat(resolved, data, offsets)
+    return resolved.hash_columns(fields, batch.num_rows)
 
 
 def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> list[str]:

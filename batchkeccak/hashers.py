@@ -218,11 +218,7 @@ class Hasher:
         count = offsets.shape[0] - 1
         out_len = self.output_length
         batch_size = self.batch_size
-        if batch_size is not None and batch_size != count:
-            raise ValueError(
-                f"{self.name}: key (or initial_state) holds {batch_size} entries, one per "
-                f"message, but {count} messages were given"
-            )
+        self.check_batch(count)
         if out is None:
             out = np.empty((count, out_len), dtype=np.uint8)
         if count == 0 or out_len == 0:
@@ -245,6 +241,16 @@ class Hasher:
             workers=threads,
         )
         return out
+
+    def check_batch(self, count: int) -> None:
+        """ValueError unless a batch of ``count`` messages fits this hasher: any count, or
+        exactly one message per key (or initial state) it holds."""
+        batch_size = self.batch_size
+        if batch_size is not None and batch_size != count:
+            raise ValueError(
+                f"{self.name}: key (or initial_state) holds {batch_size} entries, one per "
+                f"message, but {count} messages were given"
+            )
 
     # -- one message in pieces ----------------------------------------------------------------
 

@@ -128,11 +128,12 @@ class FramedHasher(ModeHasher):
         return OnePass(self.initial_state, self.domain, trailer=self.trailer)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
+        self.check_batch(offsets.shape[0] - 1)
         framed_data, framed_offsets = frame_messages(
             data, offsets, self.trailer, self.length_prefix
         )
-        return Hasher.hash_flat(
-            self, framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
+        return self.sponge_hasher().hash_flat(
+            framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
         )
 
 
@@ -157,7 +158,8 @@ class HmacHasher(ModeHasher):
         )
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
-        inner = Hasher.hash_flat(self, data, offsets, equal_lengths=equal_lengths)
+        self.check_batch(offsets.shape[0] - 1)
+        inner = self.sponge_hasher().hash_flat(data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
 
 

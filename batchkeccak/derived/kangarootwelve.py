@@ -69,14 +69,14 @@ class KangarooTwelveHasher(TreeHasher):
         lengths = np.diff(framed_offsets)
         long = lengths > CHUNK_SIZE
         if not long.any():
-            return Hasher.hash_flat(
-                self, framed, framed_offsets, out=out, equal_lengths=equal_lengths
+            return self.sponge_hasher().hash_flat(
+                framed, framed_offsets, out=out, equal_lengths=equal_lengths
             )
         short = np.flatnonzero(~long)
         if short.size:
             pieces = [framed[framed_offsets[i] : framed_offsets[i + 1]] for i in short]
             short_data, short_offsets = sequence_to_flat(pieces)
-            out[short] = Hasher.hash_flat(self, short_data, short_offsets)
+            out[short] = self.sponge_hasher().hash_flat(short_data, short_offsets)
         for i in np.flatnonzero(long):
             digest = self.hash_tree(framed[framed_offsets[i] : framed_offsets[i + 1]], b"")
             out[i] = np.frombuffer(digest, dtype=np.uint8)

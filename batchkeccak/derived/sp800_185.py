@@ -14,6 +14,7 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.derived import params as checks
+from batchkeccak.derived._layout import encode_string_rows
 from batchkeccak.derived.encoding import bytepad, encode_string, left_encode, right_encode
 from batchkeccak.derived.hashers import (
     FramedHasher,
@@ -147,7 +148,13 @@ class TupleHasher(FramedHasher):
             parts.append(self.trailer)
             encoded.append(b"".join(parts))
         data, offsets = sequence_to_flat(encoded, argument="rows")
-        return Hasher.hash_flat(self, data, offsets)
+        return self.sponge_hasher().hash_flat(data, offsets)
+
+    def hash_columns(self, fields: list[tuple[np.ndarray, np.ndarray]], count: int) -> np.ndarray:
+        """TupleHash of ``count`` rows whose k-th string is row i of column k, each column
+        given flat as ``(data, offsets)`` (Arrow's layout): ``(count, output_length)``."""
+        data, offsets = encode_string_rows(fields, count, self.trailer)
+        return self.sponge_hasher().hash_flat(data, offsets)
 
 
 def build_tuplehash(mode: Mode, length: object, threads: int, *,
