@@ -6,6 +6,7 @@ import numpy as np
 
 from batchkeccak.derived.table import Mode
 from batchkeccak.hashers import output_length
+from batchkeccak.inputs import NotContiguousError
 from batchkeccak.parameters import Algorithm
 
 
@@ -23,7 +24,7 @@ def as_bytes(value: object, argument: str) -> bytes:
     except TypeError:
         raise TypeError(f"{argument} must be bytes-like, got {type(value).__name__}") from None
     if not view.c_contiguous:
-        raise ValueError(f"{argument} is not contiguous (a strided view): copy it first")
+        raise NotContiguousError(f"{argument} is not contiguous (a strided view): copy it first")
     return view.tobytes()
 
 

@@ -37,7 +37,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from batchkeccak.inputs.flat import FlatMessages, check_flat, readonly, rows_to_flat
+from batchkeccak.inputs.flat import (
+    FlatMessages,
+    NotContiguousError,
+    check_flat,
+    readonly,
+    rows_to_flat,
+)
 from batchkeccak.inputs.sequences import (
     changed_while_hashing,
     sequence_to_flat,
@@ -46,6 +52,7 @@ from batchkeccak.inputs.sequences import (
 
 __all__ = [
     "FlatMessages",
+    "NotContiguousError",
     "changed_while_hashing",
     "check_flat",
     "readonly",

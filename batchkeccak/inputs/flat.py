@@ -7,6 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 
 
+class NotContiguousError(BufferError, ValueError):
+    """A strided buffer where contiguous bytes are needed: a ``BufferError``, as hashlib
+    raises for one, and a ``ValueError``, as every other refused input here is."""
+
+
 def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view of ``array`` (the array itself if it is read-only already).
 
@@ -54,7 +59,7 @@ def _as_uint8(data: object) -> np.ndarray:
             f"data must be a uint8 array or a bytes-like object, got {type(data).__name__}"
         ) from None
     if not view.c_contiguous:
-        raise ValueError("data is not contiguous (a strided view): copy it first")
+        raise NotContiguousError("data is not contiguous (a strided view): copy it first")
     return np.frombuffer(view.cast("B"), dtype=np.uint8)
 
 

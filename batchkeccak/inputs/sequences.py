@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from batchkeccak.inputs._pylist import changed_while_hashing, flatten_bytes
-from batchkeccak.inputs.flat import readonly
+from batchkeccak.inputs.flat import NotContiguousError, readonly
 
 __all__ = ["changed_while_hashing", "message_view", "sequence_to_flat", "single_message"]
 
@@ -39,7 +39,7 @@ def message_view(message: object, name: str) -> memoryview:
         ) from None
     if not view.c_contiguous:
         view.release()
-        raise ValueError(
+        raise NotContiguousError(
             f"{name} is not contiguous (a strided view of its memory); copy it first, "
             "for example bytes(m) or numpy.ascontiguousarray(m)"
         )
