@@ -68,7 +68,7 @@ def stand_in_module() -> types.ModuleType:
 class BatchkeccakHashlibTests(test_hashlib.HashLibTestCase):
     __test__ = False  # run by name below, with the stand-in module in place
     supported_hash_names = NAMES
-    shakes = {"shake_128", "shake_256"}
+    shakes = frozenset({"shake_128", "shake_256"})
 
     def __init__(self, *args, **kwargs):
         # The constructors under test: batchkeccak's alone (the parent adds OpenSSL's too).

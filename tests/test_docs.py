@@ -30,6 +30,7 @@ import inspect
 import io
 import pkgutil
 import re
+import sys
 import tempfile
 import traceback
 from dataclasses import dataclass
@@ -222,14 +223,44 @@ def run_page(page: Path) -> tuple[Outcome, ...]:
     """Run the page's blocks in order, once per test session; one outcome per block."""
     outcomes = []
     namespace: dict = {"__name__": "__docs__"}
+    before = _running_engines()
     with (
         tempfile.TemporaryDirectory() as folder,
         contextlib.chdir(folder),
         checked_against_oracles(),
     ):
-        for block in python_blocks(page):
-            outcomes.append(_run_block(block, namespace))
+        try:
+            for block in python_blocks(page):
+                outcomes.append(_run_block(block, namespace))
+        finally:
+            _stop_engines_started_since(before)
     return tuple(outcomes)
+
+
+def _running_engines() -> dict[str, object]:
+    engines: dict[str, object] = {}
+    if "pyspark" in sys.modules:
+        from pyspark.sql import SparkSession
+
+        engines["spark"] = SparkSession.getActiveSession()
+    if "ray" in sys.modules:
+        import ray
+
+        engines["ray"] = ray.is_initialized()
+    return engines
+
+
+def _stop_engines_started_since(before: dict[str, object]) -> None:
+    """Stop the Spark session or Ray cluster a page started, before its folder goes: their
+    workers run in that folder, and the suites that start their own (tests/test_spark.py,
+    tests/test_ray.py) would otherwise be handed a session whose folder no longer exists."""
+    now = _running_engines()
+    if now.get("spark") is not None and before.get("spark") is None:
+        now["spark"].stop()
+    if now.get("ray") and not before.get("ray"):
+        import ray
+
+        ray.shutdown()
 
 
 def _run_block(block: Block, namespace: dict) -> Outcome:
