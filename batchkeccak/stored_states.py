@@ -15,6 +15,7 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.inputs import readonly as _readonly
+from batchkeccak.oneshot import oneshot_digest
 from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT
 from batchkeccak.sponge_states import absorb_jobs, finish_states
@@ -24,8 +25,9 @@ MIN_BLOCKS_PER_THREAD = 2048
 """Below this many blocks for each extra thread, starting it costs more than it saves."""
 
 
-def as_array(view: memoryview) -> np.ndarray:
-    return _readonly(np.frombuffer(view, dtype=np.uint8)) if view.nbytes else _EMPTY
+def as_array(view: bytes | memoryview) -> np.ndarray:
+    """A read-only uint8 array over ``view``'s bytes (no copy)."""
+    return _readonly(np.frombuffer(view, dtype=np.uint8)) if len(view) else _EMPTY
 
 
 class StoredStates:
@@ -100,14 +102,21 @@ _ZERO = _readonly(np.zeros(1, dtype=np.int64))
 
 
 class IncrementalSponge:
-    """One sponge state of ``spec`` fed bytes of any length: whole blocks are absorbed as they
-    complete, the rest waits (fewer than ``rate`` bytes). Not thread-safe: its owner locks.
+    """One sponge state of ``spec`` fed bytes of any length. Not thread-safe: its owner locks.
 
     ``initial`` is the start state (a mode's key or prefix absorbed; zeros by default) and
     ``domain`` the byte that starts the padding (the row's own by default).
+
+    Bytes wait in a buffer until ``BUFFER_BYTES`` have come, then all their whole blocks go
+    through the kernel in one call: a call costs microseconds, so absorbing each small update
+    on its own would cost many times what hashlib spends on it. A message that never fills
+    the buffer is finished by hashlib or pycryptodome where they have the function
+    (:mod:`batchkeccak.oneshot`), so a short one never waits for the kernels to load.
     """
 
-    __slots__ = ("_buffer", "_states", "domain", "spec")
+    __slots__ = ("_buffer", "_fresh", "_states", "domain", "spec")
+
+    BUFFER_BYTES = 1 << 14
 
     def __init__(self, spec: Algorithm, initial: np.ndarray | None = None,
                  domain: int | None = None) -> None:
@@ -115,28 +124,54 @@ class IncrementalSponge:
         self.domain = spec.suffix if domain is None else domain
         self._states = StoredStates(spec, 1, initial)
         self._buffer = bytearray()
+        # True while the state is all zeros: the one-shot backends start from there.
+        self._fresh = initial is None or not np.any(initial)
 
-    def absorb(self, view: memoryview) -> None:
-        """Append ``view``'s bytes to the message."""
-        rate = self.spec.rate
+    def absorb(self, data: bytes | memoryview) -> None:
+        """Append ``data``'s bytes (``bytes`` or a 1-D byte ``memoryview``) to the message."""
+        size = len(data)
         buffered = len(self._buffer)
-        if buffered + view.nbytes < rate:
-            self._buffer += view
+        if buffered + size < self.BUFFER_BYTES:
+            self._buffer += data
             return
-        states = self._states
+        rate = self.spec.rate
+        view = memoryview(data)
         if buffered:
-            # Complete the waiting block first; the rest is then read where it lies.
-            taken = rate - buffered
+            # Complete the buffer's last block from the head of data (as far as data goes),
+            # absorb its whole blocks in one call; the rest of data is then read where it lies.
+            taken = min(size, -buffered % rate)
             self._buffer += view[:taken]
-            states.absorb(as_array(memoryview(bytes(self._buffer))), *_one_job(1))
+            whole = len(self._buffer) // rate * rate
+            if whole:
+                self._absorb_blocks(memoryview(self._buffer)[:whole])
+                self._buffer = self._buffer[whole:]
             view = view[taken:]
-        whole = view.nbytes // rate
+            if self._buffer:  # data ended inside the block: nothing of it is left
+                return
+        whole = len(view) // rate
         if whole:
-            states.absorb(as_array(view), *_one_job(whole))
+            self._absorb_blocks(view[: whole * rate])
         self._buffer = bytearray(view[whole * rate :])
+
+    def _absorb_blocks(self, view: memoryview) -> None:
+        blocks = len(view) // self.spec.rate
+        self._states.absorb(as_array(view), *_one_job(blocks))
+        self._fresh = False
 
     def finish(self, out_len: int) -> bytes:
         """Pad what was absorbed and squeeze ``out_len`` bytes; the state stays as it was."""
+        if self._fresh:
+            digest = oneshot_digest(self.spec, self.domain, self._buffer, out_len)
+            if digest is not None:
+                return digest
+        rate = self.spec.rate
+        if len(self._buffer) >= rate:
+            # Whole blocks still wait: absorb them into a copy, keep this state as it is.
+            whole = len(self._buffer) // rate * rate
+            clone = self.copy()
+            clone._absorb_blocks(memoryview(clone._buffer)[:whole])
+            clone._buffer = clone._buffer[whole:]
+            return clone.finish(out_len)
         states = self._states
         states.pending[0, : len(self._buffer)] = np.frombuffer(bytes(self._buffer), np.uint8)
         states.pending_len[0] = len(self._buffer)
@@ -146,6 +181,7 @@ class IncrementalSponge:
         """An independent copy."""
         clone = IncrementalSponge(self.spec, self._states.lanes, self.domain)
         clone._buffer = bytearray(self._buffer)
+        clone._fresh = self._fresh
         return clone
 
     def __getstate__(self) -> tuple[str, int, bytes, bytes]:

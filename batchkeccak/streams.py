@@ -70,7 +70,8 @@ class KeccakHash:
 
     def update(self, data: object) -> None:
         """Absorb ``data`` (any bytes-like object) after what was given before."""
-        view = message_view(data, "data")
+        # bytes cannot change size: read as it is, with no buffer export to pin it.
+        view = data if type(data) is bytes else message_view(data, "data")
         with self._lock:
             self._stream.absorb(view)
 

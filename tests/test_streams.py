@@ -41,6 +41,29 @@ def test_objects_equal_the_oracle_for_any_chunking(name):
         assert constructor(message).hexdigest(length) == oracle(name, message, length).hex()
 
 
+@pytest.mark.parametrize("name", ALL_ALGORITHMS)
+def test_objects_across_their_buffer(name, monkeypatch):
+    # Updates wait in a buffer and go through the kernels when it fills: digests, copies
+    # and pickles taken on either side of that point, and updates that straddle it.
+    from batchkeccak.stored_states import IncrementalSponge
+
+    monkeypatch.setattr(IncrementalSponge, "BUFFER_BYTES", 3 * RATES[name] + 5)
+    rng = random.Random(f"buffer-{name}")
+    length = 40 if name in XOFS else None
+    hasher = bk.new(name)
+    message = b""
+    for _ in range(40):
+        chunk = rng.randbytes(rng.choice([1, 7, RATES[name] - 1, 2 * RATES[name] + 3, 900]))
+        hasher.update(chunk)
+        message += chunk
+        copied = hasher.copy()
+        restored = pickle.loads(pickle.dumps(hasher))
+        assert hasher.digest(length) == oracle(name, message, length), len(message)
+        assert copied.digest(length) == restored.digest(length) == oracle(name, message, length)
+    hasher.update(b"!")
+    assert hasher.digest(length) == oracle(name, message + b"!", length)
+
+
 @pytest.mark.parametrize("name", ["sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128"])
 def test_attributes_match_hashlib(name):
     ours, theirs = bk.new(name, b"x"), hashlib.new(name, b"x")

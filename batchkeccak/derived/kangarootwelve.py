@@ -100,9 +100,9 @@ class KangarooTwelveTree:
         self._partial = bytearray()  # a chunk after S_0 that is not whole yet
         self._chaining: list[bytes] = []
 
-    def absorb(self, piece: np.ndarray | memoryview) -> None:
-        """Append ``piece`` (a read-only uint8 array, or a memoryview) to the message."""
-        if isinstance(piece, memoryview):
+    def absorb(self, piece: np.ndarray | bytes | memoryview) -> None:
+        """Append ``piece`` (a read-only uint8 array, bytes or a memoryview) to the message."""
+        if not isinstance(piece, np.ndarray):
             piece = as_array(piece)
         taken = 0
         if len(self._first) < CHUNK_SIZE:
