@@ -65,8 +65,8 @@ def main() -> None:
                 for name, make in makers.items():  # alternated, so drift hits all alike
                     best[name] = min(best[name], run_updates(make, chunk, calls)[0])
             ours = best["batchkeccak"]
-            line = [f"  {size:>8} B x {calls:>7}: batchkeccak {ours / calls * 1e6:8.3f} us/call "
-                    f"{size * calls / ours / 1e6:7.1f} MB/s"]
+            line = [(f"  {size:>8} B x {calls:>7}: batchkeccak {ours / calls * 1e6:8.3f} us/call "
+                     f"{size * calls / ours / 1e6:7.1f} MB/s")]
             for name, seconds in best.items():
                 if name != "batchkeccak":
                     line.append(f"{name} x{ours / seconds:.2f}")
