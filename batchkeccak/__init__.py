@@ -34,7 +34,7 @@ _EXPORTS = {
     "hash_one": "batchkeccak.api",
     "hasher": "batchkeccak.api",
     "hexdigest_many": "batchkeccak.api",
-    "tuplehash_many": "batchkeccak.api",
+    "tuplehash_many": "batchkeccak.derived",
     "warmup": "batchkeccak.api",
     "file_digest": "batchkeccak.files",
     "hash_files": "batchkeccak.files",
@@ -114,7 +114,6 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         hash_one,
         hasher,
         hexdigest_many,
-        tuplehash_many,
         warmup,
     )
     from batchkeccak.derived import (
@@ -125,6 +124,7 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         parallelhash_256,
         parallelhash_xof_128,
         parallelhash_xof_256,
+        tuplehash_many,
     )
     from batchkeccak.files import file_digest, hash_files
     from batchkeccak.hashers import Hasher

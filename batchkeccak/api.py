@@ -19,8 +19,7 @@ from batchkeccak.inputs import sequence_to_flat, to_flat
 from batchkeccak.parameters import Algorithm, algorithms, canonical_name
 
 __all__ = [
-    "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "tuplehash_many",
-    "warmup",
+    "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "warmup",
 ]
 
 MODES: dict[str, Callable[..., Hasher]] = {}
@@ -148,6 +147,10 @@ def hash_many(
     '3a985da74fe225b2'
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
+    if type(messages) in (list, tuple):
+        small = resolved.hash_list(messages)  # type: ignore[arg-type]
+        if small is not None:
+            return small
     # (A hasher with one state per message takes its batch whole: its states are not split.)
     if type(messages) in (list, tuple) and resolved.batch_size is None:
         # Every message is at least one permutation, so the count alone says whether a list
@@ -224,6 +227,5 @@ def warmup() -> None:
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.
 from batchkeccak.derived import register as _register_modes
-from batchkeccak.derived import tuplehash_many
 
 _register_modes(MODES)

@@ -13,14 +13,19 @@ read-only uint8 data, private int64 offsets that are non-decreasing and inside t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak.dispatch import use_oneshot
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
+from batchkeccak.oneshot import backend_family, oneshot_digest
 from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
-from batchkeccak.sponge import hash_queue, hash_uniform
-from batchkeccak.stored_states import IncrementalSponge
+
+if TYPE_CHECKING:
+    from batchkeccak.stored_states import IncrementalSponge
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
@@ -72,6 +77,8 @@ def _initial_rows(initial, start, stop):
 def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
     # so no per-message array is made for the whole batch up front.
+    from batchkeccak.sponge import hash_queue
+
     start, stop = span
     hash_queue(
         data, offsets[start : stop + 1], np.arange(stop - start, dtype=np.int64),
@@ -82,6 +89,8 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
 def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
     # tile) go through the general queue. Only for one initial state for the batch.
+    from batchkeccak.sponge import hash_uniform
+
     start, stop = span
     tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
     if tiles_end > start:
@@ -224,6 +233,10 @@ class Hasher:
         if count == 0 or out_len == 0:
             return out
         spec = self.algorithm
+        if self.oneshot_backend and use_oneshot(
+            spec, self.domain, count, int(offsets[-1]) - int(offsets[0])
+        ):
+            return self._oneshot_flat(data, offsets, out)
         initial = readonly(self.initial_state)
         # Messages go to the lanes in buffer order: each lane takes the next message as soon
         # as its own is done, so lanes stay busy without sorting by length, and neighbouring
@@ -252,6 +265,50 @@ class Hasher:
                 f"message, but {count} messages were given"
             )
 
+    # -- small work: hashlib or pycryptodome, one message at a time (batchkeccak.dispatch)
+
+    @property
+    def oneshot_backend(self) -> bool:
+        """Whether hashlib or pycryptodome computes this hasher's function: a plain row from
+        the all-zero state, with a domain byte they take. (A mode's start state is the
+        kernels' business.)"""
+        state = self.initial_state
+        return (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())) and (
+            backend_family(self.algorithm, self.domain) is not None
+        )
+
+    def _oneshot_flat(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> np.ndarray:
+        spec, domain, out_len = self.algorithm, self.domain, self.output_length
+        view = memoryview(data)
+        bounds = offsets.tolist()
+        for i in range(len(bounds) - 1):
+            digest = oneshot_digest(spec, domain, view[bounds[i] : bounds[i + 1]], out_len)
+            out[i] = np.frombuffer(digest, dtype=np.uint8)  # type: ignore[arg-type]
+        return out
+
+    def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
+        """The digests of a list of ``bytes`` when it is small work for the one-shot backend
+        (read as it is: no flat copy, no compiled reader); None otherwise, for the batch
+        path. ``(N, output_length)`` uint8."""
+        if not self.oneshot_backend or self.batch_size is not None:
+            return None
+        if not use_oneshot(self.algorithm, self.domain, len(messages), 0):
+            return None  # too many messages, whatever their sizes
+        total = 0
+        for message in messages:
+            if type(message) is not bytes:
+                return None
+            total += len(message)
+        if not use_oneshot(self.algorithm, self.domain, len(messages), total):
+            return None
+        spec, domain, out_len = self.algorithm, self.domain, self.output_length
+        out = np.empty((len(messages), out_len), dtype=np.uint8)
+        if out_len:
+            for i, message in enumerate(messages):
+                digest = oneshot_digest(spec, domain, message, out_len)
+                out[i] = np.frombuffer(digest, dtype=np.uint8)  # type: ignore[arg-type]
+        return out
+
     # -- one message in pieces ----------------------------------------------------------------
 
     @property
@@ -271,6 +328,8 @@ class Hasher:
         """One message fed in pieces: an object with ``absorb(memoryview)``,
         ``finish(out_len) -> bytes`` (which leaves it as it was) and ``copy()``, what the
         hashlib-style objects and the files are built on."""
+        from batchkeccak.stored_states import IncrementalSponge
+
         form = self.one_pass()
         if form.initial_state.shape[0] != 1:
             raise ValueError(
@@ -305,6 +364,12 @@ class Hasher:
             )
         if self.output_length:
             spec = self.algorithm
+            if self.oneshot_backend and use_oneshot(spec, self.domain, 1, int(offsets[1])):
+                return oneshot_digest(  # type: ignore[return-value]
+                    spec, self.domain, memoryview(data), self.output_length
+                )
+            from batchkeccak.sponge import hash_queue
+
             hash_queue(
                 data, offsets, _SINGLE_QUEUE, readonly(self.initial_state), spec.rate,
                 self.domain, spec.first_round, out,

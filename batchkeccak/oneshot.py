@@ -18,6 +18,18 @@ _HASHLIB_ROWS = frozenset(
 )
 
 
+def backend_family(spec: Algorithm, domain: int) -> str | None:
+    """``"hashlib"`` or ``"pycryptodome"``: which one-shot backend has ``spec`` with
+    ``domain`` (from the all-zero state); None when neither has it."""
+    if spec.name in _HASHLIB_ROWS and domain == spec.suffix:
+        return "hashlib"
+    if spec.name.startswith("keccak_") and domain == spec.suffix:
+        return "pycryptodome"
+    if spec.name in ("turboshake128", "turboshake256"):
+        return "pycryptodome"
+    return None
+
+
 def oneshot_digest(spec: Algorithm, domain: int, message: bytes | bytearray | memoryview,
                    out_len: int) -> bytes | None:
     """``out_len`` bytes of ``spec`` over ``message`` from the all-zero state with ``domain``,

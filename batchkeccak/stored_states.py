@@ -14,11 +14,11 @@ import itertools
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak.dispatch import use_oneshot
 from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.oneshot import oneshot_digest
 from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT
-from batchkeccak.sponge_states import absorb_jobs, finish_states
 
 _EMPTY = _readonly(np.zeros(0, dtype=np.uint8))
 MIN_BLOCKS_PER_THREAD = 2048
@@ -53,6 +53,8 @@ class StoredStates:
         job_blocks: np.ndarray, threads: int = 1,
     ) -> None:
         """Whole blocks of ``data`` into the states (one job per state at most)."""
+        from batchkeccak.sponge_states import absorb_jobs
+
         count = job_state.shape[0]
         if count == 0:
             return
@@ -83,6 +85,8 @@ class StoredStates:
     def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:
         """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are),
         padded with ``domain`` (the row's own domain byte by default)."""
+        from batchkeccak.sponge_states import finish_states
+
         out = np.empty((which.shape[0], out_len), dtype=np.uint8)
         if out_len == 0:
             return out
@@ -160,10 +164,10 @@ class IncrementalSponge:
 
     def finish(self, out_len: int) -> bytes:
         """Pad what was absorbed and squeeze ``out_len`` bytes; the state stays as it was."""
-        if self._fresh:
-            digest = oneshot_digest(self.spec, self.domain, self._buffer, out_len)
-            if digest is not None:
-                return digest
+        if self._fresh and use_oneshot(self.spec, self.domain, 1, len(self._buffer)):
+            return oneshot_digest(  # type: ignore[return-value]
+                self.spec, self.domain, self._buffer, out_len
+            )
         rate = self.spec.rate
         if len(self._buffer) >= rate:
             # Whole blocks still wait: absorb them into a copy, keep this state as it is.

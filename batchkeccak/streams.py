@@ -20,7 +20,6 @@ from batchkeccak.api import algorithm_names, hasher
 from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher
 from batchkeccak.inputs.sequences import message_view
 from batchkeccak.parameters import Algorithm, algorithms
-from batchkeccak.sponge_states import absorb_pieces
 from batchkeccak.stored_states import MIN_BLOCKS_PER_THREAD, StoredStates
 
 algorithms_available: frozenset[str] = frozenset(algorithm_names())
@@ -399,6 +398,8 @@ class StreamHasher:
         cuts = np.searchsorted(run_bytes, np.linspace(0, total, 4 * threads + 1)[1:-1])
         bounds = sorted({0, *cuts.tolist(), run_state.shape[0]})
         spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        from batchkeccak.sponge_states import absorb_pieces
+
         states = self._states
         first_round = states.first_round
 

@@ -19,6 +19,12 @@ settings.register_profile(
 settings.load_profile("batchkeccak")
 
 
+# The kernels are what most tests test: a small test batch must not slip to the one-shot
+# backends (hashlib, pycryptodome) that small work takes. Subprocesses inherit this too.
+# Tests of the choice itself (tests/test_dispatch.py) set it back to the measured limits.
+os.environ["BATCHKECCAK_BACKEND"] = "kernels"
+
+
 def pytest_sessionstart(session):
     """Clear numba's cache of the package when a compiled source changed since the last run.
 

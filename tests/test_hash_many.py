@@ -365,17 +365,17 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     # Equal single-block messages back to back take the tile-at-a-time path; check every
     # tail size, counts around the tile width, a start past 0 and the byte-by-byte tail read
     # of the last message at the very end of the buffer.
-    from batchkeccak import _parallel, hashers
+    from batchkeccak import _parallel, sponge
 
     monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
     tile_calls = []
-    real_hash_uniform = hashers.hash_uniform
+    real_hash_uniform = sponge.hash_uniform
 
     def counting_hash_uniform(*args):
         tile_calls.append(args[2])
         return real_hash_uniform(*args)
 
-    monkeypatch.setattr(hashers, "hash_uniform", counting_hash_uniform)
+    monkeypatch.setattr(sponge, "hash_uniform", counting_hash_uniform)
     rate = RATES[algorithm]
     rng = np.random.default_rng(rate)
     length = 64 if algorithm in XOFS else None

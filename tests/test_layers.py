@@ -18,7 +18,7 @@ LAYERS = [
     ("compiler", ["batchkeccak._jit"]),
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
-    ("table and utilities", ["batchkeccak.parameters", "batchkeccak.oneshot",
+    ("table and utilities", ["batchkeccak.parameters", "batchkeccak.oneshot", "batchkeccak.dispatch",
                              "batchkeccak._parallel",
                              "batchkeccak._atomic", "batchkeccak._hex"]),
     ("input boundary", ["batchkeccak.inputs"]),

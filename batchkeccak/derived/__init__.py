@@ -15,45 +15,53 @@ domain byte, ``absorb_prefixes`` for whole-block prefixes), never as a kernel of
 
 from __future__ import annotations
 
+import importlib
 from functools import partial
+from typing import TYPE_CHECKING
 
-from batchkeccak import _parallel
-from batchkeccak.derived import params as checks
-from batchkeccak.derived.hmac_sha3 import build_hmac
-from batchkeccak.derived.kangarootwelve import build_kangarootwelve, build_turboshake, kt128, kt256
-from batchkeccak.derived.sp800_185 import (
-    build_cshake,
-    build_kmac,
-    build_parallelhash,
-    build_tuplehash,
-    parallelhash_128,
-    parallelhash_256,
-    parallelhash_xof_128,
-    parallelhash_xof_256,
-    tuplehash_many,
-)
 from batchkeccak.derived.table import Mode, modes
-from batchkeccak.hashers import Hasher
+
+if TYPE_CHECKING:
+    from batchkeccak.hashers import Hasher
 
 _BUILDERS = {
-    "cshake": build_cshake,
-    "kmac": build_kmac,
-    "hmac": build_hmac,
-    "tuplehash": build_tuplehash,
-    "parallelhash": build_parallelhash,
-    "kangarootwelve": build_kangarootwelve,
-    "turboshake": build_turboshake,
+    "cshake": ("sp800_185", "build_cshake"),
+    "kmac": ("sp800_185", "build_kmac"),
+    "hmac": ("hmac_sha3", "build_hmac"),
+    "tuplehash": ("sp800_185", "build_tuplehash"),
+    "parallelhash": ("sp800_185", "build_parallelhash"),
+    "kangarootwelve": ("kangarootwelve", "build_kangarootwelve"),
+    "turboshake": ("kangarootwelve", "build_turboshake"),
 }
+"""Each family's builder, as (module of this package, function): imported on first use, so
+that reading the table of modes loads no kernel."""
+
+_FUNCTIONS = {
+    "kt128": "kangarootwelve", "kt256": "kangarootwelve",
+    "parallelhash_128": "sp800_185", "parallelhash_256": "sp800_185",
+    "parallelhash_xof_128": "sp800_185", "parallelhash_xof_256": "sp800_185",
+    "tuplehash_many": "sp800_185",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    module = _FUNCTIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'batchkeccak.derived' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"batchkeccak.derived.{module}"), name)
 
 
 def build(mode: Mode | str, *, length: object = None, threads: object = None,
           **params: object) -> Hasher:
     """The :class:`~batchkeccak.Hasher` of a mode with its parameters checked."""
+    from batchkeccak import _parallel
+    from batchkeccak.derived import params as checks
+
     row = modes[mode] if isinstance(mode, str) else mode
     checks.check_names(row, params)
-    return _BUILDERS[row.family](
-        row, length, _parallel.resolve_threads(threads), **params
-    )
+    module, function = _BUILDERS[row.family]
+    builder = getattr(importlib.import_module(f"batchkeccak.derived.{module}"), function)
+    return builder(row, length, _parallel.resolve_threads(threads), **params)
 
 
 def register(registry: dict) -> None:

@@ -27,6 +27,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
+from batchkeccak.inputs.flat import changed_while_hashing
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
@@ -155,14 +156,6 @@ def _gather(container, is_tuple, start, stop, bytes_type, offsets, data):
             return _CHANGED
         _copy_from_address(data, offsets[i], item + _BYTES_DATA_AT, length)
     return 0
-
-
-def changed_while_hashing() -> RuntimeError:
-    """The error for a list that another thread changed while it was read in parts."""
-    return RuntimeError(
-        "messages changed while being hashed: another thread resized the list or replaced "
-        "its items"
-    )
 
 
 def _flatten(

@@ -12,6 +12,14 @@ class NotContiguousError(BufferError, ValueError):
     raises for one, and a ``ValueError``, as every other refused input here is."""
 
 
+def changed_while_hashing() -> RuntimeError:
+    """The error for a list that another thread changed while it was read in parts."""
+    return RuntimeError(
+        "messages changed while being hashed: another thread resized the list or replaced "
+        "its items"
+    )
+
+
 def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view of ``array`` (the array itself if it is read-only already).
 

@@ -6,8 +6,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from batchkeccak.inputs._pylist import changed_while_hashing, flatten_bytes
-from batchkeccak.inputs.flat import NotContiguousError, readonly
+from batchkeccak.inputs.flat import NotContiguousError, changed_while_hashing, readonly
+
+COMPILED_READ_MIN = 64
+"""Lists of at least this many messages are read by compiled code (``_pylist``); shorter ones
+are joined by Python, which needs no compiler loaded and is as fast for so few."""
 
 __all__ = ["changed_while_hashing", "message_view", "sequence_to_flat", "single_message"]
 
@@ -89,9 +92,12 @@ def sequence_to_flat(
         except IndexError:
             raise changed_while_hashing() from None
         return single_message(message, f"{argument}[{start}]")
-    flat = flatten_bytes(messages, start, stop)  # lists of exact bytes: read in compiled code
-    if flat is not None:
-        return readonly(flat[0]), readonly(flat[1])
+    if stop - start >= COMPILED_READ_MIN:
+        from batchkeccak.inputs._pylist import flatten_bytes
+
+        flat = flatten_bytes(messages, start, stop)  # lists of exact bytes: compiled code
+        if flat is not None:
+            return readonly(flat[0]), readonly(flat[1])
     # From here on only this slice is read: the caller's list may change, the slice cannot,
     # and it keeps every item alive.
     part = messages[start:stop]

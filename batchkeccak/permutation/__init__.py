@@ -24,14 +24,15 @@ Contract (everything above this layer is written against it alone):
 Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte order.
 """
 
-from batchkeccak.permutation._unrolled import (
+from batchkeccak.permutation.constants import (
+    LANE_COUNT,
+    MAX_ROUNDS,
+    ROUND_CONSTANTS,
     TILE_ROUND_STEP,
     TILE_WIDTH,
-    state_absorb,
-    state_permute,
-    tile_permute,
 )
-from batchkeccak.permutation.constants import LANE_COUNT, MAX_ROUNDS, ROUND_CONSTANTS
+
+_KERNELS = ("state_absorb", "state_permute", "tile_permute")
 
 __all__ = [
     "LANE_COUNT",
@@ -43,3 +44,13 @@ __all__ = [
     "state_permute",
     "tile_permute",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The kernels load numba: only code that runs them pays for it, not code that reads the
+    # constants (the parameter table, the thread scheduler, the one-shot backends).
+    if name in _KERNELS:
+        from batchkeccak.permutation import _unrolled
+
+        return getattr(_unrolled, name)
+    raise AttributeError(f"module 'batchkeccak.permutation' has no attribute {name!r}")

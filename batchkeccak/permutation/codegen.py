@@ -5,7 +5,8 @@ losing the straight-line code LLVM needs to keep lanes in registers and to vecto
 loop, so the round is generated once from the tables in ``constants`` and committed.
 ``tests/test_permutation.py`` fails if the committed file differs from what this script writes.
 
-Run ``python -m batchkeccak.permutation.codegen`` after changing this file or ``TILE_WIDTH``.
+Run ``python -m batchkeccak.permutation.codegen`` after changing this file, ``TILE_WIDTH`` or
+``ROUNDS_PER_PASS`` (in ``constants.py``).
 """
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from batchkeccak.permutation.constants import LANE_COUNT, PI_TARGET, RHO_OFFSETS
+from batchkeccak.permutation.constants import (
+    LANE_COUNT,
+    PI_TARGET,
+    RHO_OFFSETS,
+    ROUNDS_PER_PASS,
+    TILE_WIDTH,
+)
 
 _PI_SOURCE = {target: source for source, target in enumerate(PI_TARGET)}
 
-TILE_WIDTH = 32
-"""States per tile: a multiple of the SIMD width in 64-bit words (AVX2 4, NEON 2, AVX-512 8)."""
-
-ROUNDS_PER_PASS = 2
-"""Rounds computed per pass over the tile: the state stays in registers between them. Must
-divide 6, so that both 24 and 12 rounds are an even number of passes."""
 
 GENERATED_PATH = Path(__file__).with_name("_unrolled.py")
 

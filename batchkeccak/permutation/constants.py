@@ -15,6 +15,17 @@ LANE_COUNT = 25
 MAX_ROUNDS = 24
 """Rounds of Keccak-f[1600]; Keccak-p[1600, nr] runs the *last* nr of them."""
 
+TILE_WIDTH = 32
+"""States per tile: a multiple of the SIMD width in 64-bit words (AVX2 4, NEON 2, AVX-512 8)."""
+
+ROUNDS_PER_PASS = 2
+"""Rounds computed per pass over the tile: the state stays in registers between them. Must
+divide 6, so that both 24 and 12 rounds are an even number of passes."""
+
+TILE_ROUND_STEP = 2 * ROUNDS_PER_PASS
+"""Rounds per ``tile_permute`` step (a pass tile to spare and one back): round counts of the
+table are multiples of it."""
+
 
 def _round_constants() -> tuple[int, ...]:
     # FIPS 202 algorithm 5 (rc) and 6 (iota): bit 2**j - 1 of RC[ir] is rc(j + 7*ir).
