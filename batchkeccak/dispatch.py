@@ -4,19 +4,23 @@ The kernels win by a wide margin on any sizeable batch, but using them has a pri
 importing numba and loading the compiled kernels from the cache takes a good part of a
 second in a fresh process, and every kernel call has a fixed cost of some microseconds. Work
 too small to earn that back goes to the one-shot backends (:mod:`batchkeccak.oneshot`),
-which need neither. The limits are measured on the reference machine by
-``python bench/crossover.py`` and stored in ``crossover.json`` beside this file, one entry
-per backend family:
+which need neither. ``python bench/crossover.py --write`` measures on the reference machine
+what each side costs and stores it in ``crossover.json`` beside this file, per backend
+family (``hashlib`` for SHA-3 and SHAKE, ``pycryptodome`` for Keccak and TurboSHAKE):
 
-``cold``
-    the largest call (messages and bytes) still done by the backend while the kernels are
-    not loaded in this process: past it, loading them costs less than the backend's extra
-    time;
-``warm``
-    the same once the kernels are loaded (a kernel call's fixed cost against the backend's).
+- ``inputs``: the kernels' load time, and each side's cost per call, per message and per byte;
+- ``limits``: what follows from them. ``cold``: the largest single call the backend takes in
+  a process that has not loaded the kernels (its extra time stays under the load time);
+  ``warm``: the same once they are loaded (a kernel call's fixed cost against the backend's).
 
-Digests are the same on both sides of a limit (the test suite checks each entry point just
-below and just above them against the oracles).
+Before the kernels are loaded, the backend takes calls while the estimated extra time of all
+the work it has taken so far stays under the load time; past that, the kernels load and take
+everything above the warm limits from then on. (So a process that makes many calls, each
+small, is not left paying the backend's higher price per byte forever: it pays at most about
+twice what the kernels would have cost it, as in the ski-rental problem.)
+
+Digests are the same on both sides (tests/test_dispatch.py checks every entry point on both
+sides against the oracles).
 """
 
 from __future__ import annotations
@@ -46,13 +50,19 @@ KERNEL_MODULE = "batchkeccak.sponge"
 
 
 @functools.cache
-def crossover() -> dict[str, dict[str, dict[str, int]]]:
-    """The measured limits: ``{family: {"cold" | "warm": {"messages": n, "bytes": n}}}``."""
-    return json.loads(CROSSOVER_FILE.read_text())["limits"]
+def crossover() -> dict:
+    """``crossover.json``: ``{"inputs": {...}, "limits": {family: {"cold" | "warm":
+    {"messages": n, "bytes": n}}}}``."""
+    return json.loads(CROSSOVER_FILE.read_text())
 
 
 def kernels_loaded() -> bool:
     return KERNEL_MODULE in sys.modules
+
+
+_spent_us = 0.0
+"""Estimated microseconds the one-shot backends spent, before the kernels loaded, beyond
+what the kernels would have spent on the same work."""
 
 
 def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int) -> bool:
@@ -61,16 +71,25 @@ def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int) -> b
     Only for a plain function from the all-zero state (the caller checks that): a mode's
     start state is the kernels' business.
     """
+    global _spent_us
     family = backend_family(spec, domain)
     if family is None or _forced == "kernels":
         return False
     if _forced == "oneshot":
         return True
-    limits = crossover().get(family)
-    if limits is None:
+    measured = crossover()
+    if kernels_loaded():
+        limit = measured["limits"][family]["warm"]
+        return count <= limit["messages"] and total_bytes <= limit["bytes"]
+    # What the backend costs more than the kernels would, once loaded.
+    backend, kernels = (measured["inputs"][family][side] for side in ("backend_us", "kernels_us"))
+    estimate = max(0.0, count * (backend["message"] - kernels["message"])) + max(
+        0.0, total_bytes * (backend["byte"] - kernels["byte"])
+    )
+    if _spent_us + estimate > measured["inputs"]["kernel_load_seconds"] * 1e6:
         return False
-    limit = limits["warm" if kernels_loaded() else "cold"]
-    return count <= limit["messages"] and total_bytes <= limit["bytes"]
+    _spent_us += estimate
+    return True
 
 
 @contextlib.contextmanager

@@ -20,16 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from batchkeccak import _parallel
-from batchkeccak._jit import njit
 from batchkeccak.api import hasher
+from batchkeccak.dispatch import kernels_loaded, use_oneshot
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly as _readonly
+from batchkeccak.oneshot import oneshot_object
 from batchkeccak.parameters import Algorithm
 from batchkeccak.stored_states import StoredStates
 from batchkeccak.streams import KeccakHash, new
@@ -75,212 +72,11 @@ def _reader_pool() -> ThreadPoolExecutor:
         return _readers
 
 
-# The compiled reader (Linux): stat, open, read and close each small file from jitted code
-# with the GIL released, so every thread reads and hashes its own files. Through Python's
-# os.open / os.read the per-file work held the GIL and was about as slow as hashlib's loop.
-# A path is stat'ed before it is opened and only a regular file is ever opened here: opening
-# a pipe would take its writer's only open (or block until one comes), and its bytes could
-# not be read a second time by the streaming path.
-_I8P = ir.IntType(8).as_pointer()
-_I32 = ir.IntType(32)
-_I64 = ir.IntType(64)
 _COMPILED_READER = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "statx")
 """statx came with Linux 4.11 and glibc 2.28; without it the portable reader is used."""
-# O_NONBLOCK: should a path become a pipe between its stat and its open, the open returns at
-# once instead of waiting for a writer (regular files ignore the flag).
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
-_EINTR = errno.EINTR
-_ENOMEM = errno.ENOMEM
-_EINVAL = errno.EINVAL
 SMALLEST_READ = 4096
 """Reads of a file that refuses a large count (``ENOMEM`` or ``EINVAL``: /proc and /sys
 files) are retried at half the count, down to this many bytes: ``cat`` reads 128 KiB."""
-_UNSIZED_READ = 128 << 10
-"""The count of each read of a file whose size says nothing (/proc files report 0)."""
-_EISDIR = errno.EISDIR
-_NOT_REGULAR = 1
-"""Reader status: a pipe, socket or device, to be streamed (never opened by the reader)."""
-_TOO_BIG = 2
-"""Reader status: larger than a small file, to be streamed."""
-# struct statx has the same layout on every Linux architecture (include/uapi/linux/stat.h).
-_AT_FDCWD = -100
-_STATX_TYPE_AND_SIZE = 0x0001 | 0x0200  # STATX_TYPE | STATX_SIZE
-_STATX_BYTES = 256
-_STATX_MODE_AT = 0x1C  # u16 stx_mode
-_STATX_SIZE_AT = 0x28  # u64 stx_size
-_S_IFMT = stat.S_IFMT(0xFFFF)
-_S_IFREG = stat.S_IFREG
-_S_IFDIR = stat.S_IFDIR
-
-
-def _byte_address(context, builder, array_type, array, offset, offset_type):
-    view = context.make_array(array_type)(context, builder, array)
-    position = context.cast(builder, offset, offset_type, types.int64)
-    return builder.bitcast(builder.gep(view.data, [position]), _I8P)
-
-
-def _libc(builder, name, result, arguments, var_arg=False):
-    return cgutils.get_or_insert_function(
-        builder.module, ir.FunctionType(result, arguments, var_arg=var_arg), name
-    )
-
-
-@intrinsic
-def _c_statx(typingctx, paths, offset, info):
-    """``statx(AT_FDCWD, &paths[offset], 0, STATX_TYPE | STATX_SIZE, &info[0])``: follows
-    symbolic links, as ``open`` does; ``info`` is a uint8 array of ``_STATX_BYTES``."""
-    sig = types.int32(paths, offset, info)
-
-    def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
-                                signature.args[1])
-        result = _byte_address(context, builder, signature.args[2], args[2],
-                               context.get_constant(types.int64, 0), types.int64)
-        function = _libc(builder, "statx", _I32, [_I32, _I8P, _I32, _I32, _I8P])
-        return builder.call(function, [
-            _I32(_AT_FDCWD), address, _I32(0), _I32(_STATX_TYPE_AND_SIZE), result,
-        ])
-
-    return sig, codegen
-
-
-@intrinsic
-def _c_open(typingctx, paths, offset, flags):
-    """``open(&paths[offset], flags)``: the path is NUL-terminated in ``paths``."""
-    sig = types.int32(paths, offset, flags)
-
-    def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
-                                signature.args[1])
-        flag = context.cast(builder, args[2], signature.args[2], types.int32)
-        return builder.call(_libc(builder, "open", _I32, [_I8P, _I32], var_arg=True),
-                            [address, flag])
-
-    return sig, codegen
-
-
-@intrinsic
-def _c_read(typingctx, fd, buffer, offset, count):
-    """``read(fd, &buffer[offset], count)``."""
-    sig = types.int64(fd, buffer, offset, count)
-
-    def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[1], args[1], args[2],
-                                signature.args[2])
-        descriptor = context.cast(builder, args[0], signature.args[0], types.int32)
-        size = context.cast(builder, args[3], signature.args[3], types.int64)
-        return builder.call(_libc(builder, "read", _I64, [_I32, _I8P, _I64]),
-                            [descriptor, address, size])
-
-    return sig, codegen
-
-
-@intrinsic
-def _c_close(typingctx, fd):
-    sig = types.int32(fd)
-
-    def codegen(context, builder, signature, args):
-        descriptor = context.cast(builder, args[0], signature.args[0], types.int32)
-        return builder.call(_libc(builder, "close", _I32, [_I32]), [descriptor])
-
-    return sig, codegen
-
-
-@intrinsic
-def _c_errno(typingctx):
-    """The calling thread's ``errno`` (glibc and musl: ``*__errno_location()``)."""
-    sig = types.int32()
-
-    def codegen(context, builder, signature, args):
-        location = builder.call(_libc(builder, "__errno_location", _I32.as_pointer(), []), [])
-        return builder.load(location)
-
-    return sig, codegen
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _le_uint(info, at, count):
-    value = 0
-    for b in range(count):
-        value |= np.int64(info[at + b]) << (8 * b)
-    return value
-
-
-@njit(cache=True, nogil=True)
-def _read_small_files(paths, path_starts, first, stop, small, flags, buffer, starts, status):
-    """Read the regular files ``first, first + 1, ...`` whole into ``buffer``, back to back.
-
-    File ``i``'s bytes go to ``buffer[starts[i - first]:starts[i - first + 1]]``;
-    ``status[i]`` is 0, minus the errno of a failed stat, open or read (``EISDIR`` for a
-    directory), ``_NOT_REGULAR`` (not opened) or ``_TOO_BIG`` (over ``small`` bytes, not
-    opened): those two are left for the streaming path and their ranges are empty. Returns
-    the index of the first file not read: ``stop``, or the file that did not fit in what is
-    left of the buffer.
-    """
-    capacity = buffer.shape[0]
-    info = np.zeros(_STATX_BYTES, dtype=np.uint8)
-    position = 0
-    for i in range(first, stop):
-        starts[i - first] = position
-        status[i] = 0
-        if _c_statx(paths, path_starts[i], info) != 0:
-            status[i] = -_c_errno()
-            continue
-        kind = _le_uint(info, _STATX_MODE_AT, 2) & _S_IFMT
-        if kind == _S_IFDIR:
-            status[i] = -_EISDIR
-            continue
-        if kind != _S_IFREG:
-            status[i] = _NOT_REGULAR
-            continue
-        size = _le_uint(info, _STATX_SIZE_AT, 8)
-        if size > small:
-            status[i] = _TOO_BIG
-            continue
-        if position > 0 and size >= capacity - position:
-            return i  # the next buffer-full starts with it
-        fd = _c_open(paths, path_starts[i], flags)
-        if fd < 0:
-            status[i] = -_c_errno()
-            continue
-        got = 0
-        full = False
-        # One count past the size: a file that grew fills it too. /proc files report size 0
-        # and some refuse a count larger than a page or two, as their kernel handler
-        # allocates the whole count up front.
-        limit = size + 1 if size > 0 else _UNSIZED_READ
-        while True:
-            room = capacity - position - got
-            if room == 0:
-                full = True
-                break
-            count = _c_read(fd, buffer, position + got, min(room, limit))
-            if count < 0:
-                error = _c_errno()
-                if error == _EINTR:
-                    continue
-                if (error == _ENOMEM or error == _EINVAL) and limit > SMALLEST_READ:
-                    limit = max(SMALLEST_READ, min(room, limit) // 2)
-                    continue
-                status[i] = -error
-                break
-            if count == 0:
-                break
-            got += count
-            # A regular file's read comes back short only at its end: one read suffices.
-            # (Files in /proc report size 0 and are read to their end.)
-            if got == size and count < room:
-                break
-        _c_close(fd)
-        if full:
-            if position == 0:
-                status[i] = _TOO_BIG  # it grew past the whole buffer: stream it
-                continue
-            return i
-        if status[i] == 0:
-            position += got
-    starts[stop - first] = position
-    return stop
 
 
 def _named_error(exc: OSError, path: str | bytes) -> OSError:
@@ -371,6 +167,15 @@ def hash_files(
     names = _check_paths(paths)
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
+    if resolved.oneshot_backend and not kernels_loaded() and use_oneshot(
+        resolved.algorithm, resolved.domain, len(names), _total_size(names)
+    ):
+        _hash_files_oneshot(names, resolved, out, failures)
+        if errors == "raise":
+            if failures:
+                raise failures[min(failures)]
+            return out
+        return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
     if _COMPILED_READER:
         streamed = _hash_small_files_compiled(names, resolved, out, failures)
     else:
@@ -390,6 +195,53 @@ def hash_files(
             raise failures[min(failures)]
         return out
     return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
+
+
+def _total_size(names: list) -> int:
+    """Bytes in the regular files among ``names`` (what stat says; others count nothing)."""
+    total = 0
+    for name in names:
+        try:
+            info = os.stat(name)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode):
+            total += info.st_size
+    return total
+
+
+def _hash_files_oneshot(
+    names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError]
+) -> None:
+    """Small work: every file through hashlib or pycryptodome, on the reading threads (both
+    release the GIL while they hash a large update), without loading the kernels."""
+    spec, domain, out_len = resolved.algorithm, resolved.domain, resolved.output_length
+
+    def digest_files(span: tuple[int, int]) -> None:
+        view = memoryview(bytearray(CHUNK_BYTES))
+        for index in range(*span):
+            digest, read = oneshot_object(spec, domain)  # type: ignore[misc]
+            try:
+                with open(names[index], "rb", buffering=0) as handle:
+                    while True:
+                        got = readinto_any(handle, view)
+                        if not got:
+                            break
+                        digest.update(view[:got])
+            except OSError as exc:
+                failures[index] = _named_error(exc, names[index])
+                continue
+            out[index] = np.frombuffer(read(digest, out_len), dtype=np.uint8)
+
+    count = len(names)
+    threads = min(resolved.threads, count)
+    if threads <= 1:
+        digest_files((0, count))
+        return
+    # A few runs of files per thread, so that one slow file does not hold the others back.
+    spans = _parallel.chunk_ranges(count, min(count, 4 * threads))
+    for done in [_reader_pool().submit(digest_files, span) for span in spans]:
+        done.result()
 
 
 def _read_whole(name: str | bytes, view: memoryview, spare: bytearray) -> int:
@@ -437,6 +289,8 @@ def _hash_small_files_compiled(
 ) -> list[int]:
     """Read and hash the small files with the compiled reader; returns the indices of the
     files left to stream (large ones, pipes)."""
+    from batchkeccak._file_reader import OPEN_FLAGS, read_small_files
+
     count = len(names)
     if count == 0:
         return []
@@ -455,8 +309,8 @@ def _hash_small_files_compiled(
         starts = np.empty(stop - first + 1, dtype=np.int64)
         data = _readonly(buffer)
         while first < stop:
-            done = _read_small_files(
-                paths, path_starts, first, stop, SMALL_FILE_BYTES, _OPEN_FLAGS,
+            done = read_small_files(
+                paths, path_starts, first, stop, SMALL_FILE_BYTES, OPEN_FLAGS, SMALLEST_READ,
                 buffer, starts, status,
             )
             offsets = _readonly(starts[: done - first + 1])

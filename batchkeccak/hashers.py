@@ -20,7 +20,7 @@ import numpy as np
 from batchkeccak import _parallel
 from batchkeccak.dispatch import use_oneshot
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
-from batchkeccak.oneshot import backend_family, oneshot_digest
+from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
 from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 
@@ -278,12 +278,15 @@ class Hasher:
         )
 
     def _oneshot_flat(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> np.ndarray:
-        spec, domain, out_len = self.algorithm, self.domain, self.output_length
         view = memoryview(data)
         bounds = offsets.tolist()
-        for i in range(len(bounds) - 1):
-            digest = oneshot_digest(spec, domain, view[bounds[i] : bounds[i + 1]], out_len)
-            out[i] = np.frombuffer(digest, dtype=np.uint8)  # type: ignore[arg-type]
+        pieces = map(view.__getitem__, map(slice, bounds[:-1], bounds[1:]))
+        return self._oneshot_rows(pieces, out)
+
+    def _oneshot_rows(self, messages, out: np.ndarray) -> np.ndarray:
+        digest = oneshot_function(self.algorithm, self.domain, self.output_length)
+        joined = b"".join(map(digest, messages))  # type: ignore[arg-type]
+        out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
         return out
 
     def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
@@ -301,13 +304,8 @@ class Hasher:
             total += len(message)
         if not use_oneshot(self.algorithm, self.domain, len(messages), total):
             return None
-        spec, domain, out_len = self.algorithm, self.domain, self.output_length
-        out = np.empty((len(messages), out_len), dtype=np.uint8)
-        if out_len:
-            for i, message in enumerate(messages):
-                digest = oneshot_digest(spec, domain, message, out_len)
-                out[i] = np.frombuffer(digest, dtype=np.uint8)  # type: ignore[arg-type]
-        return out
+        out = np.empty((len(messages), self.output_length), dtype=np.uint8)
+        return self._oneshot_rows(messages, out) if self.output_length else out
 
     # -- one message in pieces ----------------------------------------------------------------
 

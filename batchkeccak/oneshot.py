@@ -30,21 +30,54 @@ def backend_family(spec: Algorithm, domain: int) -> str | None:
     return None
 
 
+def oneshot_function(spec: Algorithm, domain: int, out_len: int):
+    """A function of one message (bytes-like) returning its ``out_len``-byte digest under
+    ``spec`` from the all-zero state with ``domain``; None where no backend has it. Made once
+    per call and applied to every message: the loop over a batch stays one ``map``."""
+    family = backend_family(spec, domain)
+    if family is None:
+        return None
+    name = spec.name
+    if family == "hashlib":
+        constructor = getattr(hashlib, name)
+        if spec.xof:
+            return lambda message: constructor(message).digest(out_len)
+        return lambda message: constructor(message).digest()
+    if name.startswith("keccak_"):
+        from Crypto.Hash import keccak
+
+        size = spec.digest_size
+        return lambda message: keccak.new(data=message, digest_bytes=size).digest()
+    from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
+
+    factory = TurboSHAKE128 if name == "turboshake128" else TurboSHAKE256
+    return lambda message: factory.new(domain=domain, data=message).read(out_len)
+
+
 def oneshot_digest(spec: Algorithm, domain: int, message: bytes | bytearray | memoryview,
                    out_len: int) -> bytes | None:
     """``out_len`` bytes of ``spec`` over ``message`` from the all-zero state with ``domain``,
     or None where neither hashlib nor pycryptodome has that function."""
-    name = spec.name
-    if name in _HASHLIB_ROWS and domain == spec.suffix:
-        digest = hashlib.new(name, message)
-        return digest.digest(out_len) if spec.xof else digest.digest()  # type: ignore[call-arg]
-    if name.startswith("keccak_") and domain == spec.suffix:
+    function = oneshot_function(spec, domain, out_len)
+    return None if function is None else function(message)
+
+
+def oneshot_object(spec: Algorithm, domain: int):
+    """A new incremental object of the backend (``update(data)``), and the function that reads
+    ``out_len`` bytes from it: for one message that arrives in pieces (a file). None where no
+    backend has the function."""
+    family = backend_family(spec, domain)
+    if family is None:
+        return None
+    if family == "hashlib":
+        if spec.xof:
+            return hashlib.new(spec.name), lambda digest, out_len: digest.digest(out_len)
+        return hashlib.new(spec.name), lambda digest, out_len: digest.digest()
+    if spec.name.startswith("keccak_"):
         from Crypto.Hash import keccak
 
-        return keccak.new(data=bytes(message), digest_bytes=spec.digest_size).digest()
-    if name in ("turboshake128", "turboshake256"):
-        from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
+        return keccak.new(digest_bytes=spec.digest_size), lambda digest, out_len: digest.digest()
+    from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
 
-        factory = TurboSHAKE128 if name == "turboshake128" else TurboSHAKE256
-        return factory.new(domain=domain, data=bytes(message)).read(out_len)
-    return None
+    factory = TurboSHAKE128 if spec.name == "turboshake128" else TurboSHAKE256
+    return factory.new(domain=domain), lambda digest, out_len: digest.read(out_len)

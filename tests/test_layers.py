@@ -24,7 +24,8 @@ LAYERS = [
     ("input boundary", ["batchkeccak.inputs"]),
     ("hasher", ["batchkeccak.stored_states", "batchkeccak.hashers"]),
     ("modes", ["batchkeccak.derived"]),
-    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
+    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files",
+             "batchkeccak._file_reader"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
                       "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle"]),
     ("package", ["batchkeccak"]),  # __init__: re-exports the public names

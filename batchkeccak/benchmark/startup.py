@@ -32,6 +32,27 @@ def add_one(x):
     return x + 1
 """
 
+# Small work, as a first meeting looks: a hundred short messages. The dispatcher gives them to
+# hashlib without loading numba; the comparison is a process that does the same with hashlib.
+_SMALL_SCRIPT = """
+import sys
+import batchkeccak
+name = sys.argv[1]
+batchkeccak.hash_many([b"x"] * 100, name, length=32 if name.startswith("shake") else None)
+print("{}")
+"""
+
+_HASHLIB_LOOP_SCRIPT = """
+import hashlib, sys
+import numpy
+name = sys.argv[1]
+digests = [hashlib.new(name, m) for m in [b"x"] * 100]
+[d.digest(32) if name.startswith("shake") else d.digest() for d in digests]
+print("{}")
+"""
+
+_HASHLIB_ROWS = ("sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256")
+
 _FLOOR_SCRIPT = """
 import json, time
 t0 = time.perf_counter()
@@ -80,8 +101,13 @@ def measure_startup(
 
     # The probe must import this very batchkeccak, installed or not.
     root = os.path.dirname(os.path.dirname(os.path.abspath(batchkeccak.__file__)))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    base_env = dict(os.environ)
+    base_env.pop("BATCHKECCAK_BACKEND", None)
+    base_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, base_env.get("PYTHONPATH")) if p
+    )
+    # These probes time the kernels' start: one message would otherwise go to hashlib.
+    env = {**base_env, "BATCHKECCAK_BACKEND": "kernels"}
     phases = {"process": "process_s", "import": "import_s", "first-call": "first_call_s"}
     with tempfile.TemporaryDirectory(prefix="batchkeccak-floor-") as floor_dir:
         with open(os.path.join(floor_dir, "startup_floor.py"), "w") as module:
@@ -102,6 +128,18 @@ def measure_startup(
     above = min(r["process_s"] for r in runs) - min(r["process_s"] for r in floor)
     workload.figures["warm_above_numba_s"] = above
     workload.notes.append(f"batchkeccak's warm start is {above:.2f} s above numba's own")
+    if algorithm in _HASHLIB_ROWS:
+        small, loop = [], []
+        for _ in range(repeats):
+            small.append(_spawn(algorithm, base_env, _SMALL_SCRIPT)["process_s"])
+            loop.append(_spawn(algorithm, base_env, _HASHLIB_LOOP_SCRIPT)["process_s"])
+        workload.rows.append(Row("small-process", "small work: import batchkeccak; hash_many("
+                                 "[b'x'] * 100): process", 1, 1, 0, small))
+        workload.rows.append(Row("hashlib-loop-process", "numpy and a hashlib loop over the "
+                                 "same 100 messages: process", 1, 1, 0, loop))
+        ratio = min(small) / min(loop)
+        workload.figures["small_over_hashlib_loop"] = ratio
+        workload.notes.append(f"small work takes {ratio:.2f}x the hashlib loop's process")
     if cold_repeats > 0:
         if log:
             log("startup: compiling every kernel in a fresh interpreter (tens of seconds)")

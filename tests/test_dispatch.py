@@ -1,0 +1,147 @@
+"""Small work goes to hashlib or pycryptodome, the rest to the kernels: the same digests on
+both sides of the limits, for every entry point, and small work never loads numba."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from Crypto.Hash import TurboSHAKE128, keccak
+
+import batchkeccak as bk
+from batchkeccak import arrow, dispatch
+from batchkeccak.dispatch import forced_backend
+
+# (name, hasher parameters, oracle of one message)
+FUNCTIONS = [
+    ("sha3_256", {}, lambda m: hashlib.sha3_256(m).digest()),
+    ("shake_128", {"length": 20}, lambda m: hashlib.shake_128(m).digest(20)),
+    ("keccak_512", {}, lambda m: keccak.new(data=m, digest_bits=512).digest()),
+    ("turboshake128", {"length": 16, "domain": 0x0B},
+     lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(16)),
+]
+MESSAGES = [b"", b"a", bytes(range(200)), b"x" * 5000] + [bytes([i]) * i for i in range(40)]
+
+
+@pytest.fixture(params=["kernels", "oneshot", None])
+def backend(request, monkeypatch):
+    """Each side forced, and the measured limits (fresh accounting)."""
+    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    with forced_backend(request.param):
+        yield request.param
+
+
+@pytest.mark.parametrize(("name", "params", "oracle"), FUNCTIONS, ids=[f[0] for f in FUNCTIONS])
+def test_every_entry_point_on_each_side(backend, name, params, oracle, tmp_path):
+    expected = [oracle(m) for m in MESSAGES]
+    resolved = bk.hasher(name, **params)
+    assert [bytes(row) for row in bk.hash_many(MESSAGES, resolved)] == expected
+    assert [bytes(row) for row in bk.hash_many(tuple(MESSAGES), resolved)] == expected
+    flat = bk.FlatMessages(
+        np.frombuffer(b"".join(MESSAGES), np.uint8),
+        np.cumsum([0] + [len(m) for m in MESSAGES]),
+    )
+    assert [bytes(row) for row in bk.hash_many(flat, resolved)] == expected
+    assert bk.hexdigest_many(MESSAGES, resolved) == [e.hex() for e in expected]
+    assert [resolved.hash_one(m) for m in MESSAGES] == expected
+    assert bk.hash_one(MESSAGES[2], resolved) == expected[2]
+    column = pa.array(MESSAGES + [None], pa.binary())
+    assert arrow.hash_array(column, resolved).to_pylist() == expected + [None]
+    paths = []
+    for i, message in enumerate(MESSAGES[:6]):
+        paths.append(tmp_path / f"f{i}")
+        paths[-1].write_bytes(message)
+    got = bk.hash_files(paths + [tmp_path / "missing"], resolved, errors="collect")
+    assert got[:-1] == expected[:6]
+    assert isinstance(got[-1], FileNotFoundError) and got[-1].filename == str(paths[0].parent / "missing")
+    obj = bk.new(resolved)
+    for message in MESSAGES:
+        obj.update(message)
+    assert obj.digest() == oracle(b"".join(MESSAGES))
+
+
+def test_hash_rows_on_each_side(backend):
+    # The row encoding is checked against an independent model in tests/test_rows.py; here
+    # each side must hash the encoded rows as hashlib does.
+    table = pa.table({"a": [1, 2, None], "b": ["x", "yz", ""]})
+    encoded = arrow.encode_rows(table.to_batches()[0])
+    data, offsets = encoded.data.tobytes(), encoded.offsets.tolist()
+    expected = [hashlib.sha3_256(data[a:b]).digest() for a, b in zip(offsets, offsets[1:])]
+    assert arrow.hash_rows(table, algorithm="sha3_256").to_pylist() == expected
+    assert [bytes(r) for r in bk.hash_many(encoded, "sha3_256")] == expected
+
+
+def test_the_choice_follows_the_measured_limits(monkeypatch):
+    spec = bk.algorithms["sha3_256"]
+    data = {
+        "limits": {"hashlib": {"warm": {"messages": 10, "bytes": 1000}}},
+        "inputs": {
+            "kernel_load_seconds": 0.001,  # 1000 us of extra backend time in all
+            "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
+                        "kernels_us": {"message": 1.0, "byte": 0.002}},
+        },
+    }
+    monkeypatch.setattr(dispatch, "crossover", lambda: data)
+    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    with forced_backend(None):
+        monkeypatch.setattr(dispatch, "kernels_loaded", lambda: True)
+        assert dispatch.use_oneshot(spec, spec.suffix, 10, 1000)
+        assert not dispatch.use_oneshot(spec, spec.suffix, 11, 1000)
+        assert not dispatch.use_oneshot(spec, spec.suffix, 10, 1001)
+        assert not dispatch.use_oneshot(spec, 0x1F, 1, 1)  # SHA-3 with SHAKE's domain byte
+        monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
+        # Not loaded: calls go to the backend while their extra time adds up to the load.
+        assert dispatch.use_oneshot(spec, spec.suffix, 600, 0)  # 600 us
+        assert not dispatch.use_oneshot(spec, spec.suffix, 401, 0)  # would make 1001 us
+        assert dispatch.use_oneshot(spec, spec.suffix, 400, 0)  # exactly 1000 us
+        assert not dispatch.use_oneshot(spec, spec.suffix, 1, 0)
+    with forced_backend("kernels"):
+        assert not dispatch.use_oneshot(spec, spec.suffix, 1, 0)
+    with pytest.raises(ValueError, match="backend must be"), forced_backend("gpu"):
+        pass
+
+
+def test_the_stored_limits_are_measured_figures():
+    data = dispatch.crossover()
+    assert data["measured_by"] == "python bench/crossover.py --write"
+    for family in ("hashlib", "pycryptodome"):
+        for side in ("cold", "warm"):
+            limit = data["limits"][family][side]
+            assert limit["messages"] >= 1 and limit["bytes"] >= 0
+        assert data["inputs"][family]["backend_us"]["message"] > 0
+
+
+_FRESH = textwrap.dedent(
+    """
+    import hashlib, sys, tempfile, pathlib
+    import batchkeccak as bk
+    messages = [b"x" * i for i in range(100)]
+    assert [bytes(r) for r in bk.hash_many(messages, "sha3_256")] == [
+        hashlib.sha3_256(m).digest() for m in messages]
+    assert bk.hexdigest_many([b"abc"], "shake128", length=8) == [
+        hashlib.shake_128(b"abc").hexdigest(8)]
+    assert bk.hash_one(b"abc", "SHA3-512") == hashlib.sha3_512(b"abc").digest()
+    h = bk.sha3_384(b"a")
+    h.update(b"b" * 3000)
+    assert h.digest() == hashlib.sha3_384(b"a" + b"b" * 3000).digest()
+    folder = pathlib.Path(tempfile.mkdtemp())
+    (folder / "f").write_bytes(b"file")
+    assert bytes(bk.hash_files([folder / "f", folder / "f"])[1]) == hashlib.sha3_256(b"file").digest()
+    print(sorted(m for m in ("numba", "llvmlite", "pyarrow") if m in sys.modules))
+    """
+)
+
+
+def test_small_work_in_a_fresh_process_loads_no_compiler():
+    env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True,
+                          env=env, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
