@@ -4,6 +4,7 @@ both sides of the limits, for every entry point, and small work never loads numb
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import subprocess
 import sys
@@ -72,7 +73,7 @@ def test_hash_rows_on_each_side(backend):
     table = pa.table({"a": [1, 2, None], "b": ["x", "yz", ""]})
     encoded = arrow.encode_rows(table.to_batches()[0])
     data, offsets = encoded.data.tobytes(), encoded.offsets.tolist()
-    expected = [hashlib.sha3_256(data[a:b]).digest() for a, b in zip(offsets, offsets[1:])]
+    expected = [hashlib.sha3_256(data[a:b]).digest() for a, b in itertools.pairwise(offsets)]
     assert arrow.hash_rows(table, algorithm="sha3_256").to_pylist() == expected
     assert [bytes(r) for r in bk.hash_many(encoded, "sha3_256")] == expected
 
