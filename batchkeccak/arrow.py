@@ -301,16 +301,14 @@ ROW_TYPES = (
 )
 
 
+_FIXED_WIDTH_NUMBERS = (
+    pa.types.is_integer, pa.types.is_floating, pa.types.is_date, pa.types.is_time,
+    pa.types.is_timestamp, pa.types.is_duration, pa.types.is_decimal,
+)
+
+
 def _is_fixed_width_number(arrow_type: pa.DataType) -> bool:
-    return (
-        pa.types.is_integer(arrow_type)
-        or pa.types.is_floating(arrow_type)
-        or pa.types.is_date(arrow_type)
-        or pa.types.is_time(arrow_type)
-        or pa.types.is_timestamp(arrow_type)
-        or pa.types.is_duration(arrow_type)
-        or pa.types.is_decimal(arrow_type)
-    )
+    return any(is_kind(arrow_type) for is_kind in _FIXED_WIDTH_NUMBERS)
 
 
 def _row_encodable(arrow_type: pa.DataType) -> bool:

@@ -80,10 +80,7 @@ class Workload:
     """Derived figures (cycles, shares, ratios) that belong to no single row."""
 
     def row(self, key: str) -> Row | None:
-        for row in self.rows:
-            if row.key == key:
-                return row
-        return None
+        return next((row for row in self.rows if row.key == key), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -195,10 +192,7 @@ class Report:
     targets: list[TargetResult] = field(default_factory=list)
 
     def workload(self, name: str) -> Workload | None:
-        for workload in self.workloads:
-            if workload.name == name:
-                return workload
-        return None
+        return next((workload for workload in self.workloads if workload.name == name), None)
 
     def to_dict(self) -> dict[str, Any]:
         config = {k: (list(v) if isinstance(v, tuple) else v)

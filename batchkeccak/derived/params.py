@@ -6,7 +6,7 @@ import numpy as np
 
 from batchkeccak.derived.table import Mode
 from batchkeccak.hashers import output_length
-from batchkeccak.inputs import NotContiguousError
+from batchkeccak.inputs.sequences import message_view
 from batchkeccak.parameters import Algorithm
 
 
@@ -20,12 +20,11 @@ def as_bytes(value: object, argument: str) -> bytes:
             "(for example value.encode('utf-8'))"
         )
     try:
-        view = memoryview(value)  # type: ignore[arg-type]
+        view = message_view(value, argument)
     except TypeError:
         raise TypeError(f"{argument} must be bytes-like, got {type(value).__name__}") from None
-    if not view.c_contiguous:
-        raise NotContiguousError(f"{argument} is not contiguous (a strided view): copy it first")
-    return view.tobytes()
+    with view:
+        return view.tobytes()
 
 
 def keys(key: object, mode: Mode) -> bytes | list[bytes]:
