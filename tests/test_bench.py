@@ -273,11 +273,15 @@ def test_log_uniform_lengths_stay_in_range():
 
 def test_startup_probe_structure():
     workload = benchmark.measure_startup("sha3_256", repeats=1, cold_repeats=0)
-    assert [row.key for row in workload.rows] == ["warm-process", "warm-import",
-                                                  "warm-first-call", "numba-process"]
+    assert [row.key for row in workload.rows] == [
+        "warm-process", "warm-import", "warm-first-call", "numba-process", "small-process",
+        "hashlib-loop-process",
+    ]
     assert all(row.best > 0 for row in workload.rows)
     above = workload.figures["warm_above_numba_s"]
     assert above == workload.row("warm-process").best - workload.row("numba-process").best
+    ratio = workload.figures["small_over_hashlib_loop"]
+    assert ratio == workload.row("small-process").best / workload.row("hashlib-loop-process").best
 
 
 # The command line -----------------------------------------------------------------------------
