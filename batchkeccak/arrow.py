@@ -41,6 +41,7 @@ from batchkeccak.parameters import Algorithm, algorithms
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
     "binary_buffers",
+    "digest_array",
     "hash_array",
     "hash_rows",
     "register",
@@ -125,6 +126,22 @@ def _hex_array(
         [validity, pa.py_buffer(offsets), pa.py_buffer(characters)],
         null_count,
     )
+
+
+def digest_array(digests: np.ndarray, *, hex: bool = False, threads: int | None = None) -> pa.Array:
+    """Digests computed elsewhere (an ``(N, d)`` uint8 array, from ``hash_many`` say) as the
+    column :func:`hash_array` would return: ``fixed_size_binary(d)`` over the same memory, or
+    lowercase hex ``string`` with ``hex=True``. No value is null.
+    """
+    digests = np.asarray(digests)
+    if digests.ndim != 2 or digests.dtype != np.uint8:
+        raise TypeError(
+            f"digests must be an (N, d) uint8 array, got {digests.ndim}-D {digests.dtype}"
+        )
+    digests = np.ascontiguousarray(digests)
+    if hex:
+        return _hex_array(digests, None, 0, _parallel.resolve_threads(threads))
+    return _digest_array(digests, None, 0)
 
 
 def _valid_rows(array: pa.Array) -> np.ndarray | None:

@@ -14,16 +14,15 @@ executors need batchkeccak installed, and must run the same Python as the driver
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from batchkeccak import _parallel
+from batchkeccak._sql import SqlFunction, check_keys, sql_functions
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
-from batchkeccak.parameters import Algorithm, algorithms
 
 __all__ = ["hash_column", "hash_rows", "register"]
 
@@ -326,7 +325,7 @@ def hash_rows(
     return _with_digests(df, name, compute, selected, out_type, _use_arrow_udf)
 
 
-def _check_sql_values(spec: Algorithm, values: pa.Array) -> None:
+def _check_sql_values(name: str, values: pa.Array) -> None:
     if not (
         pa.types.is_string(values.type)
         or pa.types.is_large_string(values.type)
@@ -334,65 +333,56 @@ def _check_sql_values(spec: Algorithm, values: pa.Array) -> None:
         or pa.types.is_large_binary(values.type)
     ):
         raise TypeError(
-            f"{spec.name}(): the first argument must be a string or binary column, "
+            f"{name}(): the first argument must be a string or binary column, "
             f"got Arrow type {values.type}"
         )
 
 
-def _sql_fixed_digests(spec: Algorithm, values: pa.Array) -> pa.Array:
-    _check_sql_values(spec, values)
-    return hash_array(values, spec, threads=_task_threads(None))
+def _sql_digests(function: SqlFunction, keys, cache, values: pa.Array, arguments) -> pa.Array:
+    _check_sql_values(function.name, values)
+    return function.digests(
+        values, list(arguments), keys, threads=_task_threads(None), cache=cache
+    )
 
 
-def _sql_xof_digests(spec: Algorithm, values: pa.Array, lengths: pa.Array) -> pa.Array:
-    import numpy as np
+def _sql_function(function: SqlFunction, keys):
+    cache: dict = {}
+    # Spark reads the number of arguments from the Python signature: one function per arity.
+    arity = len(function.arguments)
+    if arity == 1:
+        def digests(values: pa.Array) -> pa.Array:
+            return _sql_digests(function, keys, cache, values, [])
+    elif arity == 2:
+        def digests(values: pa.Array, a: pa.Array) -> pa.Array:
+            return _sql_digests(function, keys, cache, values, [a])
+    else:
+        def digests(values: pa.Array, a: pa.Array, b: pa.Array) -> pa.Array:
+            return _sql_digests(function, keys, cache, values, [a, b])
 
-    _check_sql_values(spec, values)
-    threads = _task_threads(None)
-    distinct = [n for n in lengths.unique().to_pylist() if n is not None]
-    if len(distinct) == 1 and lengths.null_count == 0:
-        # The usual case, a literal length: the whole batch in one call.
-        return hash_array(values, spec, length=int(distinct[0]), threads=threads)
-    result = pa.nulls(len(values), pa.binary())
-    indices_by_row = np.arange(len(values))
-    for n in distinct:
-        rows = pa.array(indices_by_row[np.asarray(lengths.fill_null(0)) == n])
-        digests = hash_array(values.take(rows), spec, length=int(n), threads=threads)
-        mask = np.zeros(len(values), dtype=bool)
-        mask[rows.to_numpy()] = True
-        result = pc.replace_with_mask(result, pa.array(mask), digests.cast(pa.binary()))
-    return result
-
-
-def _sql_function(spec: Algorithm):
-    if not spec.xof:
-
-        def fixed_digests(values: pa.Array) -> pa.Array:
-            return _sql_fixed_digests(spec, values)
-
-        fixed_digests.__name__ = fixed_digests.__qualname__ = spec.name
-        return fixed_digests
-
-    def xof_digests(values: pa.Array, lengths: pa.Array) -> pa.Array:
-        return _sql_xof_digests(spec, values, lengths)
-
-    xof_digests.__name__ = xof_digests.__qualname__ = spec.name
-    return xof_digests
+    # A closure, not a partial: its repr shows no key.
+    digests.__name__ = digests.__qualname__ = function.name
+    return digests
 
 
-def register(spark) -> tuple[str, ...]:
-    """Add one SQL function per algorithm in ``batchkeccak.algorithms`` to ``spark``.
+def register(spark, *, keys: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
+    """Add one SQL function per algorithm and mode of batchkeccak to ``spark``.
 
-    Fixed-size ones take a column (``sha3_256(col)``, ``keccak_256(col)``...); the
-    extendable-output ones take a column and the output length in bytes
-    (``shake_128(col, 32)``, ``turboshake256(col, 64)``). Each returns ``BINARY`` digests,
-    null for a null value or length; ``lower(hex(sha3_256(col)))`` gives hex strings. The
+    The same functions and arguments as :func:`batchkeccak.duckdb.register`: ``sha3_256(col)``,
+    ``keccak_256(col)``; ``shake_128(col, n)``, ``kt128(col, n)`` where the output length is
+    free; ``kmac_256(col, key_name, n)`` and ``hmac_sha3_256(col, key_name)`` for the keyed
+    modes; ``cshake_128(col, n, customization)``. Each returns ``BINARY`` digests, null for a
+    null value, length or key name; ``lower(hex(sha3_256(col)))`` gives hex strings. The
     functions are temporary: they belong to this ``SparkSession``.
 
     Parameters
     ----------
     spark
         A ``pyspark.sql.SparkSession``.
+    keys
+        Key names to key bytes: ``kmac_256(email, 'pii', 32)`` hashes with ``keys["pii"]``,
+        so the key never appears in SQL text, query logs or plans. The keys travel to the
+        executors inside the functions, as any UDF argument does; an unknown name fails the
+        query with a message listing the names registered.
 
     Returns
     -------
@@ -403,14 +393,17 @@ def register(spark) -> tuple[str, ...]:
     ------
     RuntimeError
         PySpark is older than 4.1 (no Arrow UDFs); :func:`hash_column` works there.
+    TypeError
+        ``keys`` is not a mapping of str to bytes.
 
     Examples
     --------
-    ``register(spark); spark.sql("SELECT keccak_256(addr) FROM t")``
+    ``register(spark, keys={"pii": key}); spark.sql("SELECT kmac_256(email, 'pii', 32) FROM t")``
     """
     _import_pyspark()
     from pyspark.sql.types import BinaryType
 
+    checked_keys = check_keys(keys)
     arrow_udf = _arrow_udf_factory()
     if arrow_udf is None:
         import pyspark
@@ -420,7 +413,7 @@ def register(spark) -> tuple[str, ...]:
             "later have them); use batchkeccak.spark.hash_column on this version"
         )
     names = []
-    for name, spec in algorithms.items():
-        spark.udf.register(name, arrow_udf(_sql_function(spec), BinaryType()))
+    for name, function in sql_functions().items():
+        spark.udf.register(name, arrow_udf(_sql_function(function, checked_keys), BinaryType()))
         names.append(name)
     return tuple(names)

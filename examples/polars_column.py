@@ -1,8 +1,8 @@
-"""Hash a Polars column through Arrow.
+"""Hash Polars columns with the ``bk`` namespace.
 
-``hash_array`` reads a Polars Series through the Arrow PyCapsule interface: Polars hands over
-its own buffers, nothing is copied on the way out. (Polars keeps strings in the binary-view
-layout; batchkeccak gathers those values once into the contiguous layout the sponge reads.)
+``import batchkeccak.polars`` registers ``.bk`` on expressions and Series. Each method is one
+batch call per chunk Polars hands over, with its output type declared, so it works in eager,
+lazy and streaming queries alike.
 
 Run: python examples/polars_column.py
 """
@@ -11,23 +11,22 @@ import hashlib
 
 import polars as pl
 
-from batchkeccak.arrow import hash_array
+import batchkeccak.polars  # noqa: F401 - registers the bk namespace
 
 
 def main() -> None:
     frame = pl.DataFrame({"email": ["ada@example.org", None, "grace.hopper@example.org"]})
 
-    # Series in, Arrow ChunkedArray out; pl.Series(...) takes the digests back.
-    digests = hash_array(frame["email"], "sha3_256", hex=True)
-    frame = frame.with_columns(pl.Series("email_sha3_256", digests))
+    frame = frame.with_columns(pl.col("email").bk.sha3_256(hex=True).alias("email_sha3_256"))
     print(frame)
     assert frame["email_sha3_256"][0] == hashlib.sha3_256(b"ada@example.org").hexdigest()
 
-    # Inside a lazy query: one call per batch of rows, not per value.
-    keccak = pl.col("email").map_batches(
-        lambda series: pl.Series(hash_array(series, "keccak_256")), return_dtype=pl.Binary
+    # A lazy query run by the streaming engine: one call per batch of rows, not per value.
+    query = frame.lazy().with_columns(
+        pl.col("email").bk.keccak_256().alias("email_keccak_256"),
+        pl.col("email").bk.shake_128(length=16).alias("email_shake_128"),
     )
-    print(frame.lazy().with_columns(keccak.alias("email_keccak_256")).collect())
+    print(query.collect(engine="streaming"))
 
 
 if __name__ == "__main__":

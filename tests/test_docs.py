@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 CLUSTER_MODULES = ("distributed", "dask.distributed", "pyspark", "ray")
-OPTIONAL_MODULES = ("dask", "distributed", "duckdb", "polars", "pyspark", "ray", "eth_abi")
+OPTIONAL_MODULES = ("dask", "distributed", "duckdb", "pandas", "polars", "pyspark", "ray", "eth_abi")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 SKIP = re.compile(r"<!--\s*test:\s*skip\s*(.*?)\s*-->\s*$")
 

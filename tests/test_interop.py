@@ -106,14 +106,14 @@ def test_dataset_projection_and_acero_plan(tmp_path):
 
 def test_duckdb_arrow_udf_over_a_parquet_file(tmp_path):
     duckdb = pytest.importorskip("duckdb")
-    register_hash_function = load_example("duckdb_udf").register_hash_function
+    from batchkeccak.duckdb import register
+
     path = tmp_path / "accounts.parquet"
     addresses = ["0xab", None, "", "0x" + "cd" * 40]
     blobs = [b"\x01", b"", None, bytes(range(200))]
     pq.write_table(pa.table({"col": addresses, "raw": blobs}), path)
     connection = duckdb.connect()
-    register_hash_function(connection, "keccak_256")
-    register_hash_function(connection, "sha3_512", name="sha3_512_hex", input_type="BLOB", hex=True)
+    register(connection)
     rows = connection.sql(f"SELECT keccak_256(col), sha3_512_hex(raw) FROM '{path}'").fetchall()
     assert [r[0] for r in rows] == expected(
         [None if a is None else a.encode() for a in addresses], "keccak_256"

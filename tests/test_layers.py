@@ -27,7 +27,9 @@ LAYERS = [
     ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files",
              "batchkeccak._file_reader"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
-                      "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle"]),
+                      "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle",
+                      "batchkeccak._sql", "batchkeccak.duckdb", "batchkeccak.polars",
+                      "batchkeccak.pandas"]),
     ("package", ["batchkeccak"]),  # __init__: re-exports the public names
     ("cli and benchmark", ["batchkeccak.cli", "batchkeccak.benchmark",
                            "batchkeccak.__main__"]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import batchkeccak as bk
-from batchkeccak.parameters import get_algorithm
+from batchkeccak._sql import sql_functions
 
 DRIVER_ONLY_NAMES = (b"hash_array", b"hash_rows", b"check_values")
 
@@ -33,8 +33,9 @@ def test_spark_closures_name_only_their_module():
     closures = [
         spark._digest_function(resolved, False, None),
         spark._row_digest_function(resolved, ["a", "b"], True, 2),
-        spark._sql_function(get_algorithm("sha3_256")),
-        spark._sql_function(get_algorithm("shake_128")),
+        spark._sql_function(sql_functions()["sha3_256"], {}),
+        spark._sql_function(sql_functions()["shake_128"], {}),
+        spark._sql_function(sql_functions()["kmac_256"], {"pii": b"k" * 32}),
     ]
     for closure in closures:
         assert cloudpickle.loads(shipped_bytes(cloudpickle.dumps, closure)).__name__ == closure.__name__

@@ -17,7 +17,7 @@ from pathlib import Path
 from batchkeccak._hex import hex_0x
 from batchkeccak.cli import CommandError
 
-FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet")
+FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
 
 _INPUT_HELP = """\
 input formats (--format):
@@ -28,7 +28,11 @@ input formats (--format):
            --types (OpenZeppelin standard trees)
   parquet  --column C: a binary/string column (leaves or values), or with --types one
            column per type, in order
-  auto     parquet for .parquet/.pq, csv for .csv, hex otherwise (the default)
+  json     OpenZeppelin's value files: a JSON array of rows (with --types, as
+           StandardMerkleTree.of(values, types) takes) or of bytes32 hex strings
+           (SimpleMerkleTree.of(values))
+  auto     parquet for .parquet/.pq, csv for .csv, json for .json, hex otherwise (the
+           default)
 """
 
 
@@ -187,7 +191,8 @@ def _format_of(args) -> str:
     if args.format != "auto":
         return args.format
     suffix = Path(args.input).suffix.lower() if args.input != "-" else ""
-    return {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}.get(suffix, "hex")
+    formats = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json"}
+    return formats.get(suffix, "hex")
 
 
 def _input_bytes(name: str) -> bytes:
@@ -208,9 +213,11 @@ def _input_bytes(name: str) -> bytes:
 def _read_leaves(args, types: list[str] | None) -> object:
     """The leaves (or rows, with ``types``) of ``args.input`` in the form build() takes."""
     fmt = _format_of(args)
-    if types is not None and fmt not in ("csv", "parquet"):
-        raise CommandError("--types (a standard tree) needs rows: use --format csv or parquet")
-    if fmt != "parquet" and fmt != "csv" and args.columns:
+    if types is not None and fmt not in ("csv", "parquet", "json"):
+        raise CommandError(
+            "--types (a standard tree) needs rows: use --format json, csv or parquet"
+        )
+    if fmt not in ("parquet", "csv") and args.columns:
         raise CommandError(f"--column applies to csv and parquet input, not {fmt}")
     if fmt == "raw" and args.record_size < 1:
         raise CommandError(f"--record-size must be >= 1, got {args.record_size}")
@@ -221,6 +228,8 @@ def _read_leaves(args, types: list[str] | None) -> object:
     data = _input_bytes(args.input)
     if fmt == "csv":
         return _read_csv(args.input, data, args.columns, types)
+    if fmt == "json":
+        return _read_json(args.input, data, types)
     if fmt == "raw":
         return _read_raw(args.input, data, args.record_size)
     lines = data.split(b"\n")
@@ -309,6 +318,41 @@ def _read_csv(name: str, data: bytes, columns: list[str], types: list[str]) -> o
         raise CommandError(f"{len(names)} columns but {len(types)} --types")
     picks = [header.index(c) for c in names]
     return [[row[k] for k in picks] for row in reader if row]
+
+
+def _read_json(name: str, data: bytes, types: list[str] | None) -> list:
+    """OpenZeppelin's input: ``StandardMerkleTree.of(values, types)`` takes a JSON array of
+    rows, ``SimpleMerkleTree.of(values)`` one of bytes32 hex strings."""
+    import json
+
+    try:
+        values = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{name} is not JSON: {_first_line(exc)}") from None
+    if not isinstance(values, list):
+        raise CommandError(
+            f"{name}: expected a JSON array of values, got a JSON {type(values).__name__}"
+        )
+    if types is not None:
+        for number, row in enumerate(values):
+            if not isinstance(row, list) or len(row) != len(types):
+                raise CommandError(
+                    f"{name}: value {number} is {json.dumps(row)[:80]}; expected an array of "
+                    f"{len(types)} values, one per --types entry"
+                )
+        return values
+    for number, value in enumerate(values):
+        if isinstance(value, list):
+            raise CommandError(
+                f"{name}: value {number} is an array (a row): give its --types for a "
+                "standard tree"
+            )
+        if not isinstance(value, str):
+            raise CommandError(
+                f"{name}: value {number} is {json.dumps(value)[:80]}; a simple tree takes "
+                "bytes32 hex strings"
+            )
+    return values
 
 
 def _parse_types(text: str | None) -> list[str] | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -228,11 +228,36 @@ def root_of_leaves(leaves: np.ndarray, sort_leaves: bool, hasher: Hasher) -> byt
 def _leaf_rows(leaves: object, types: object, hasher: Hasher) -> tuple[np.ndarray, object]:
     """(n, 32) leaf nodes in input order, and the rows they came from (standard trees)."""
     if types is None:
-        rows = fixed_rows(leaves, NODE_SIZE, "leaves", _LEAF_RULE)
+        try:
+            rows = fixed_rows(leaves, NODE_SIZE, "leaves", _LEAF_RULE)
+        except TypeError as error:
+            hint = _rows_hint(leaves)
+            if hint is None:
+                raise
+            raise TypeError(hint) from error
         return rows, None
     parsed = abi.parse_types(types)
     source = abi.Rows(leaves, len(parsed), "leaves")
     return standard_leaf_hashes(parsed, source, hasher), source
+
+
+def _rows_hint(leaves: object) -> str | None:
+    """What to say when leaves without ``types`` look like rows of ABI values."""
+    first = None
+    if isinstance(leaves, (list, tuple)) and leaves:
+        first = leaves[0]
+        if not isinstance(first, (list, tuple, dict)):
+            return None
+        what = f"leaves[0] is a {type(first).__name__} (a row of values)"
+    elif isinstance(leaves, Mapping) or type(leaves).__name__ in ("Table", "RecordBatch"):
+        what = f"leaves is a {type(leaves).__name__} of columns"
+    else:
+        return None
+    return (
+        f"{what}: rows make a StandardMerkleTree, whose leaves are the hashes of their ABI "
+        "encoding, so pass their types, for example types=['address', 'uint256']; without "
+        "types= the leaves must be 32-byte values (a SimpleMerkleTree)"
+    )
 
 
 def standard_leaf_hashes(
@@ -334,6 +359,51 @@ class OpenZeppelinTree(MerkleTree):
             return list(self._json_rows[index])
         assert self._rows is not None
         return self._rows.row(index)
+
+    def entries(self) -> Iterator[tuple[int, object]]:
+        """``(index, value)`` for every leaf in input order, as the JavaScript library's
+        ``entries()``; values as :meth:`value` gives them."""
+        for index in range(self.size):
+            yield index, self.value(index)
+
+    def index_of(self, value: object) -> int:
+        """The input index of the first leaf equal to ``value``: a 32-byte leaf (simple tree)
+        or a row of values (standard tree), hashed as :meth:`MerkleTree.build` hashes it.
+
+        Raises
+        ------
+        ValueError
+            No leaf of the tree is ``value`` (a row in another form hashes alike: ``5`` and
+            ``"5"`` for a ``uint256``).
+        """
+        leaf = np.frombuffer(_leaf_node(value, self.types, self._hasher, "value"), np.uint8)
+        leaves = self.nodes[self._tree_index]
+        found = np.flatnonzero((leaves == leaf).all(axis=1))
+        if found.shape[0] == 0:
+            raise ValueError(f"value is not a leaf of this tree: {value!r:.100}")
+        return int(found[0])
+
+    def proof_for(self, value: object) -> list[bytes]:
+        """:meth:`proof` of the leaf equal to ``value`` (the JavaScript library's
+        ``getProof(value)``); see :meth:`index_of`."""
+        return self.proof(self.index_of(value))
+
+    def render(self) -> str:
+        """The tree as text, laid out as the JavaScript library's ``render()``: one line per
+        node, ``position) 0x<hash>``, children below their parent, left child first."""
+        lines = []
+        stack: list[tuple[int, list[bool]]] = [(0, [])]
+        count = self.nodes.shape[0]
+        while stack:
+            position, path = stack.pop()
+            # path[k]: whether the ancestor at depth k + 1 has a sibling drawn below it.
+            indent = "".join("\u2502  " if more else "   " for more in path[:-1])
+            branch = ("\u251c\u2500 " if path[-1] else "\u2514\u2500 ") if path else ""
+            lines.append(f"{indent}{branch}{position}) 0x{self.nodes[position].tobytes().hex()}")
+            if 2 * position + 2 < count:
+                stack.append((2 * position + 2, [*path, False]))
+                stack.append((2 * position + 1, [*path, True]))
+        return "\n".join(lines)
 
     def proof(self, index: int) -> list[bytes]:
         """The sibling nodes from leaf ``index`` (input order) up to the root.

@@ -1,0 +1,186 @@
+"""The SQL functions that the DuckDB and Spark adapters register: one per algorithm and mode,
+with the arguments each takes, and how one batch of their arguments is hashed.
+
+A SQL function cannot take keyword arguments, so each name has one fixed argument list:
+
+- ``name(value)`` for the fixed-size functions (``sha3_256``, ``keccak_256``...);
+- ``name(value, n)`` where the output length is free (``shake_128``, ``kt128``...);
+- ``name(value, key_name[, n])`` for the keyed modes (KMAC, HMAC-SHA3): the key is named,
+  never written in the query, so its bytes stay out of query text, logs and plans;
+- ``name(value, n, customization)`` for cSHAKE, whose customization string is its point.
+
+Every other parameter of a mode keeps its default (KMAC's customization is empty,
+ParallelHash's block size is 8192 bytes): :func:`batchkeccak.arrow.hash_array` takes them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from batchkeccak.api import algorithm_names, hasher
+from batchkeccak.arrow import hash_array
+from batchkeccak.derived.table import modes
+from batchkeccak.hashers import Hasher
+from batchkeccak.parameters import algorithms
+
+__all__ = ["SqlFunction", "check_keys", "sql_functions"]
+
+
+@dataclass(frozen=True)
+class SqlFunction:
+    """One SQL function: an algorithm or mode, and the arguments its SQL form takes."""
+
+    name: str
+    keyed: bool
+    """Takes a key name, looked up in the keys given at registration."""
+    takes_length: bool
+    """Takes the output length in bytes."""
+    customized: bool
+    """Takes a customization string (cSHAKE)."""
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """The SQL arguments, in order: ``value`` first."""
+        names = ["value"]
+        if self.keyed:
+            names.append("key_name")
+        if self.takes_length:
+            names.append("n")
+        if self.customized:
+            names.append("customization")
+        return tuple(names)
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.arguments)})"
+
+    def digests(
+        self,
+        values: pa.Array | pa.ChunkedArray,
+        arguments: list[pa.Array | pa.ChunkedArray],
+        keys: Mapping[str, bytes],
+        *,
+        hex: bool = False,
+        threads: int | None = None,
+        cache: dict | None = None,
+    ) -> pa.Array:
+        """The digests of one batch: ``values`` and the other SQL arguments, one array each.
+
+        A row whose key name, length or customization is null gets a null digest. Rows are
+        grouped by their arguments, so the usual case (literals, the same on every row) is one
+        :func:`batchkeccak.arrow.hash_array` call over the whole batch.
+        """
+        count = len(values)
+        columns = [_combined(argument) for argument in arguments]
+        constant = all(
+            column.null_count == 0 and (count == 0 or _is_constant(column)) for column in columns
+        )
+        if constant:
+            settings = tuple(column[0].as_py() if count else None for column in columns)
+            if count == 0 and columns:
+                return pa.array([], pa.string() if hex else pa.binary())
+            return self._hash(values, settings, keys, hex, threads, cache)
+        out_type = pa.string() if hex else pa.binary()
+        rows: dict[tuple, list[int]] = {}
+        for index, settings in enumerate(zip(*(column.to_pylist() for column in columns))):
+            if None not in settings:
+                rows.setdefault(settings, []).append(index)
+        result = pa.nulls(count, out_type)
+        flat_values = _combined(values)
+        for settings, indices in rows.items():
+            taken = pa.array(indices, pa.int64())
+            digests = self._hash(flat_values.take(taken), settings, keys, hex, threads, cache)
+            mask = np.zeros(count, dtype=bool)
+            mask[indices] = True
+            # replace_with_mask takes the replacements in row order: indices are ascending.
+            result = pc.replace_with_mask(result, pa.array(mask), _combined(digests).cast(out_type))
+        return result
+
+    def _hash(self, values, settings, keys, hex, threads, cache) -> pa.Array:
+        resolved = self._hasher(settings, keys, threads, cache)
+        return hash_array(values, resolved, hex=hex)
+
+    def _hasher(self, settings: tuple, keys: Mapping[str, bytes], threads, cache) -> Hasher:
+        if cache is not None and settings in cache:
+            return cache[settings]
+        params: dict[str, object] = {}
+        length = None
+        position = 0
+        if self.keyed:
+            key_name = settings[position]
+            position += 1
+            if key_name not in keys:
+                known = ", ".join(repr(k) for k in sorted(keys)) or "none"
+                raise ValueError(
+                    f"{self.name}(): no key named {key_name!r}; the keys registered are: {known} "
+                    "(register(connection, keys={name: key_bytes}))"
+                )
+            params["key"] = keys[key_name]
+        if self.takes_length:
+            length = settings[position]
+            position += 1
+        if self.customized:
+            customization = settings[position]
+            if isinstance(customization, str):  # a SQL string: its UTF-8 bytes, as values
+                customization = customization.encode("utf-8")
+            params["customization"] = customization
+        resolved = hasher(self.name, length=length, threads=threads, **params)
+        if cache is not None:
+            if len(cache) > 64:  # lengths that vary by row: keep the cache bounded
+                cache.clear()
+            cache[settings] = resolved
+        return resolved
+
+
+def _combined(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(array, pa.ChunkedArray):
+        return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    return array
+
+
+def _is_constant(column: pa.Array) -> bool:
+    first = column[0]
+    return bool(pc.all(pc.equal(column, first)).as_py())
+
+
+def sql_functions() -> dict[str, SqlFunction]:
+    """Every algorithm and mode by name, with its SQL arguments, in the tables' order."""
+    functions = {}
+    for name in algorithm_names():
+        if name in algorithms:
+            spec = algorithms[name]
+            functions[name] = SqlFunction(name, False, spec.digest_size is None, False)
+            continue
+        mode = modes[name]
+        functions[name] = SqlFunction(
+            name,
+            keyed="key" in mode.params,
+            takes_length=not mode.fixed_length,
+            customized=mode.family == "cshake",
+        )
+    return functions
+
+
+def check_keys(keys: object) -> dict[str, bytes]:
+    """``keys`` as a dict of names to key bytes; TypeError naming what is wrong."""
+    if keys is None:
+        return {}
+    if not isinstance(keys, Mapping):
+        raise TypeError(
+            f"keys must be a mapping of key names (str) to key bytes, got {type(keys).__name__}"
+        )
+    checked = {}
+    for name, key in keys.items():
+        if not isinstance(name, str):
+            raise TypeError(f"keys: a key name must be a str, got {type(name).__name__}")
+        if isinstance(key, str) or not isinstance(key, (bytes, bytearray, memoryview)):
+            raise TypeError(
+                f"keys[{name!r}] must be bytes (the key itself), got {type(key).__name__}"
+            )
+        checked[name] = bytes(key)
+    return checked

@@ -1,0 +1,189 @@
+"""A ``bk`` accessor on pandas Series and DataFrames: ``df["email"].bk.sha3_256()``.
+
+Importing this module registers the accessor. A Series is handed to
+:func:`batchkeccak.arrow.hash_array` as Arrow data: Arrow-backed columns (``str`` in pandas 3,
+``string[pyarrow]``, ``pd.ArrowDtype``) without a copy, object columns of ``bytes`` or ``str``
+converted once by Arrow, categoricals as dictionaries (each category hashed once). The result
+is an Arrow-backed Series with the input's index and name.
+
+pandas imports when this module does, never by ``import batchkeccak``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from batchkeccak._sql import sql_functions
+from batchkeccak.api import hash_many, hasher
+from batchkeccak.arrow import digest_array, hash_array
+from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.hashers import Hasher
+from batchkeccak.parameters import Algorithm
+
+try:
+    import pandas as pd
+except ImportError as error:  # pragma: no cover - the extra names it
+    raise ImportError("batchkeccak.pandas needs pandas: pip install 'batchkeccak[pandas]'") from error
+
+__all__ = ["ACCESSOR", "HashFrameAccessor", "HashSeriesAccessor"]
+
+ACCESSOR = "bk"
+"""The name the accessor is registered under: ``series.bk``, ``frame.bk``."""
+
+
+def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The Series as Arrow data; TypeError naming its dtype when it holds no bytes or text."""
+    array = series.array
+    if hasattr(array, "__arrow_array__") and not isinstance(series.dtype, pd.CategoricalDtype):
+        values = pa.array(array)  # Arrow-backed: the same buffers
+    else:
+        try:
+            values = pa.array(series, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+            raise TypeError(
+                f"bk: expected a Series of bytes or str, got dtype {series.dtype} whose values "
+                f"Arrow cannot read as one binary or string column ({error})"
+            ) from None
+    value_type = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
+    if pa.types.is_null(value_type):
+        return pa.nulls(len(values), pa.binary())
+    if not (pa.types.is_binary(value_type) or pa.types.is_string(value_type)
+            or pa.types.is_large_binary(value_type) or pa.types.is_large_string(value_type)
+            or pa.types.is_binary_view(value_type) or pa.types.is_string_view(value_type)
+            or pa.types.is_fixed_size_binary(value_type)):
+        raise TypeError(
+            f"bk: expected a Series of bytes or str, got dtype {series.dtype} (Arrow type "
+            f"{values.type}); convert it first, for example .astype(str)"
+        )
+    return values
+
+
+def _object_digests(series: pd.Series, resolved: Hasher, hex: bool) -> pa.Array | None:
+    """An object column of ``bytes`` with nothing missing is hashed from its list of objects by
+    the compiled reader that ``hash_many`` uses (which hashes while it reads), rather than
+    first copied into an Arrow column; None for any other column."""
+    if series.dtype != object or len(series) == 0:
+        return None
+    values = series.tolist()
+    if not isinstance(values[0], bytes):
+        return None
+    try:
+        digests = hash_many(values, resolved)
+    except TypeError:
+        # None, NaN or str among the bytes (found by the reader, cheaper than isna() first):
+        # Arrow reads those.
+        return None
+    return digest_array(digests, hex=hex, threads=resolved.threads)
+
+
+def _as_series(digests: pa.Array | pa.ChunkedArray, like: pd.Series | pd.DataFrame,
+               name: object) -> pd.Series:
+    return pd.Series(pd.arrays.ArrowExtensionArray(digests), index=like.index, name=name)
+
+
+def _resolve(algorithm, length, threads, params) -> Hasher:
+    return hasher(algorithm, length=length, threads=threads, **params)
+
+
+@pd.api.extensions.register_series_accessor(ACCESSOR)
+class HashSeriesAccessor:
+    """``series.bk``: digests of every value, as an Arrow-backed Series."""
+
+    def __init__(self, series: pd.Series) -> None:
+        self._series = series
+
+    def hash(
+        self,
+        algorithm: str | Algorithm | Hasher = "sha3_256",
+        *,
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ) -> pd.Series:
+        """Hash every value; missing values (None, NaN, NA) stay missing.
+
+        Parameters
+        ----------
+        algorithm
+            A name from ``batchkeccak.algorithms`` or ``batchkeccak.modes``, or a
+            :class:`~batchkeccak.Hasher`.
+        hex
+            Lowercase hex strings instead of raw digests.
+        length
+            Output bytes, for the functions whose output length is free (SHAKE, KMAC...).
+        threads
+            Hashing threads; None uses every core.
+        **params
+            A mode's parameters (``key=``, ``customization=``...), as for
+            :func:`batchkeccak.hasher`; ``key`` may list one key per row.
+
+        Returns
+        -------
+        pandas.Series
+            ``ArrowDtype(fixed_size_binary(n))`` digests (``ArrowDtype(string)`` with
+            ``hex=True``), with the input's index and name. Strings hash their UTF-8 bytes.
+
+        Raises
+        ------
+        TypeError
+            The values are not all bytes or all str (the message names the dtype), or
+            ``length`` is wrong for ``algorithm``.
+        ValueError
+            An unknown ``algorithm``.
+        """
+        resolved = _resolve(algorithm, length, threads, params)
+        series = self._series
+        digests = _object_digests(series, resolved, bool(hex))
+        if digests is None:
+            digests = hash_array(_series_values(series), resolved, hex=bool(hex))
+        return _as_series(digests, series, series.name)
+
+
+@pd.api.extensions.register_dataframe_accessor(ACCESSOR)
+class HashFrameAccessor:
+    """``frame.bk``: one digest per row."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._frame = frame
+
+    def hash_rows(
+        self,
+        algorithm: str | Algorithm | Hasher = "sha3_256",
+        *,
+        encoding: str = "tagged",
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ) -> pd.Series:
+        """One digest per row over every column of the frame, in column order.
+
+        ``df[["id", "email"]].bk.hash_rows()`` equals :func:`batchkeccak.arrow.hash_rows` on
+        ``pa.Table.from_pandas(df[["id", "email"]], preserve_index=False)``: the values are
+        encoded as Arrow types them (``int64``, ``double``, UTF-8 strings...). The parameters
+        are as there.
+
+        Returns
+        -------
+        pandas.Series
+            Arrow-backed digests, never missing, with the frame's index.
+        """
+        resolved = _resolve(algorithm, length, threads, params)
+        table = pa.Table.from_pandas(self._frame, preserve_index=False)
+        digests = arrow_hash_rows(table, None, resolved, hex=bool(hex), encoding=encoding)
+        return _as_series(digests, self._frame, None)
+
+
+def _shortcut(name: str):
+    def method(self, *, hex: bool = False, length: int | None = None,
+               threads: int | None = None, **params: object) -> pd.Series:
+        return self.hash(name, hex=hex, length=length, threads=threads, **params)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``hash({name!r}, ...)``: see :meth:`hash` for the keywords."
+    return method
+
+
+for _name in sql_functions():
+    setattr(HashSeriesAccessor, _name, _shortcut(_name))

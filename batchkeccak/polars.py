@@ -1,0 +1,210 @@
+"""A ``bk`` namespace on Polars expressions and Series: ``pl.col("email").bk.sha3_256()``.
+
+Importing this module registers the namespace. Each method is one
+:func:`batchkeccak.arrow.hash_array` (or :func:`batchkeccak.arrow.hash_rows`) call per batch
+of rows that Polars hands over, declared elementwise with its output type, so eager, lazy and
+streaming queries (``collect(engine="streaming")``) can split the column however they like
+and no Python object is made per value.
+
+Polars imports when this module does, never by ``import batchkeccak``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pyarrow as pa
+
+from batchkeccak._sql import sql_functions
+from batchkeccak.api import hasher
+from batchkeccak.arrow import hash_array
+from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.hashers import Hasher
+from batchkeccak.parameters import Algorithm
+
+try:
+    import polars as pl
+except ImportError as error:  # pragma: no cover - the extra names it
+    raise ImportError("batchkeccak.polars needs Polars: pip install 'batchkeccak[polars]'") from error
+
+__all__ = ["NAMESPACE", "HashExpr", "HashSeries"]
+
+NAMESPACE = "bk"
+"""The name the namespace is registered under: ``pl.col(...).bk``, ``series.bk``."""
+
+_VALUE_DTYPES = "String, Binary, Categorical or Enum"
+
+
+def _resolve(algorithm, length, threads, params) -> Hasher:
+    # Resolved when the expression is built: a wrong name, length or key fails at once,
+    # not inside a query's first batch.
+    resolved = hasher(algorithm, length=length, threads=threads, **params)
+    if resolved.batch_size is not None:
+        raise ValueError(
+            f"{resolved.name}: a key per row cannot follow a query's batches; pass one key, or "
+            "use batchkeccak.arrow.hash_array on the whole column"
+        )
+    return resolved
+
+
+def _check_values(series: pl.Series) -> None:
+    dtype = series.dtype
+    if dtype in (pl.String, pl.Binary, pl.Null) or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return
+    raise TypeError(
+        f"bk: expected {_VALUE_DTYPES} input, got {dtype} (column {series.name!r}); "
+        "cast it first, for example .cast(pl.String)"
+    )
+
+
+def _output_dtype(hex: bool):
+    return pl.String if hex else pl.Binary
+
+
+def _as_series(digests: pa.Array | pa.ChunkedArray, name: str, hex: bool) -> pl.Series:
+    if not hex:
+        # Polars has no fixed-size binary type: the same bytes as variable-length binary.
+        digests = digests.cast(pa.binary())
+    return pl.Series(name, digests, dtype=_output_dtype(hex))
+
+
+def _digest_series(series: pl.Series, resolved: Hasher, hex: bool) -> pl.Series:
+    _check_values(series)
+    if series.dtype == pl.Null:
+        return pl.Series(series.name, [None] * len(series), dtype=_output_dtype(hex))
+    values = series.to_arrow()
+    return _as_series(hash_array(values, resolved, hex=hex), series.name, hex)
+
+
+def _row_digest_series(series: pl.Series, resolved: Hasher, hex: bool, encoding: str) -> pl.Series:
+    if not isinstance(series.dtype, pl.Struct):
+        raise TypeError(
+            f"bk.hash_rows: expected Struct input (pl.struct(columns)), got {series.dtype}"
+        )
+    rows = series.to_arrow()
+    if isinstance(rows, pa.ChunkedArray):
+        rows = rows.combine_chunks()
+    batch = pa.RecordBatch.from_struct_array(rows)
+    digests = arrow_hash_rows(batch, None, resolved, hex=hex, encoding=encoding)
+    if rows.null_count:
+        # A null struct has no fields to encode: its digest is null, as a null value's is.
+        digests = pa.compute.if_else(rows.is_valid(), digests, pa.scalar(None, digests.type))
+    return _as_series(digests, series.name, hex)
+
+
+def _check_encoding(encoding: object) -> str:
+    if encoding not in ("tagged", "tuplehash"):
+        raise ValueError(f"encoding must be 'tagged' or 'tuplehash', got {encoding!r}")
+    return encoding  # type: ignore[return-value]
+
+
+class _Methods:
+    """The methods shared by the expression and the Series namespace."""
+
+    def _apply(self, function: Callable[[pl.Series], pl.Series], dtype):  # pragma: no cover
+        raise NotImplementedError
+
+    def hash(
+        self,
+        algorithm: str | Algorithm | Hasher = "sha3_256",
+        *,
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ):
+        """Hash every value; nulls stay null.
+
+        Parameters
+        ----------
+        algorithm
+            A name from ``batchkeccak.algorithms`` or ``batchkeccak.modes``
+            (``sha3_256``, ``keccak_256``, ``shake_128``, ``kmac_256``...), or a
+            :class:`~batchkeccak.Hasher`.
+        hex
+            Lowercase hex strings (``String``) instead of raw digests (``Binary``).
+        length
+            Output bytes, for the functions whose output length is free (SHAKE, KMAC...).
+        threads
+            Hashing threads per batch; None uses every core.
+        **params
+            A mode's parameters (``key=``, ``customization=``...), as for
+            :func:`batchkeccak.hasher`; one key for every row.
+
+        Returns
+        -------
+        polars.Expr or polars.Series
+            ``Binary`` digests (``String`` with ``hex=True``), one per value. Strings hash
+            their UTF-8 bytes; Categorical and Enum values hash their strings, each distinct
+            one once per batch.
+
+        Raises
+        ------
+        TypeError
+            The column is not String, Binary, Categorical or Enum (when the batch is
+            hashed), or ``length`` is wrong for ``algorithm``.
+        ValueError
+            An unknown ``algorithm``; a list of keys.
+        """
+        resolved = _resolve(algorithm, length, threads, params)
+        return self._apply(lambda s: _digest_series(s, resolved, bool(hex)), _output_dtype(hex))
+
+    def hash_rows(
+        self,
+        algorithm: str | Algorithm | Hasher = "sha3_256",
+        *,
+        encoding: str = "tagged",
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ):
+        """One digest per row of a struct (``pl.struct(columns)``) over its fields, in order.
+
+        Equal to :func:`batchkeccak.arrow.hash_rows` over the same columns of
+        ``frame.to_arrow()``; ``encoding`` and the other parameters are as there and in
+        :meth:`hash`. A row whose struct is null (not one made by ``pl.struct``) gives null.
+        """
+        resolved = _resolve(algorithm, length, threads, params)
+        encoding = _check_encoding(encoding)
+        return self._apply(
+            lambda s: _row_digest_series(s, resolved, bool(hex), encoding), _output_dtype(hex)
+        )
+
+
+def _shortcut(name: str):
+    def method(self, *, hex: bool = False, length: int | None = None,
+               threads: int | None = None, **params: object):
+        return self.hash(name, hex=hex, length=length, threads=threads, **params)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``hash({name!r}, ...)``: see :meth:`hash` for the keywords."
+    return method
+
+
+for _name in sql_functions():
+    setattr(_Methods, _name, _shortcut(_name))
+
+
+@pl.api.register_expr_namespace(NAMESPACE)
+class HashExpr(_Methods):
+    """``pl.col(...).bk``: each method returns an expression, one batch per call."""
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def _apply(self, function, dtype) -> pl.Expr:
+        return self._expr.map_batches(function, return_dtype=dtype, is_elementwise=True)
+
+
+@pl.api.register_series_namespace(NAMESPACE)
+class HashSeries(_Methods):
+    """``series.bk``: each method returns a Series, the whole Series in one call."""
+
+    def __init__(self, series: pl.Series) -> None:
+        self._series = series
+
+    def _apply(self, function, dtype) -> pl.Series:
+        return function(self._series)
+
+

@@ -1,0 +1,122 @@
+"""OpenZeppelin trees by leaf value: JSON value files on the command line, proofs looked up
+by value, entries(), render(), and the hint about types=; checked against the recorded output
+of the JavaScript library (tests/data/merkle_openzeppelin.json) and its documented tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from batchkeccak import merkle
+from batchkeccak.cli import main
+
+from merkle_reference import keccak256
+
+FIXTURES = json.loads(
+    (Path(__file__).resolve().parent / "data" / "merkle_openzeppelin.json").read_text()
+)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("case", FIXTURES["standard"], ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+def test_cli_reads_standard_tree_values_as_json(capsys, tmp_path, case):
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps(case["values"]))
+    argv = ["merkle", "root", str(path), "--scheme", "openzeppelin",
+            "--types", ",".join(case["types"])]
+    if not case["sortLeaves"]:
+        argv.append("--keep-order")
+    code, out, err = run(capsys, *argv)
+    assert (code, err) == (0, "")
+    assert out.strip() == case["root"]
+
+
+@pytest.mark.parametrize("case", FIXTURES["simple"][:12], ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+def test_cli_reads_simple_tree_values_as_json(capsys, tmp_path, case):
+    path = tmp_path / "leaves.data"
+    path.write_text(json.dumps(case["leaves"]))
+    argv = ["merkle", "root", str(path), "--format", "json", "--scheme", "openzeppelin"]
+    if not case["sortLeaves"]:
+        argv.append("--keep-order")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and out.strip() == case["root"]
+
+
+@pytest.mark.parametrize(
+    "text, types, message",
+    [
+        ('{"a": 1}', "address", "expected a JSON array of values, got a JSON dict"),
+        ("[1, 2", "address", "is not JSON"),
+        ('[["0x' + "11" * 20 + '"]]', "address,uint256", "expected an array of 2 values"),
+        ('[["0x' + "11" * 20 + '", "5"]]', None, "is an array (a row): give its --types"),
+    ],
+)
+def test_cli_json_errors(capsys, tmp_path, text, types, message):
+    path = tmp_path / "values.json"
+    path.write_text(text)
+    argv = ["merkle", "root", str(path), "--scheme", "openzeppelin"]
+    if types:
+        argv += ["--types", types]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err
+
+
+def test_rows_without_types_say_to_pass_types():
+    rows = [["0x" + "11" * 20, 5], ["0x" + "22" * 20, 7]]
+    with pytest.raises(TypeError, match=r"pass their types, for example types=\["):
+        merkle.MerkleTree.build(rows, scheme="openzeppelin")
+
+
+@pytest.mark.parametrize("case", FIXTURES["standard"][:2] + FIXTURES["standard"][-2:],
+                         ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+def test_proof_for_a_value_is_the_recorded_proof(case):
+    tree = merkle.MerkleTree.build(
+        case["values"], scheme="openzeppelin", types=case["types"],
+        sort_leaves=case["sortLeaves"],
+    )
+    for index, value in enumerate(case["values"]):
+        assert tree.index_of(value) == case["values"].index(value)
+        assert ["0x" + p.hex() for p in tree.proof_for(value)] == case["proofs"][index]
+    assert [i for i, _ in tree.entries()] == list(range(len(case["values"])))
+    assert [list(v) for _, v in tree.entries()] == case["values"]
+
+
+def test_proof_for_a_simple_leaf_and_a_missing_value():
+    case = FIXTURES["simple"][10]
+    leaves = [bytes.fromhex(x[2:]) for x in case["leaves"]]
+    tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin", sort_leaves=case["sortLeaves"])
+    for index, leaf in enumerate(leaves):
+        assert ["0x" + p.hex() for p in tree.proof_for(leaf)] == case["proofs"][index]
+    with pytest.raises(ValueError, match="not a leaf of this tree"):
+        tree.proof_for(b"\x00" * 32)
+
+
+# OpenZeppelin's src/simple.test.ts renders the sorted tree of keccak256("a") .. ("f") as this
+# text (node hashes as its documented vectors list them).
+RENDERED_SIMPLE = """\
+0) 0x1b404f199ea828ec5771fb30139c222d8417a82175fefad5cd42bc3a189bd8d5
+├─ 1) 0xec554bdfb01d31fa838d0830339b0e6e8a70e0d55a8f172ffa8bebbf8e8d5ba0
+│  ├─ 3) 0x434d51cfeb80272378f4c3a8fd2824561c2cad9fce556ea600d46f20550976a6
+│  │  ├─ 7) 0xb5553de315e0edf504d9150af82dafa5c4667fa618ed0a6f19c69b41166c5510
+│  │  └─ 8) 0xa8982c89d80987fb9a510e25981ee9170206be21af3c8e0eb312ef1d3382e761
+│  └─ 4) 0x7dea550f679f3caab547cbbc5ee1a4c978c8c039b572ba00af1baa6481b88360
+│     ├─ 9) 0x3ac225168df54212a25c1c01fd35bebfea408fdac2e31ddd6f80a4bbf9a5f1cb
+│     └─ 10) 0x0b42b6393c1f53060fe3ddbfcd7aadcca894465a5a438f69c87d790b2299b9b2
+└─ 2) 0xaf46af0745b433e1d5bed9a04b1fdf4002f67a733c20db2fca5b2af6120d9bcb
+   ├─ 5) 0xf1918e8562236eb17adc8502332f4c9c82bc14e19bfc0aa10ab674ff75b3d2f3
+   └─ 6) 0xd1e8aeb79500496ef3dc2e57ba746a8315d048b7a664a2bf948db4fa91960483"""
+
+
+def test_render_matches_the_javascript_layout():
+    leaves = [keccak256(c.encode()) for c in "abcdef"]
+    tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin")
+    assert tree.render() == RENDERED_SIMPLE
+    one = merkle.MerkleTree.build(leaves[:1], scheme="openzeppelin")
+    assert one.render() == "0) 0x" + leaves[0].hex()

@@ -1,0 +1,82 @@
+"""batchkeccak.pandas: the ``bk`` accessor on Series and DataFrames, against hashlib and
+pycryptodome."""
+
+from __future__ import annotations
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+import numpy as np
+import pyarrow as pa
+
+import batchkeccak.pandas  # noqa: F401 - registers the accessor
+from batchkeccak._sql import sql_functions
+from batchkeccak.arrow import hash_rows as arrow_hash_rows
+
+from engine_oracles import engine_oracle
+
+KEY = bytes(range(40))
+TEXTS = ["", "abc", "caf\u00e9 \u2603", "x" * 300, None, "abc"]
+
+
+def series_forms(texts):
+    raw = [None if t is None else t.encode() for t in texts]
+    no_missing = [b"" if t is None else t.encode() for t in texts]
+    return {
+        "object bytes": (pd.Series(raw, dtype=object), raw),
+        "object bytes, nothing missing": (pd.Series(no_missing, dtype=object), no_missing),
+        "object str with NaN": (pd.Series([np.nan if t is None else t for t in texts],
+                                          dtype=object), raw),
+        "str": (pd.Series(texts, dtype="str"), raw),
+        "string[python]": (pd.Series(texts, dtype="string[python]"), raw),
+        "string[pyarrow]": (pd.Series(texts, dtype="string[pyarrow]"), raw),
+        "ArrowDtype binary": (pd.Series(raw, dtype=pd.ArrowDtype(pa.binary())), raw),
+        "category": (pd.Series(texts, dtype="category"), raw),
+    }
+
+
+@pytest.mark.parametrize("form", list(series_forms(TEXTS)))
+def test_every_series_form(form):
+    series, values = series_forms(TEXTS)[form]
+    series.index = pd.RangeIndex(10, 10 + len(series))
+    series.name = "email"
+    got = series.bk.sha3_256()
+    assert got.name == "email" and list(got.index) == list(series.index)
+    assert isinstance(got.dtype, pd.ArrowDtype)
+    want = [None if v is None else engine_oracle("sha3_256", v) for v in values]
+    assert [None if pd.isna(d) else d for d in got.tolist()] == want
+    hex_got = series.bk.keccak_256(hex=True).tolist()
+    assert [None if pd.isna(h) else h for h in hex_got] == [
+        None if v is None else engine_oracle("keccak_256", v).hex() for v in values
+    ]
+
+
+@pytest.mark.parametrize("name", list(sql_functions()))
+def test_every_shortcut(name):
+    function = sql_functions()[name]
+    kw = {}
+    if function.keyed:
+        kw["key"] = KEY
+    if function.takes_length:
+        kw["length"] = 20
+    if function.customized:
+        kw["customization"] = b"Email"
+    series = pd.Series([b"abc", b"", b"y" * 200])
+    got = getattr(series.bk, name)(**kw).tolist()
+    assert got == [engine_oracle(name, v, **kw) for v in series]
+
+
+def test_frame_hash_rows_equals_arrow_hash_rows():
+    frame = pd.DataFrame({"id": [1, 2, 3], "email": ["a@x", None, ""]}, index=[7, 8, 9])
+    got = frame[["id", "email"]].bk.hash_rows(hex=True)
+    table = pa.Table.from_pandas(frame[["id", "email"]], preserve_index=False)
+    assert got.tolist() == arrow_hash_rows(table, hex=True).to_pylist()
+    assert list(got.index) == [7, 8, 9]
+
+
+def test_clear_errors():
+    with pytest.raises(TypeError, match="expected a Series of bytes or str, got dtype int64"):
+        pd.Series([1, 2]).bk.sha3_256()
+    with pytest.raises(TypeError, match="length is required"):
+        pd.Series([b"a"]).bk.shake_128()
