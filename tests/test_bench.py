@@ -271,6 +271,7 @@ def test_log_uniform_lengths_stay_in_range():
     assert (lengths < 64).any() and (lengths > 1024).any()
 
 
+@pytest.mark.slow
 def test_startup_probe_structure():
     workload = benchmark.measure_startup("sha3_256", repeats=1, cold_repeats=0)
     assert [row.key for row in workload.rows] == [
