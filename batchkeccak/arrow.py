@@ -423,16 +423,23 @@ def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
     return resolved.hash_columns(fields, batch.num_rows)
 
 
-def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> list[str]:
-    names = list(schema.names)
+def selected_columns(names: Sequence[str], columns: Sequence[str] | str | None) -> list[str]:
+    """``columns`` as a list of names (all of ``names`` for None, one name for a str);
+    ValueError when it names none. What every ``hash_rows`` takes as its columns."""
     if columns is None:
-        selected = names
+        selected = list(names)
     elif isinstance(columns, str):
         selected = [columns]
     else:
         selected = list(columns)
     if not selected:
         raise ValueError("columns must name at least one column")
+    return selected
+
+
+def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> list[str]:
+    names = list(schema.names)
+    selected = selected_columns(names, columns)
     for name in selected:
         if not isinstance(name, str):
             raise TypeError(f"columns must be column names (str), got {type(name).__name__}")

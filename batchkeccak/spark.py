@@ -21,7 +21,7 @@ import pyarrow as pa
 from batchkeccak import _parallel
 from batchkeccak._sql import SqlFunction, check_keys, sql_functions
 from batchkeccak.api import hasher
-from batchkeccak.arrow import hash_array
+from batchkeccak.arrow import hash_array, selected_columns
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 __all__ = ["hash_column", "hash_rows", "register"]
@@ -296,14 +296,7 @@ def hash_rows(
     """
     _import_pyspark()
     resolved = _resolve(algorithm, length, params)
-    if columns is None:
-        selected = list(df.columns)
-    elif isinstance(columns, str):
-        selected = [columns]
-    else:
-        selected = list(columns)
-    if not selected:
-        raise ValueError("columns must name at least one column")
+    selected = selected_columns(df.columns, columns)
     arrow_fields = []
     for name in selected:
         field = _find_field(df, name, "columns")

@@ -13,12 +13,24 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
 from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import json_item
+
+
+class BuildOptions(TypedDict, total=False):
+    """The options of :meth:`MerkleTree.build` and :func:`merkle_root` besides ``scheme``,
+    which each scheme's own ``build`` and ``merkle_root`` take as keywords."""
+
+    algorithm: object
+    sort_leaves: bool | None
+    types: Sequence[str] | None
+    length: int | None
+    threads: int | None
+
 
 SCHEMES = ("openzeppelin", "rfc9162")
 """Tree constructions, each byte-exact with its reference (see docs/merkle.md)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Unpack
 
 import numpy as np
 
@@ -37,7 +38,13 @@ from batchkeccak.merkle._bytes import (
     hex_matrix,
 )
 from batchkeccak.merkle._kernels import key_order, sorted_pairs
-from batchkeccak.merkle.base import PAIRS_PER_CALL, MerkleTree, MultiProof, check_index
+from batchkeccak.merkle.base import (
+    PAIRS_PER_CALL,
+    BuildOptions,
+    MerkleTree,
+    MultiProof,
+    check_index,
+)
 
 NODE_SIZE = 32
 ALGORITHM = "keccak_256"
@@ -315,20 +322,12 @@ class OpenZeppelinTree(MerkleTree):
 
     @classmethod
     def build(  # type: ignore[override]
-        cls,
-        leaves: object,
-        *,
-        algorithm: str | None = None,
-        sort_leaves: bool | None = None,
-        types: Sequence[str] | None = None,
-        length: int | None = None,
-        threads: int | None = None,
+        cls, leaves: object, **options: Unpack[BuildOptions]
     ) -> OpenZeppelinTree:
         """See :meth:`MerkleTree.build`."""
-        hasher, sort, rows, source = _checked_leaves(
-            leaves, algorithm, sort_leaves, types, length, threads
-        )
+        hasher, sort, rows, source = _checked_leaves(leaves, **options)
         tree, tree_index = build_heap(rows, sort, hasher)
+        types = options.get("types")
         return cls(
             tree, tree_index, hasher, types=list(types) if types is not None else None, rows=source
         )  # type: ignore[arg-type]
@@ -619,21 +618,14 @@ def _tree_positions(values: list) -> np.ndarray:
 # Root only, and verification
 
 
-def merkle_root(
-    leaves: object,
-    *,
-    algorithm: str | None = None,
-    sort_leaves: bool | None = None,
-    types: Sequence[str] | None = None,
-    length: int | None = None,
-    threads: int | None = None,
-) -> bytes:
+def merkle_root(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
     """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
-    hasher, sort, rows, _ = _checked_leaves(leaves, algorithm, sort_leaves, types, length, threads)
+    hasher, sort, rows, _ = _checked_leaves(leaves, **options)
     return root_of_leaves(rows, sort, hasher)
 
 
-def _checked_leaves(leaves, algorithm, sort_leaves, types, length, threads):
+def _checked_leaves(leaves, algorithm=None, sort_leaves=None, types=None, length=None,
+                    threads=None):
     """``(hasher, sort, leaf rows, source)`` from the arguments ``build`` and ``merkle_root``
     share, each checked."""
     _reject_length(length)

@@ -18,6 +18,7 @@ The rules, for a list of values ``D[n]`` and a hash ``H`` (default SHA3-256):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 import numpy as np
 
@@ -30,7 +31,13 @@ from batchkeccak.merkle._bytes import (
     flat_messages,
     hex_matrix,
 )
-from batchkeccak.merkle.base import PAIRS_PER_CALL, MerkleTree, check_count, check_index
+from batchkeccak.merkle.base import (
+    PAIRS_PER_CALL,
+    BuildOptions,
+    MerkleTree,
+    check_count,
+    check_index,
+)
 
 DEFAULT_ALGORITHM = "sha3_256"
 LEAF_PREFIX = b"\x00"
@@ -115,18 +122,10 @@ class RFC9162Tree(MerkleTree):
 
     @classmethod
     def build(  # type: ignore[override]
-        cls,
-        leaves: object,
-        *,
-        algorithm: str | None = None,
-        sort_leaves: bool | None = None,
-        types: Sequence[str] | None = None,
-        length: int | None = None,
-        threads: int | None = None,
+        cls, leaves: object, **options: Unpack[BuildOptions]
     ) -> RFC9162Tree:
         """See :meth:`MerkleTree.build`; ``leaves`` are the values ``D[n]``."""
-        reject_openzeppelin_options(sort_leaves, types)
-        hasher = _hasher(algorithm, length, threads)
+        hasher = _build_hasher(**options)
         return cls(build_levels(leaf_hashes(leaves, hasher), hasher), hasher)
 
     @property
@@ -258,24 +257,22 @@ class RFC9162Tree(MerkleTree):
         return cls(build_levels(hashes, hasher), hasher)
 
 
-def merkle_root(
-    values: object,
-    *,
-    algorithm: str | None = None,
-    sort_leaves: bool | None = None,
-    types: Sequence[str] | None = None,
-    length: int | None = None,
-    threads: int | None = None,
-) -> bytes:
+def merkle_root(values: object, **options: Unpack[BuildOptions]) -> bytes:
     """``MTH(D[n])`` keeping one level in memory at a time."""
-    reject_openzeppelin_options(sort_leaves, types)
-    hasher = _hasher(algorithm, length, threads)
+    hasher = _build_hasher(**options)
     level = leaf_hashes(values, hasher)
     if level.shape[0] == 0:
         return hasher.hash_one(b"")
     while level.shape[0] > 1:
         level = parent_level(level, hasher)
     return level[0].tobytes()
+
+
+def _build_hasher(algorithm=None, sort_leaves=None, types=None, length=None,
+                  threads=None) -> Hasher:
+    """The hasher of ``build`` and ``merkle_root``, refusing OpenZeppelin's options."""
+    reject_openzeppelin_options(sort_leaves, types)
+    return _hasher(algorithm, length, threads)
 
 
 def reject_openzeppelin_options(sort_leaves: object, types: object) -> None:
@@ -348,12 +345,23 @@ def verify_leaf_hash(
 ) -> bool:
     """Like :func:`verify`, given the leaf hash ``H(0x00 || value)`` instead of the value."""
     hasher = _hasher(algorithm, length, 1)
-    index = check_count(index, "index")
-    size = check_count(size, "size")
-    leaf = as_bytes(leaf_hash, "leaf_hash", hasher.output_length)
-    root_bytes = as_bytes(root, "root", hasher.output_length)
-    path = as_node_list(proof, "proof", hasher.output_length)
+    (index, size), (leaf, root_bytes), path = _checked_proof(
+        hasher, proof, {"index": index, "size": size}, {"leaf_hash": leaf_hash, "root": root}
+    )
     return verify_inclusion(leaf, index, size, path, root_bytes, hasher)
+
+
+def _checked_proof(
+    hasher: Hasher, proof: object, counts: dict[str, object], nodes: dict[str, object]
+) -> tuple[list[int], list[bytes], list[bytes]]:
+    """A verification's arguments, each checked under its own name: the ``counts`` (indices
+    and sizes), the ``nodes`` (each one digest long) and the proof's list of nodes."""
+    width = hasher.output_length
+    return (
+        [check_count(value, name) for name, value in counts.items()],
+        [as_bytes(value, name, width) for name, value in nodes.items()],
+        as_node_list(proof, "proof", width),
+    )
 
 
 def verify_consistency(
@@ -368,11 +376,10 @@ def verify_consistency(
 ) -> bool:
     """RFC 9162 section 2.1.4.2; see :func:`batchkeccak.merkle.verify_consistency`."""
     hasher = _hasher(algorithm, length, 1)
-    first = check_count(old_size, "old_size")
-    second = check_count(new_size, "new_size")
-    first_hash = as_bytes(old_root, "old_root", hasher.output_length)
-    second_hash = as_bytes(new_root, "new_root", hasher.output_length)
-    path = as_node_list(proof, "proof", hasher.output_length)
+    (first, second), (first_hash, second_hash), path = _checked_proof(
+        hasher, proof, {"old_size": old_size, "new_size": new_size},
+        {"old_root": old_root, "new_root": new_root},
+    )
     if first > second:
         return False
     if first == second:
