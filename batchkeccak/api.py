@@ -14,6 +14,7 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak._hex import hex_rows
+from batchkeccak.dispatch import forced_backend
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
 from batchkeccak.parameters import Algorithm, algorithms, canonical_name
@@ -220,9 +221,11 @@ def warmup() -> None:
     """Compile (or load from the on-disk cache) the hashing kernels now, not on first use.
 
     For services that would rather pay start-up before taking traffic. One call covers every
-    algorithm and input form: they all share the same compiled kernels.
+    algorithm and input form of ``hash_many``: they all share the same compiled kernels. (After
+    it, even small calls may use the kernels: their load is paid.)
     """
-    hash_many([b"", b"x" * 200], "sha3_256", threads=1)
+    with forced_backend("kernels"):
+        hash_many([b"", b"x" * 200], "sha3_256", threads=1)
 
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.

@@ -146,3 +146,20 @@ def test_small_work_in_a_fresh_process_loads_no_compiler():
                           env=env, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_warmup_loads_the_kernels_even_though_its_call_is_small():
+    # warmup() exists to pay the kernels' load up front: its own small call must not slip
+    # to hashlib (the demo's "kernels ready" figure and services' start-up rely on it).
+    env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    script = (
+        "import sys, batchkeccak as bk\n"
+        "from batchkeccak import dispatch\n"
+        "before = dispatch.kernels_loaded()\n"
+        "bk.warmup()\n"
+        "print(before, dispatch.kernels_loaded(), 'numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, check=True, timeout=300)
+    assert done.stdout.split() == ["False", "True", "True"]

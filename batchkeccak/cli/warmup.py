@@ -26,6 +26,13 @@ def register(subparsers) -> None:
 def warm_every_kernel() -> None:
     """One small call through each compiled path: batches of every input form, streams,
     files, the modes, Arrow columns and rows, Merkle trees."""
+    from batchkeccak.dispatch import forced_backend
+
+    with forced_backend("kernels"):  # small calls would otherwise go to hashlib
+        _call_every_kernel()
+
+
+def _call_every_kernel() -> None:
     import numpy as np
     import pyarrow as pa
 
