@@ -279,7 +279,13 @@ class Hasher:
 
     def _oneshot_flat(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> np.ndarray:
         view = memoryview(data)
-        bounds = offsets.tolist()
+        bounds = offsets.tolist()  # a copy: what is checked is what is read
+        # The kernels' own entry check, here: a slice past the data would silently shorten
+        # a message, where the kernels refuse it.
+        if bounds[0] < 0 or bounds[-1] > len(view) or any(
+            map(int.__gt__, bounds[:-1], bounds[1:])
+        ):
+            raise ValueError("hash_flat: a message's offsets leave the data buffer")
         pieces = map(view.__getitem__, map(slice, bounds[:-1], bounds[1:]))
         return self._oneshot_rows(pieces, out)
 

@@ -163,3 +163,10 @@ def test_warmup_loads_the_kernels_even_though_its_call_is_small():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, check=True, timeout=300)
     assert done.stdout.split() == ["False", "True", "True"]
+
+
+@pytest.mark.parametrize("offsets", [[0, 5, 20], [0, 9, 3], [-1, 2, 3]])
+def test_offsets_outside_the_data_are_refused_on_both_sides(backend, offsets):
+    resolved = bk.hasher("sha3_256")
+    with pytest.raises(ValueError, match="offsets leave the data buffer"):
+        resolved.hash_flat(np.zeros(10, np.uint8), np.array(offsets, np.int64))
