@@ -25,7 +25,8 @@ LAYERS = [
     ("modes", ["batchkeccak.derived"]),
     ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
-                      "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle"]),
+                      "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle",
+                      "batchkeccak.ethereum"]),
     ("package", ["batchkeccak"]),  # __init__: re-exports the public names
     ("cli and benchmark", ["batchkeccak.cli", "batchkeccak.benchmark",
                            "batchkeccak.__main__"]),
