@@ -247,28 +247,29 @@ def create2_addresses(deployer: object, salts: object, init_code_hash: object) -
     return keccak_rows(messages)[:, 12:]
 
 
-def nonce_column(nonces: object, count: int | None) -> np.ndarray:
-    array = np.asarray(nonces)
-    if array.ndim != 1:
-        raise ValueError("nonces must be a 1-D column of ints")
-    if array.dtype == object:
-        bad = next(
-            (i for i, n in enumerate(array)
-             if isinstance(n, bool) or not isinstance(n, (int, np.integer))),
-            None,
-        )
-        if bad is not None:
-            raise TypeError(f"nonces[{bad}] must be an int, got {type(array[bad]).__name__}")
-        out_of_range = next((i for i, n in enumerate(array) if not 0 <= n < 2**64), None)
-        if out_of_range is not None:
-            raise ValueError(f"nonces[{out_of_range}] = {array[out_of_range]} is not in 0 .. 2**64 - 1")
-        array = array.astype(np.uint64)
-    elif array.shape[0] and array.dtype.kind not in "iu":
-        raise TypeError(f"nonces must hold ints, got {array.dtype}")
-    if array.dtype.kind == "i" and array.shape[0] and (array < 0).any():
-        row = int(np.flatnonzero(array < 0)[0])
-        raise ValueError(f"nonces[{row}] = {int(array[row])} is negative")
-    return array.astype(np.uint64)
+def nonce_column(nonces: object) -> np.ndarray:
+    """Nonces as uint64; TypeError / ValueError naming the first row that is not an int in
+    ``0 .. 2**64 - 1``."""
+    if isinstance(nonces, np.ndarray):
+        if nonces.ndim != 1:
+            raise ValueError(f"nonces must be a 1-D column of ints, got {nonces.ndim}-D")
+        if nonces.shape[0] and nonces.dtype.kind not in "iu":
+            raise TypeError(f"nonces must hold ints, got {nonces.dtype}")
+        if nonces.dtype.kind == "i" and (nonces < 0).any():
+            row = int(np.flatnonzero(nonces < 0)[0])
+            raise ValueError(f"nonces[{row}] = {int(nonces[row])} is negative")
+        return nonces.astype(np.uint64)
+    if isinstance(nonces, (str, bytes)):
+        raise TypeError(f"nonces must be a column of ints, got {type(nonces).__name__}")
+    values = list(nonces)  # type: ignore[call-overload]
+    for row, nonce in enumerate(values):
+        if isinstance(nonce, bool) or not isinstance(nonce, (int, np.integer)):
+            raise TypeError(f"nonces[{row}] must be an int, got {type(nonce).__name__}")
+        if nonce < 0:
+            raise ValueError(f"nonces[{row}] = {nonce} is negative")
+        if nonce >= 2**64:
+            raise ValueError(f"nonces[{row}] = {nonce} does not fit in 64 bits (EIP-2681)")
+    return np.array(values, dtype=np.uint64)
 
 
 def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
@@ -294,7 +295,7 @@ def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
     >>> contract_addresses(sender, [0])[0].tobytes().hex()
     'cd234a471b72ba2f1ccf0a70fcaba648a5eecd8d'
     """
-    nonce_values = nonce_column(nonces, None)
+    nonce_values = nonce_column(nonces)
     count = nonce_values.shape[0]
     senders = one_or_rows(deployers, count, 20, "deployers", "an address")
     data, offsets = _kernels.create_messages(np.ascontiguousarray(senders), nonce_values)
