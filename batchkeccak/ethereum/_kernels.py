@@ -376,7 +376,7 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
     return position
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _payload_length(node, kind, path_start, path_stop, value_row, first_child, child_mask,
                     value_offsets, value_data, reference_length):
     k = kind[node]
@@ -403,7 +403,7 @@ def _payload_length(node, kind, path_start, path_stop, value_row, first_child, c
     return total + reference_length[first_child[node]]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _write_node(out, position, node, payload, kind, key_row, path_start, path_stop, value_row,
                 first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
                 reference, reference_length):
@@ -414,9 +414,10 @@ def _write_node(out, position, node, payload, kind, key_row, path_start, path_st
         mask = child_mask[node]
         for slot in range(16):
             if (mask >> slot) & 1:
-                for b in range(reference_length[child]):
+                size = reference_length[child]
+                for b in range(size):
                     out[position + b] = reference[child, b]
-                position += reference_length[child]
+                position += size
                 child += 1
             else:
                 out[position] = 0x80
@@ -438,35 +439,43 @@ def _write_node(out, position, node, payload, kind, key_row, path_start, path_st
         row = value_row[node]
         return write_string(out, position, value_data, value_offsets[row], value_offsets[row + 1])
     child = first_child[node]
-    for b in range(reference_length[child]):
+    size = reference_length[child]
+    for b in range(size):
         out[position + b] = reference[child, b]
-    return position + reference_length[child]
+    return position + size
 
 
 @njit(cache=True, nogil=True)
-def encode_level(level, is_root, kind, key_row, path_start, path_stop, value_row, first_child,
-                 child_mask, key_data, key_offsets, value_data, value_offsets, reference,
-                 reference_length):
-    """RLP of every node of one level, whose children are all encoded already.
-
-    A node whose RLP is under 32 bytes (and is not a root) is written into its own
-    ``reference`` row, to be embedded in its parent. The others are written back to back into
-    one buffer, to be hashed in one batch; returns ``(buffer, offsets, hashed_nodes)``.
-    """
+def level_sizes(level, is_root, kind, path_start, path_stop, value_row, first_child,
+                child_mask, value_data, value_offsets, reference_length):
+    """The RLP payload length of every node of one level (whose children are all encoded),
+    and the bytes it takes in the level's hash buffer: 0 for a node to be embedded in its
+    parent (RLP under 32 bytes, not a root)."""
     count = level.shape[0]
     payloads = np.empty(count, dtype=np.int64)
-    hashed = 0
-    total = 0
+    sizes = np.empty(count, dtype=np.int64)
     for t in range(count):
         node = level[t]
         payload = _payload_length(node, kind, path_start, path_stop, value_row, first_child,
                                   child_mask, value_offsets, value_data, reference_length)
-        payloads[t] = payload
         size = header_length(payload) + payload
-        if size >= 32 or is_root[node]:
+        payloads[t] = payload
+        sizes[t] = size if size >= 32 or is_root[node] else 0
+    return payloads, sizes
+
+
+@njit(cache=True, nogil=True)
+def encode_nodes(level, payloads, sizes, buffer, kind, key_row, path_start, path_stop, value_row,
+                 first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
+                 reference, reference_length):
+    """RLP of nodes of one level (``payloads``, ``sizes`` from :func:`level_sizes`). A node to be embedded
+    is written into its own ``reference`` row; the others back to back into ``buffer``, to be
+    hashed in one batch. Returns ``(offsets, hashed_nodes)`` of the nodes in ``buffer``."""
+    count = level.shape[0]
+    hashed = 0
+    for t in range(count):
+        if sizes[t] > 0:
             hashed += 1
-            total += size
-    buffer = np.empty(total, dtype=np.uint8)
     offsets = np.empty(hashed + 1, dtype=np.int64)
     hashed_nodes = np.empty(hashed, dtype=np.int64)
     position = 0
@@ -474,8 +483,7 @@ def encode_level(level, is_root, kind, key_row, path_start, path_stop, value_row
     for t in range(count):
         node = level[t]
         payload = payloads[t]
-        size = header_length(payload) + payload
-        if size >= 32 or is_root[node]:
+        if sizes[t] > 0:
             offsets[h] = position
             hashed_nodes[h] = node
             h += 1
@@ -490,9 +498,9 @@ def encode_level(level, is_root, kind, key_row, path_start, path_stop, value_row
                 value_row, first_child, child_mask, key_data, key_offsets, value_data,
                 value_offsets, reference, reference_length,
             )
-            reference_length[node] = size
+            reference_length[node] = header_length(payload) + payload
     offsets[hashed] = position
-    return buffer, offsets, hashed_nodes
+    return offsets, hashed_nodes
 
 
 @njit(cache=True, nogil=True)
