@@ -1,0 +1,806 @@
+"""Numba kernels of the Merkle Patricia trie: key order, trie shapes, node encoding, proofs.
+
+Keys are byte strings read through ``(key_data, key_offsets)``; a trie walks them nibble by
+nibble, high nibble first. Nothing here allocates a Python object per key or per node: the
+shapes of every trie of a batch live in flat arrays (one entry per node), and each level of
+nodes is written as RLP into one flat buffer, ready for one batch hash.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak._jit import njit
+
+LEAF = 0
+EXTENSION = 1
+BRANCH = 2
+
+HASH_REFERENCE = 33
+"""Bytes a hashed child takes in its parent: 0xa0 (a 32-byte string) and the hash."""
+
+# Error codes of verify_walk, turned into messages by the caller.
+PROOF_OK = 0
+PROOF_MISSING_NODE = 1
+PROOF_WRONG_HASH = 2
+PROOF_MALFORMED = 3
+PROOF_EXTRA_NODES = 4
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def key_prefixes(key_data, key_offsets):
+    """The first 8 bytes of every key as a big-endian uint64, zero-padded: the primary sort
+    key, which orders keys as bytes do except among keys that tie on it."""
+    count = key_offsets.shape[0] - 1
+    out = np.zeros(count, dtype=np.uint64)
+    for i in range(count):
+        start = key_offsets[i]
+        length = min(key_offsets[i + 1] - start, 8)
+        word = np.uint64(0)
+        for b in range(8):
+            word <<= np.uint64(8)
+            if b < length:
+                word |= np.uint64(key_data[start + b])
+        out[i] = word
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def key_less(key_data, key_offsets, a, b):
+    start_a = key_offsets[a]
+    start_b = key_offsets[b]
+    length_a = key_offsets[a + 1] - start_a
+    length_b = key_offsets[b + 1] - start_b
+    for i in range(min(length_a, length_b)):
+        x = key_data[start_a + i]
+        y = key_data[start_b + i]
+        if x != y:
+            return x < y
+    return length_a < length_b
+
+
+@njit(cache=True, nogil=True)
+def _merge_sort_run(key_data, key_offsets, order, scratch, first, stop):
+    # Bottom-up merge sort of order[first:stop] by whole keys: O(m log m) however many
+    # keys share their first 8 bytes, where an insertion sort would turn quadratic.
+    width = 1
+    size = stop - first
+    while width < size:
+        lo = first
+        while lo < stop:
+            mid = min(lo + width, stop)
+            hi = min(lo + 2 * width, stop)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if key_less(key_data, key_offsets, order[j], order[i]):
+                    scratch[k] = order[j]
+                    j += 1
+                else:
+                    scratch[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                scratch[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                scratch[k] = order[j]
+                j += 1
+                k += 1
+            lo = hi
+        for k in range(first, stop):
+            order[k] = scratch[k]
+        width *= 2
+
+
+@njit(cache=True, nogil=True)
+def finish_key_order(key_data, key_offsets, group_of_row, prefixes, order):
+    """Sort, in place, each run of ``order`` whose rows tie on (group, 8-byte prefix), by
+    whole keys; ``order`` arrives sorted by (group, prefix). Returns the position of the first
+    of two equal keys of one group, or -1."""
+    count = order.shape[0]
+    scratch = np.empty(count, dtype=order.dtype)
+    i = 0
+    while i < count:
+        j = i + 1
+        while (
+            j < count
+            and group_of_row[order[j]] == group_of_row[order[i]]
+            and prefixes[order[j]] == prefixes[order[i]]
+        ):
+            j += 1
+        if j - i > 1:
+            _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
+        i = j
+    for i in range(count - 1):
+        a = order[i]
+        b = order[i + 1]
+        same_run = group_of_row[a] == group_of_row[b] and prefixes[a] == prefixes[b]
+        if same_run and not key_less(key_data, key_offsets, a, b):
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def ordered_keys(group_starts):
+    """``rlp(i)`` for the index ``i`` of every row in its group, as flat keys, and the rows in
+    key order: ``rlp(1) .. rlp(127) < rlp(0) = 0x80 < rlp(128) < ...`` (one byte 0x01..0x7f,
+    then 0x80, then the longer encodings, whose length byte grows with the value)."""
+    groups = group_starts.shape[0] - 1
+    count = group_starts[groups] - group_starts[0]
+    base = group_starts[0]
+    offsets = np.empty(count + 1, dtype=np.int64)
+    offsets[0] = 0
+    for g in range(groups):
+        for row in range(group_starts[g], group_starts[g + 1]):
+            index = row - group_starts[g]
+            length = 1
+            if index >= 128:
+                value = index
+                while value > 0:
+                    length += 1
+                    value >>= 8
+            offsets[row - base + 1] = offsets[row - base] + length
+    data = np.empty(offsets[count], dtype=np.uint8)
+    order = np.empty(count, dtype=np.int64)
+    for g in range(groups):
+        first = group_starts[g] - base
+        size = group_starts[g + 1] - group_starts[g]
+        for index in range(size):
+            position = offsets[first + index]
+            if index == 0:
+                data[position] = 0x80
+            elif index < 128:
+                data[position] = index
+            else:
+                length = offsets[first + index + 1] - position - 1
+                data[position] = 0x80 + length
+                value = index
+                for b in range(length, 0, -1):
+                    data[position + b] = value & 0xFF
+                    value >>= 8
+        # Key order: 1..127, then 0, then 128 and up.
+        k = first
+        for index in range(1, min(size, 128)):
+            order[k] = first + index
+            k += 1
+        if size > 0:
+            order[k] = first
+            k += 1
+        for index in range(128, size):
+            order[k] = first + index
+            k += 1
+    return data, offsets, order
+
+
+# -- shapes ------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def nibble(key_data, start, i):
+    byte = np.int64(key_data[start + (i >> 1)])
+    return (byte >> 4) if (i & 1) == 0 else (byte & 0x0F)
+
+
+@njit(cache=True, nogil=True)
+def trie_shapes(key_data, key_offsets, order, group_starts):
+    """The nodes of every trie, from its keys in order (``order[group_starts[g]:
+    group_starts[g + 1]]`` are trie g's rows, sorted, without absent keys).
+
+    A range of sorted keys sharing a prefix of ``d`` nibbles is one node: a leaf if it holds
+    one key; else an extension over the nibbles all of them share beyond ``d`` (the minimum
+    of their neighbours' common-prefix lengths), or, when there are none, a branch whose
+    children are the runs of keys with the same nibble at ``d`` (a key that ends at ``d`` is
+    the branch's value). A branch's children are numbered consecutively, in nibble order.
+
+    Returns ``(kind, depth, key_row, path_start, path_stop, value_row, first_child,
+    child_mask, roots)``: a node's path is nibbles ``path_start:path_stop`` of key
+    ``key_row``; ``depth`` counts nodes from the root; ``roots[g]`` is -1 for an empty trie.
+    """
+    count = order.shape[0]
+    groups = group_starts.shape[0] - 1
+    shared = np.zeros(max(count - 1, 1), dtype=np.int32)
+    for i in range(count - 1):
+        a = order[i]
+        b = order[i + 1]
+        start_a = key_offsets[a]
+        start_b = key_offsets[b]
+        length = min(key_offsets[a + 1] - start_a, key_offsets[b + 1] - start_b)
+        n = 2 * length
+        for j in range(length):
+            x = key_data[start_a + j]
+            y = key_data[start_b + j]
+            if x != y:
+                n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
+                break
+        shared[i] = n
+    capacity = 3 * count + 1
+    kind = np.empty(capacity, dtype=np.int8)
+    depth = np.empty(capacity, dtype=np.int32)
+    key_row = np.empty(capacity, dtype=np.int64)
+    path_start = np.empty(capacity, dtype=np.int64)
+    path_stop = np.empty(capacity, dtype=np.int64)
+    value_row = np.full(capacity, -1, dtype=np.int64)
+    first_child = np.full(capacity, -1, dtype=np.int64)
+    child_mask = np.zeros(capacity, dtype=np.int32)
+    roots = np.full(groups, -1, dtype=np.int64)
+    task_node = np.empty(capacity, dtype=np.int64)
+    task_lo = np.empty(capacity, dtype=np.int64)
+    task_hi = np.empty(capacity, dtype=np.int64)
+    task_nibble = np.empty(capacity, dtype=np.int64)
+    task_depth = np.empty(capacity, dtype=np.int32)
+    nodes = 0
+    for g in range(groups):
+        if group_starts[g + 1] == group_starts[g]:
+            continue
+        roots[g] = nodes
+        task_node[0] = nodes
+        task_lo[0] = group_starts[g]
+        task_hi[0] = group_starts[g + 1]
+        task_nibble[0] = 0
+        task_depth[0] = 0
+        nodes += 1
+        pending = 1
+        while pending > 0:
+            pending -= 1
+            node = task_node[pending]
+            lo = task_lo[pending]
+            hi = task_hi[pending]
+            d = task_nibble[pending]
+            depth[node] = task_depth[pending]
+            first_row = order[lo]
+            key_row[node] = first_row
+            path_start[node] = d
+            if hi - lo == 1:
+                kind[node] = LEAF
+                path_stop[node] = 2 * (key_offsets[first_row + 1] - key_offsets[first_row])
+                value_row[node] = first_row
+                continue
+            common = shared[lo]
+            for i in range(lo + 1, hi - 1):
+                common = min(common, shared[i])
+            if common > d:
+                kind[node] = EXTENSION
+                path_stop[node] = common
+                first_child[node] = nodes
+                task_node[pending] = nodes
+                task_lo[pending] = lo
+                task_hi[pending] = hi
+                task_nibble[pending] = common
+                task_depth[pending] = depth[node] + 1
+                pending += 1
+                nodes += 1
+                continue
+            kind[node] = BRANCH
+            path_stop[node] = d
+            if 2 * (key_offsets[first_row + 1] - key_offsets[first_row]) == d:
+                value_row[node] = first_row
+                lo += 1
+            first_child[node] = nodes
+            mask = 0
+            i = lo
+            while i < hi:
+                j = i
+                while j < hi - 1 and shared[j] > d:
+                    j += 1
+                row = order[i]
+                mask |= 1 << nibble(key_data, key_offsets[row], d)
+                task_node[pending] = nodes
+                task_lo[pending] = i
+                task_hi[pending] = j + 1
+                task_nibble[pending] = d + 1
+                task_depth[pending] = depth[node] + 1
+                pending += 1
+                nodes += 1
+                i = j + 1
+            child_mask[node] = mask
+    return (
+        kind[:nodes], depth[:nodes], key_row[:nodes], path_start[:nodes], path_stop[:nodes],
+        value_row[:nodes], first_child[:nodes], child_mask[:nodes], roots,
+    )
+
+
+# -- RLP ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def header_length(payload):
+    if payload <= 55:
+        return 1
+    n = 1
+    while payload > 0:
+        n += 1
+        payload >>= 8
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_header(out, position, payload, short_base):
+    """RLP's length prefix (``short_base`` 0x80 for strings, 0xc0 for lists)."""
+    if payload <= 55:
+        out[position] = short_base + payload
+        return position + 1
+    size = header_length(payload) - 1
+    out[position] = short_base + 55 + size
+    for b in range(size, 0, -1):
+        out[position + b] = payload & 0xFF
+        payload >>= 8
+    return position + 1 + size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def string_length(data, start, stop):
+    n = stop - start
+    if n == 1 and data[start] < 0x80:
+        return 1
+    return header_length(n) + n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_string(out, position, data, start, stop):
+    n = stop - start
+    if not (n == 1 and data[start] < 0x80):
+        position = write_header(out, position, n, 0x80)
+    for i in range(n):
+        out[position + i] = data[start + i]
+    return position + n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def path_length(nibbles):
+    # Hex-prefix bytes: one flag byte (holding the first nibble when the count is odd) and
+    # the rest in pairs; its first byte is below 0x80, so one byte needs no RLP header.
+    size = nibbles // 2 + 1
+    return 1 if size == 1 else header_length(size) + size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_path(out, position, key_data, key_start, start, stop, leaf):
+    nibbles = stop - start
+    size = nibbles // 2 + 1
+    if size > 1:
+        position = write_header(out, position, size, 0x80)
+    flag = 2 if leaf else 0
+    if nibbles & 1:
+        out[position] = ((flag + 1) << 4) | nibble(key_data, key_start, start)
+        start += 1
+    else:
+        out[position] = flag << 4
+    position += 1
+    for i in range(start, stop, 2):
+        out[position] = (nibble(key_data, key_start, i) << 4) | nibble(key_data, key_start, i + 1)
+        position += 1
+    return position
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _payload_length(node, kind, path_start, path_stop, value_row, first_child, child_mask,
+                    value_offsets, value_data, reference_length):
+    k = kind[node]
+    if k == BRANCH:
+        total = 0
+        child = first_child[node]
+        mask = child_mask[node]
+        for slot in range(16):
+            if (mask >> slot) & 1:
+                total += reference_length[child]
+                child += 1
+            else:
+                total += 1
+        row = value_row[node]
+        if row >= 0:
+            total += string_length(value_data, value_offsets[row], value_offsets[row + 1])
+        else:
+            total += 1
+        return total
+    total = path_length(path_stop[node] - path_start[node])
+    if k == LEAF:
+        row = value_row[node]
+        return total + string_length(value_data, value_offsets[row], value_offsets[row + 1])
+    return total + reference_length[first_child[node]]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _write_node(out, position, node, payload, kind, key_row, path_start, path_stop, value_row,
+                first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
+                reference, reference_length):
+    position = write_header(out, position, payload, 0xC0)
+    k = kind[node]
+    if k == BRANCH:
+        child = first_child[node]
+        mask = child_mask[node]
+        for slot in range(16):
+            if (mask >> slot) & 1:
+                size = reference_length[child]
+                for b in range(size):
+                    out[position + b] = reference[child, b]
+                position += size
+                child += 1
+            else:
+                out[position] = 0x80
+                position += 1
+        row = value_row[node]
+        if row >= 0:
+            position = write_string(
+                out, position, value_data, value_offsets[row], value_offsets[row + 1]
+            )
+        else:
+            out[position] = 0x80
+            position += 1
+        return position
+    position = write_path(
+        out, position, key_data, key_offsets[key_row[node]], path_start[node], path_stop[node],
+        k == LEAF,
+    )
+    if k == LEAF:
+        row = value_row[node]
+        return write_string(out, position, value_data, value_offsets[row], value_offsets[row + 1])
+    child = first_child[node]
+    size = reference_length[child]
+    for b in range(size):
+        out[position + b] = reference[child, b]
+    return position + size
+
+
+@njit(cache=True, nogil=True)
+def level_sizes(level, is_root, kind, path_start, path_stop, value_row, first_child,
+                child_mask, value_data, value_offsets, reference_length):
+    """The RLP payload length of every node of one level (whose children are all encoded),
+    and the bytes it takes in the level's hash buffer: 0 for a node to be embedded in its
+    parent (RLP under 32 bytes, not a root)."""
+    count = level.shape[0]
+    payloads = np.empty(count, dtype=np.int64)
+    sizes = np.empty(count, dtype=np.int64)
+    for t in range(count):
+        node = level[t]
+        payload = _payload_length(node, kind, path_start, path_stop, value_row, first_child,
+                                  child_mask, value_offsets, value_data, reference_length)
+        size = header_length(payload) + payload
+        payloads[t] = payload
+        sizes[t] = size if size >= 32 or is_root[node] else 0
+    return payloads, sizes
+
+
+@njit(cache=True, nogil=True)
+def encode_nodes(level, payloads, sizes, buffer, kind, key_row, path_start, path_stop, value_row,
+                 first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
+                 reference, reference_length):
+    """RLP of nodes of one level (``payloads``, ``sizes`` from :func:`level_sizes`). A node to be embedded
+    is written into its own ``reference`` row; the others back to back into ``buffer``, to be
+    hashed in one batch. Returns ``(offsets, hashed_nodes)`` of the nodes in ``buffer``."""
+    count = level.shape[0]
+    hashed = 0
+    for t in range(count):
+        if sizes[t] > 0:
+            hashed += 1
+    offsets = np.empty(hashed + 1, dtype=np.int64)
+    hashed_nodes = np.empty(hashed, dtype=np.int64)
+    position = 0
+    h = 0
+    for t in range(count):
+        node = level[t]
+        payload = payloads[t]
+        if sizes[t] > 0:
+            offsets[h] = position
+            hashed_nodes[h] = node
+            h += 1
+            position = _write_node(
+                buffer, position, node, payload, kind, key_row, path_start, path_stop,
+                value_row, first_child, child_mask, key_data, key_offsets, value_data,
+                value_offsets, reference, reference_length,
+            )
+        else:
+            _write_node(
+                reference[node], 0, node, payload, kind, key_row, path_start, path_stop,
+                value_row, first_child, child_mask, key_data, key_offsets, value_data,
+                value_offsets, reference, reference_length,
+            )
+            reference_length[node] = header_length(payload) + payload
+    offsets[hashed] = position
+    return offsets, hashed_nodes
+
+
+@njit(cache=True, nogil=True)
+def set_hash_references(hashed_nodes, digests, reference, reference_length):
+    for h in range(hashed_nodes.shape[0]):
+        node = hashed_nodes[h]
+        reference[node, 0] = 0xA0
+        for b in range(32):
+            reference[node, 1 + b] = digests[h, b]
+        reference_length[node] = HASH_REFERENCE
+
+
+# -- proofs ------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path_stop,
+                first_child, child_mask, key_data, key_offsets, hashed):
+    """The hashed nodes on the way from ``root`` to each query key, root first: the nodes an
+    ``eth_getProof`` proof lists (an embedded node travels inside its parent). Returns
+    ``(nodes, starts)``: query q's nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+    queries = query_offsets.shape[0] - 1
+    starts = np.empty(queries + 1, dtype=np.int64)
+    capacity = 16
+    nodes = np.empty(capacity, dtype=np.int64)
+    count = 0
+    for q in range(queries):
+        starts[q] = count
+        node = root
+        q_start = query_offsets[q]
+        q_nibbles = 2 * (query_offsets[q + 1] - q_start)
+        d = 0
+        while node >= 0:
+            if hashed[node] or node == root:
+                if count == capacity:
+                    capacity *= 2
+                    grown = np.empty(capacity, dtype=np.int64)
+                    grown[:count] = nodes[:count]
+                    nodes = grown
+                nodes[count] = node
+                count += 1
+            k = kind[node]
+            next_node = -1
+            if k == EXTENSION:
+                start = key_offsets[key_row[node]]
+                length = path_stop[node] - path_start[node]
+                if q_nibbles - d >= length:
+                    same = True
+                    for i in range(length):
+                        if nibble(query_data, q_start, d + i) != nibble(
+                            key_data, start, path_start[node] + i
+                        ):
+                            same = False
+                            break
+                    if same:
+                        d += length
+                        next_node = first_child[node]
+            elif k == BRANCH and d < q_nibbles:
+                slot = nibble(query_data, q_start, d)
+                mask = child_mask[node]
+                if (mask >> slot) & 1:
+                    below = mask & ((1 << slot) - 1)
+                    rank = 0
+                    while below:
+                        below &= below - 1
+                        rank += 1
+                    next_node = first_child[node] + rank
+                    d += 1
+            node = next_node
+    starts[queries] = count
+    return nodes[:count], starts
+
+
+@njit(cache=True, nogil=True, inline="always")
+def read_item(data, position, stop):
+    """One RLP item at ``position``: ``(payload_start, payload_stop, is_list)``; a payload
+    stop of -1 means the item is malformed or runs past ``stop``."""
+    if position >= stop:
+        return position, -1, False
+    first = data[position]
+    if first < 0x80:
+        return position, position + 1, False
+    if first < 0xB8:
+        start = position + 1
+        end = start + (first - 0x80)
+        if end > stop or (first == 0x81 and data[start] < 0x80):
+            return position, -1, False
+        return start, end, False
+    if first < 0xC0:
+        size = first - 0xB7
+        if position + 1 + size > stop or data[position + 1] == 0:
+            return position, -1, False
+        length = 0
+        for b in range(size):
+            length = (length << 8) | data[position + 1 + b]
+        start = position + 1 + size
+        if length <= 55 or start + length > stop:
+            return position, -1, False
+        return start, start + length, False
+    if first < 0xF8:
+        start = position + 1
+        end = start + (first - 0xC0)
+        if end > stop:
+            return position, -1, True
+        return start, end, True
+    size = first - 0xF7
+    if position + 1 + size > stop or data[position + 1] == 0:
+        return position, -1, True
+    length = 0
+    for b in range(size):
+        length = (length << 8) | data[position + 1 + b]
+    start = position + 1 + size
+    if length <= 55 or start + length > stop:
+        return position, -1, True
+    return start, start + length, True
+
+
+@njit(cache=True, nogil=True)
+def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_data,
+                query_offsets, empty_root):
+    """Follow each query key down its proof from ``root``.
+
+    Proof q is nodes ``proof_starts[q]:proof_starts[q + 1]`` of the flat ``proof_data``
+    (``node_offsets`` one entry per node, ``digests`` their Keccak-256). Each node must hash
+    to the reference its parent holds (the first to ``root``); an embedded child is read
+    inside its parent. Returns ``(status, value_start, value_stop, bad_node)``: ``status``
+    is ``PROOF_OK`` or an error code, and a value start of -1 means the key is absent.
+    """
+    queries = proof_starts.shape[0] - 1
+    status = np.zeros(queries, dtype=np.int8)
+    value_start = np.full(queries, -1, dtype=np.int64)
+    value_stop = np.full(queries, -1, dtype=np.int64)
+    bad_node = np.full(queries, -1, dtype=np.int64)
+    expected = np.empty(32, dtype=np.uint8)
+    item_start = np.empty(17, dtype=np.int64)
+    item_stop = np.empty(17, dtype=np.int64)
+    item_list = np.zeros(17, dtype=np.bool_)
+    for q in range(queries):
+        for b in range(32):
+            expected[b] = root[b]
+        k = proof_starts[q]
+        last = proof_starts[q + 1]
+        q_start = query_offsets[q]
+        q_nibbles = 2 * (query_offsets[q + 1] - q_start)
+        d = 0
+        if k == last:
+            same = True
+            for b in range(32):
+                if root[b] != empty_root[b]:
+                    same = False
+            if not same:
+                status[q] = PROOF_MISSING_NODE
+            continue
+        done = False
+        while not done:
+            if k == last:
+                status[q] = PROOF_MISSING_NODE
+                bad_node[q] = k - proof_starts[q]
+                break
+            for b in range(32):
+                if digests[k, b] != expected[b]:
+                    status[q] = PROOF_WRONG_HASH
+                    bad_node[q] = k - proof_starts[q]
+                    done = True
+                    break
+            if done:
+                break
+            node_start = node_offsets[k]
+            node_stop = node_offsets[k + 1]
+            bad_node[q] = k - proof_starts[q]
+            k += 1
+            # The node, then any embedded nodes inside it, until a hash or the answer.
+            start, stop, is_list = read_item(proof_data, node_start, node_stop)
+            if stop != node_stop or not is_list:
+                status[q] = PROOF_MALFORMED
+                break
+            while True:
+                items = 0
+                position = start
+                while position < stop and items < 17:
+                    a, e, lst = read_item(proof_data, position, stop)
+                    if e < 0:
+                        break
+                    item_start[items] = a
+                    item_stop[items] = e
+                    item_list[items] = lst
+                    items += 1
+                    position = e
+                if position != stop or (items != 2 and items != 17):
+                    status[q] = PROOF_MALFORMED
+                    done = True
+                    break
+                child = -1
+                if items == 17:
+                    if d == q_nibbles:
+                        if item_list[16]:
+                            status[q] = PROOF_MALFORMED
+                        elif item_stop[16] > item_start[16]:
+                            value_start[q] = item_start[16]
+                            value_stop[q] = item_stop[16]
+                        done = True
+                        break
+                    child = nibble(query_data, q_start, d)
+                    d += 1
+                else:
+                    if item_list[0] or item_stop[0] == item_start[0]:
+                        status[q] = PROOF_MALFORMED
+                        done = True
+                        break
+                    hp_start = item_start[0]
+                    flag = proof_data[hp_start] >> 4
+                    if flag > 3 or ((flag & 1) == 0 and (proof_data[hp_start] & 0x0F) != 0):
+                        status[q] = PROOF_MALFORMED
+                        done = True
+                        break
+                    odd = flag & 1
+                    length = 2 * (item_stop[0] - hp_start) - 2 + odd
+                    first_path = 2 - odd
+                    matches = q_nibbles - d >= length
+                    if matches:
+                        for i in range(length):
+                            if nibble(query_data, q_start, d + i) != nibble(
+                                proof_data, hp_start, first_path + i
+                            ):
+                                matches = False
+                                break
+                    if flag >= 2:
+                        if item_list[1]:
+                            status[q] = PROOF_MALFORMED
+                        elif matches and d + length == q_nibbles and (
+                            item_stop[1] > item_start[1]
+                        ):
+                            value_start[q] = item_start[1]
+                            value_stop[q] = item_stop[1]
+                        done = True
+                        break
+                    if not matches:
+                        done = True
+                        break
+                    d += length
+                    child = 1
+                a = item_start[child]
+                e = item_stop[child]
+                if item_list[child]:
+                    start, stop = a, e
+                    continue
+                if e - a == 0 and items == 17:
+                    done = True
+                    break
+                if e - a != 32:
+                    status[q] = PROOF_MALFORMED
+                    done = True
+                    break
+                for b in range(32):
+                    expected[b] = proof_data[a + b]
+                break
+        if status[q] == PROOF_OK and k != last:
+            status[q] = PROOF_EXTRA_NODES
+            bad_node[q] = k - proof_starts[q]
+    return status, value_start, value_stop, bad_node
+
+
+# -- columns -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def create_messages(addresses, nonces):
+    """``rlp([address, nonce])`` of every row, back to back: the message a CREATE address is
+    the Keccak-256 of. ``addresses`` is ``(N, 20)`` (or ``(1, 20)`` for one sender)."""
+    count = nonces.shape[0]
+    shared = addresses.shape[0] == 1
+    offsets = np.empty(count + 1, dtype=np.int64)
+    offsets[0] = 0
+    for i in range(count):
+        nonce = nonces[i]
+        size = 1
+        if nonce >= 128:
+            while nonce > 0:
+                size += 1
+                nonce >>= np.uint64(8)
+        offsets[i + 1] = offsets[i] + 22 + size
+    data = np.empty(offsets[count], dtype=np.uint8)
+    for i in range(count):
+        position = offsets[i]
+        size = offsets[i + 1] - position
+        data[position] = 0xC0 + size - 1
+        data[position + 1] = 0x94
+        row = 0 if shared else i
+        for b in range(20):
+            data[position + 2 + b] = addresses[row, b]
+        nonce = nonces[i]
+        position += 22
+        if nonce == 0:
+            data[position] = 0x80
+        elif nonce < 128:
+            data[position] = nonce
+        else:
+            length = size - 23
+            data[position] = 0x80 + length
+            for b in range(length, 0, -1):
+                data[position + b] = nonce & np.uint64(0xFF)
+                nonce >>= np.uint64(8)
+    return data, offsets

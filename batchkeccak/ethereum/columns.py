@@ -1,0 +1,470 @@
+"""Keccak-256 columns of Ethereum data: checksummed addresses (EIP-55), CREATE and CREATE2
+addresses, function selectors, event topics and the storage slots of mappings.
+
+Each function reads a whole column, builds every message in one numpy (or compiled) pass and
+hashes them in one batch call; only the ``str`` results of :func:`checksum_addresses` are
+Python objects, one per row, because a list of strings is what was asked for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batchkeccak.api import hasher
+from batchkeccak.ethereum import _kernels
+from batchkeccak.inputs import FlatMessages, to_flat
+
+__all__ = [
+    "checksum_addresses", "contract_addresses", "create2_addresses", "event_topics",
+    "mapping_slots", "selectors",
+]
+
+HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+
+HEX_VALUES = np.full(256, 255, dtype=np.uint8)
+HEX_VALUES[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10)
+HEX_VALUES[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16)
+HEX_VALUES[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16)
+
+
+def keccak_rows(rows: np.ndarray) -> np.ndarray:
+    """Keccak-256 of every row of a 2-D uint8 array."""
+    return hasher("keccak_256").hash_rows(np.ascontiguousarray(rows))
+
+
+def is_arrow(value: object) -> bool:
+    return type(value).__module__.startswith("pyarrow")
+
+
+def is_arrow_text(value: object) -> bool:
+    import pyarrow as pa
+
+    kind = value.type  # type: ignore[attr-defined]
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
+        hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
+    )
+
+
+def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    """A column of ``str`` (a sequence or an Arrow string column) as UTF-8 ``(data,
+    offsets)``; TypeError naming the first row that is not a string."""
+    if not is_arrow(texts):
+        import pyarrow as pa
+
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(f"{argument} must be a sequence of str, got one {type(texts).__name__}")
+        texts = list(texts)  # type: ignore[call-overload]
+        try:
+            texts = pa.array(texts, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            row = next(i for i, t in enumerate(texts) if not isinstance(t, str))
+            raise TypeError(
+                f"{argument}[{row}] must be a str, got {type(texts[row]).__name__}"
+            ) from None
+    if texts.null_count:  # type: ignore[attr-defined]
+        row = next(i for i, t in enumerate(texts) if not t.is_valid)  # type: ignore[attr-defined]
+        raise ValueError(f"{argument}[{row}] is null")
+    data, offsets = to_flat(texts, argument)
+    return data, offsets - offsets[0] if offsets[0] else offsets
+
+
+def fixed_rows(values: object, width: int, argument: str, what: str) -> np.ndarray:
+    """A column of ``width``-byte values (any ``hash_many`` form) as ``(N, width)`` uint8;
+    ValueError naming the first row of another length."""
+    if isinstance(values, np.ndarray) and values.ndim == 2:
+        if values.dtype != np.uint8:
+            raise TypeError(f"{argument} must be a uint8 array, got {values.dtype}")
+        if values.shape[1] != width:
+            raise ValueError(
+                f"{argument} must have {width} bytes per row ({what}), got {values.shape[1]}"
+            )
+        return values
+    data, offsets = to_flat(values, argument)
+    lengths = np.diff(offsets)
+    wrong = np.flatnonzero(lengths != width)
+    if wrong.size:
+        row = int(wrong[0])
+        raise ValueError(
+            f"{argument}[{row}] is {int(lengths[row])} bytes; {what} is {width} bytes"
+        )
+    start = int(offsets[0])
+    return data[start:start + width * lengths.shape[0]].reshape(-1, width)
+
+
+def hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
+             what: str) -> np.ndarray:
+    """Hex text rows (``0x`` and ``digits`` hex digits, or the digits alone) as ``(N,
+    digits // 2)`` bytes; ValueError naming the first row that is not."""
+    lengths = np.diff(offsets)
+    prefixed = lengths == digits + 2
+    wrong = np.flatnonzero(~prefixed & (lengths != digits))
+    if wrong.size:
+        row = int(wrong[0])
+        raise ValueError(
+            f"{argument}[{row}] has {int(lengths[row])} characters; {what} is 0x and "
+            f"{digits} hex digits"
+        )
+    starts = offsets[:-1]
+    if prefixed.any():
+        heads = data[starts[prefixed]]
+        marks = data[starts[prefixed] + 1]
+        bad = np.flatnonzero((heads != ord("0")) | ((marks != ord("x")) & (marks != ord("X"))))
+        if bad.size:
+            row = int(np.flatnonzero(prefixed)[bad[0]])
+            raise ValueError(f"{argument}[{row}] must start with 0x")
+    first = starts + 2 * prefixed
+    text = data[first[:, None] + np.arange(digits)]
+    values = HEX_VALUES[text]
+    bad_rows = np.flatnonzero((values == 255).any(axis=1))
+    if bad_rows.size:
+        row = int(bad_rows[0])
+        raise ValueError(f"{argument}[{row}] holds a character that is not a hex digit")
+    return (values[:, 0::2] << 4) | values[:, 1::2]
+
+
+def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
+    """Addresses as ``(N, 20)`` uint8, from ``(N, 20)`` uint8, 20-byte values or ``0x`` hex
+    strings (any case: a checksum is not checked)."""
+    if is_arrow(addresses) and is_arrow_text(addresses):
+        data, offsets = text_rows(addresses, argument)
+        return hex_rows(data, offsets, 40, argument, "an address")
+    if not isinstance(addresses, (np.ndarray, FlatMessages, str, bytes)) and not is_arrow(
+        addresses
+    ):
+        addresses = list(addresses)  # type: ignore[call-overload]
+        if addresses and isinstance(addresses[0], str):
+            data, offsets = text_rows(addresses, argument)
+            return hex_rows(data, offsets, 40, argument, "an address")
+    return fixed_rows(addresses, 20, argument, "an address")
+
+
+def one_or_rows(value: object, count: int, width: int, argument: str, what: str) -> np.ndarray:
+    """One ``width``-byte value (bytes-like or hex) as ``(1, width)``, or a column of
+    ``count`` of them as ``(count, width)``."""
+    if isinstance(value, str):
+        return hex_rows(
+            np.frombuffer(value.encode(), dtype=np.uint8),
+            np.array([0, len(value.encode())]), 2 * width, argument, what,
+        )
+    if isinstance(value, (bytes, bytearray, memoryview)) or (
+        isinstance(value, np.ndarray) and value.ndim == 1
+    ):
+        one = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+        if len(one) != width:
+            raise ValueError(f"{argument} is {len(one)} bytes; {what} is {width} bytes")
+        return np.frombuffer(one, dtype=np.uint8).reshape(1, width)
+    rows = address_rows(value, argument) if width == 20 else fixed_rows(
+        value, width, argument, what
+    )
+    if rows.shape[0] != count:
+        raise ValueError(
+            f"{argument} has {rows.shape[0]} rows but there are {count}: give one {what} "
+            "or one per row"
+        )
+    return rows
+
+
+def checksum_addresses(addresses: object) -> object:
+    """EIP-55 checksummed addresses: hex whose letters are upper case where the Keccak-256
+    of the lower-case hex has a nibble of 8 or more.
+
+    Parameters
+    ----------
+    addresses
+        ``(N, 20)`` uint8, a column of 20-byte values (any form ``hash_many`` takes), or
+        ``0x`` hex strings (a sequence of ``str`` or an Arrow string column) in any case.
+
+    Returns
+    -------
+    list of str or pyarrow.StringArray
+        ``"0x"`` and 40 hex digits per address; a pyarrow string array when ``addresses``
+        is an Arrow column.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import checksum_addresses
+    >>> checksum_addresses(["0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"])
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed']
+    """
+    rows = address_rows(addresses)
+    count = rows.shape[0]
+    text = np.empty((count, 42), dtype=np.uint8)
+    text[:, 0] = ord("0")
+    text[:, 1] = ord("x")
+    text[:, 2::2] = HEX_DIGITS[rows >> 4]
+    text[:, 3::2] = HEX_DIGITS[rows & 0x0F]
+    digests = keccak_rows(text[:, 2:])
+    high = np.empty((count, 40), dtype=np.bool_)
+    high[:, 0::2] = digests[:, :20] >= 0x80
+    high[:, 1::2] = (digests[:, :20] & 0x0F) >= 8
+    letters = text[:, 2:] >= ord("a")
+    text[:, 2:] -= (high & letters).astype(np.uint8) * 32
+    if is_arrow(addresses):
+        import pyarrow as pa
+
+        offsets = np.arange(0, 42 * count + 1, 42, dtype=np.int32)
+        return pa.StringArray.from_buffers(
+            count, pa.py_buffer(offsets), pa.py_buffer(text.reshape(-1))
+        )
+    return text.view("S42").reshape(-1).astype("U42").tolist()
+
+
+def create2_addresses(deployer: object, salts: object, init_code_hash: object) -> np.ndarray:
+    """CREATE2 addresses (EIP-1014): ``keccak256(0xff ++ deployer ++ salt ++
+    init_code_hash)[12:]`` for every salt.
+
+    Parameters
+    ----------
+    deployer
+        One address (20 bytes or its hex) for every row, or one per row (``(N, 20)`` uint8,
+        20-byte values or hex strings).
+    salts
+        ``(N, 32)`` uint8 or 32-byte values (any form ``hash_many`` takes).
+    init_code_hash
+        The Keccak-256 of the init code: one 32-byte value, or one per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 20)`` uint8 addresses.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import create2_addresses
+    >>> create2_addresses(bytes(20), [bytes(32)], bytes.fromhex(
+    ...     "bc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a"))[0].tobytes().hex()
+    '4d1a2e2bb4f88f0250f26ffff098b0b30b26bf38'
+    """
+    salt_rows = fixed_rows(salts, 32, "salts", "a salt")
+    count = salt_rows.shape[0]
+    deployers = one_or_rows(deployer, count, 20, "deployer", "an address")
+    code_hashes = one_or_rows(init_code_hash, count, 32, "init_code_hash", "a hash")
+    messages = np.empty((count, 85), dtype=np.uint8)
+    messages[:, 0] = 0xFF
+    messages[:, 1:21] = deployers
+    messages[:, 21:53] = salt_rows
+    messages[:, 53:85] = code_hashes
+    return keccak_rows(messages)[:, 12:]
+
+
+def nonce_column(nonces: object) -> np.ndarray:
+    """Nonces as uint64; TypeError / ValueError naming the first row that is not an int in
+    ``0 .. 2**64 - 1``."""
+    if isinstance(nonces, np.ndarray):
+        if nonces.ndim != 1:
+            raise ValueError(f"nonces must be a 1-D column of ints, got {nonces.ndim}-D")
+        if nonces.shape[0] and nonces.dtype.kind not in "iu":
+            raise TypeError(f"nonces must hold ints, got {nonces.dtype}")
+        if nonces.dtype.kind == "i" and (nonces < 0).any():
+            row = int(np.flatnonzero(nonces < 0)[0])
+            raise ValueError(f"nonces[{row}] = {int(nonces[row])} is negative")
+        return nonces.astype(np.uint64)
+    if isinstance(nonces, (str, bytes)):
+        raise TypeError(f"nonces must be a column of ints, got {type(nonces).__name__}")
+    values = list(nonces)  # type: ignore[call-overload]
+    for row, nonce in enumerate(values):
+        if isinstance(nonce, bool) or not isinstance(nonce, (int, np.integer)):
+            raise TypeError(f"nonces[{row}] must be an int, got {type(nonce).__name__}")
+        if nonce < 0:
+            raise ValueError(f"nonces[{row}] = {nonce} is negative")
+        if nonce >= 2**64:
+            raise ValueError(f"nonces[{row}] = {nonce} does not fit in 64 bits (EIP-2681)")
+    return np.array(values, dtype=np.uint64)
+
+
+def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
+    """CREATE addresses: ``keccak256(rlp([sender, nonce]))[12:]`` for every nonce.
+
+    Parameters
+    ----------
+    deployers
+        One sender (20 bytes or its hex) for every row, or one per row (``(N, 20)`` uint8,
+        20-byte values or hex strings).
+    nonces
+        N ints in ``0 .. 2**64 - 1`` (a sequence or an integer array).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 20)`` uint8 addresses.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import contract_addresses
+    >>> sender = bytes.fromhex("6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0")
+    >>> contract_addresses(sender, [0])[0].tobytes().hex()
+    'cd234a471b72ba2f1ccf0a70fcaba648a5eecd8d'
+    """
+    nonce_values = nonce_column(nonces)
+    count = nonce_values.shape[0]
+    senders = one_or_rows(deployers, count, 20, "deployers", "an address")
+    data, offsets = _kernels.create_messages(np.ascontiguousarray(senders), nonce_values)
+    return hasher("keccak_256").hash_flat(data, offsets)[:, 12:]
+
+
+def signature_rows(signatures: object) -> tuple[np.ndarray, np.ndarray]:
+    """Signature strings as UTF-8 ``(data, offsets)``; ValueError naming a row that is not
+    in canonical form (a name, then parameter types in parentheses, no spaces)."""
+    as_bytes = isinstance(signatures, (np.ndarray, FlatMessages)) or (
+        is_arrow(signatures) and not is_arrow_text(signatures)
+    )
+    if as_bytes:
+        data, offsets = to_flat(signatures, "signatures")
+    else:
+        data, offsets = text_rows(signatures, "signatures")
+    lengths = np.diff(offsets)
+    count = lengths.shape[0]
+    if count == 0:
+        return data, offsets
+    last = data[np.maximum(offsets[1:] - 1, 0)]
+    opens = np.zeros(count, dtype=bool)
+    row_of_byte = np.repeat(np.arange(count), lengths)
+    region = data[int(offsets[0]):int(offsets[-1])]
+    opens[row_of_byte[region == ord("(")]] = True
+    spaced = np.zeros(count, dtype=bool)
+    spaced[row_of_byte[np.isin(region, np.frombuffer(b" \t\r\n", dtype=np.uint8))]] = True
+    wrong = np.flatnonzero((lengths < 3) | (last != ord(")")) | ~opens | spaced)
+    if wrong.size:
+        row = int(wrong[0])
+        text = bytes(data[offsets[row]:offsets[row + 1]]).decode("utf-8", "replace")
+        raise ValueError(
+            f"signatures[{row}] = {text!r} is not a canonical signature such as "
+            "'transfer(address,uint256)' (a name, the parameter types in parentheses, no "
+            "spaces)"
+        )
+    return data, offsets
+
+
+def selectors(signatures: object) -> np.ndarray:
+    """Function selectors: the first 4 bytes of the Keccak-256 of each canonical signature.
+
+    Parameters
+    ----------
+    signatures
+        Signature strings such as ``"transfer(address,uint256)"``: a sequence of ``str``,
+        an Arrow string column, or their UTF-8 bytes in any form ``hash_many`` takes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 4)`` uint8.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import selectors
+    >>> selectors(["transfer(address,uint256)"])[0].tobytes().hex()
+    'a9059cbb'
+    """
+    return event_topics(signatures)[:, :4]
+
+
+def event_topics(signatures: object) -> np.ndarray:
+    """Event topics (``topic0``): the Keccak-256 of each canonical event signature.
+
+    Parameters
+    ----------
+    signatures
+        Signature strings such as ``"Transfer(address,address,uint256)"``, as for
+        :func:`selectors`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 32)`` uint8.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import event_topics
+    >>> event_topics(["Transfer(address,address,uint256)"])[0].tobytes().hex()[:16]
+    'ddf252ad1be2c89b'
+    """
+    data, offsets = signature_rows(signatures)
+    return hasher("keccak_256").hash_flat(data, offsets)
+
+
+def word(value: object, argument: str) -> bytes:
+    """A 32-byte word from an int (two's complement for a negative one, as ``int256``) or
+    32 bytes."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number = int(value)
+        if not -(2**255) <= number < 2**256:
+            raise ValueError(f"{argument} = {number} does not fit in 32 bytes")
+        return (number % 2**256).to_bytes(32, "big")
+    try:
+        raw = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"{argument} must be an int or 32 bytes, got {type(value).__name__}"
+        ) from None
+    if len(raw) != 32:
+        raise ValueError(f"{argument} is {len(raw)} bytes; a word is 32")
+    return raw
+
+
+def key_words(keys: object) -> np.ndarray:
+    """Mapping keys as ``(N, 32)`` words: words as they are, addresses left-padded with
+    zeros, ints as 32-byte big-endian (two's complement when negative)."""
+    if isinstance(keys, np.ndarray) and keys.ndim == 2:
+        if keys.dtype != np.uint8 or keys.shape[1] not in (20, 32):
+            raise ValueError(
+                f"keys as an array must be (N, 32) words or (N, 20) addresses of uint8, got "
+                f"{keys.shape} {keys.dtype}"
+            )
+        rows = keys
+    elif isinstance(keys, (list, tuple)) and keys and all(
+        isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys
+    ):
+        rows = np.frombuffer(
+            b"".join(word(k, f"keys[{i}]") for i, k in enumerate(keys)), dtype=np.uint8
+        ).reshape(-1, 32)
+    else:
+        data, offsets = to_flat(keys, "keys")
+        lengths = np.diff(offsets)
+        wrong = np.flatnonzero((lengths != 32) & (lengths != 20))
+        if wrong.size:
+            row = int(wrong[0])
+            raise ValueError(
+                f"keys[{row}] is {int(lengths[row])} bytes; a key is a 32-byte word or a "
+                "20-byte address"
+            )
+        rows = np.zeros((lengths.shape[0], 32), dtype=np.uint8)
+        index = (offsets[1:, None] - 32 + np.arange(32))
+        inside = np.arange(32) >= 32 - lengths[:, None]
+        rows[inside] = data[index[inside]]
+        return rows
+    if rows.shape[1] == 20:
+        padded = np.zeros((rows.shape[0], 32), dtype=np.uint8)
+        padded[:, 12:] = rows
+        return padded
+    return rows
+
+
+def mapping_slots(keys: object, slot: object) -> np.ndarray:
+    """Storage slots of Solidity mapping entries: ``keccak256(pad32(key) ++ pad32(slot))``.
+
+    Parameters
+    ----------
+    keys
+        ``(N, 32)`` uint8 words, ``(N, 20)`` uint8 addresses (left-padded with zeros), a
+        sequence of 32- or 20-byte values, or a sequence of Python ints (negative ones as
+        ``int256``, in two's complement).
+    slot
+        The mapping's own slot: an int, or 32 bytes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 32)`` uint8 slots.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import mapping_slots
+    >>> mapping_slots([1], 0)[0].tobytes().hex()[:16]
+    'ada5013122d395ba'
+    """
+    words = key_words(keys)
+    messages = np.empty((words.shape[0], 64), dtype=np.uint8)
+    messages[:, :32] = words
+    messages[:, 32:] = np.frombuffer(word(slot, "slot"), dtype=np.uint8)
+    return keccak_rows(messages)
+

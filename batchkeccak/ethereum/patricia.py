@@ -1,0 +1,499 @@
+"""Ethereum's hexary Merkle Patricia trie, for many tries at once, stored nowhere.
+
+As reth's ``HashBuilder`` does, a root is computed from the sorted keys alone: the common-prefix
+lengths of neighbouring keys give every node (leaf, extension, branch) of every trie of the
+batch (:func:`~batchkeccak.ethereum._kernels.trie_shapes`); the nodes are then encoded and
+hashed level by level, deepest first, one batch hash per level across all the tries. A node
+whose RLP is under 32 bytes is embedded in its parent instead of hashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain, pairwise
+
+import numpy as np
+
+from batchkeccak.api import hasher
+from batchkeccak.ethereum import _kernels
+from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import FlatMessages, to_flat
+
+__all__ = [
+    "EMPTY_ROOT", "ordered_trie_root", "ordered_trie_roots", "trie_proofs", "trie_root",
+    "trie_roots", "verify_trie_proofs",
+]
+
+EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+"""The root of the empty trie: Keccak-256 of ``rlp(b"")`` (0x80)."""
+
+
+CHUNK_BYTES = 1 << 22
+"""Bytes of node encodings hashed per batch call: enough for every core (thousands of
+nodes), few enough to stay in a buffer that is reused and mostly in cache."""
+
+
+def keccak256() -> Hasher:
+    return hasher("keccak_256")
+
+
+# -- arguments ---------------------------------------------------------------------------------
+
+
+def flat_rows(messages: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
+    """Any input form of ``hash_many`` as ``(data, offsets)`` with offsets from 0."""
+    data, offsets = to_flat(messages, argument)
+    if offsets[0] != 0:
+        data = data[int(offsets[0]):]
+        offsets = offsets - offsets[0]
+    return data, offsets
+
+
+def check_group_offsets(offsets: object, rows: int, argument: str = "offsets") -> np.ndarray:
+    """``offsets`` as G + 1 int64 group bounds that start at 0, end at ``rows`` and never
+    decrease; ValueError naming the first position that does not."""
+    if isinstance(offsets, (str, bytes)):
+        raise TypeError(f"{argument} must be a sequence of G + 1 ints, got {type(offsets).__name__}")
+    array = np.asarray(offsets)
+    if array.ndim != 1 or array.shape[0] == 0:
+        raise ValueError(f"{argument} must be a 1-D sequence of G + 1 ints (G >= 0 tries)")
+    if array.dtype.kind not in "iu":
+        if array.dtype == object and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in array
+        ):
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"{argument} must hold ints, got {array.dtype}")
+    bounds = array.astype(np.int64)
+    if bounds[0] != 0:
+        raise ValueError(f"{argument}[0] must be 0 (the first row), got {int(bounds[0])}")
+    if bounds[-1] != rows:
+        raise ValueError(
+            f"{argument}[-1] must be {rows}, the number of rows, got {int(bounds[-1])}: the "
+            "tries must cover every row"
+        )
+    falls = np.flatnonzero(np.diff(bounds) < 0)
+    if falls.size:
+        g = int(falls[0])
+        raise ValueError(
+            f"{argument} must not decrease: {argument}[{g}] = {int(bounds[g])} > "
+            f"{argument}[{g + 1}] = {int(bounds[g + 1])}"
+        )
+    return bounds
+
+
+def key_rows(keys: object, secure: bool, argument: str = "keys") -> tuple[np.ndarray, np.ndarray]:
+    """The trie keys: the keys themselves, or their Keccak-256 for a secure trie."""
+    data, offsets = flat_rows(keys, argument)
+    if not secure:
+        return data, offsets
+    digests = keccak256().hash_flat(data, offsets)
+    return digests.reshape(-1), np.arange(0, 32 * digests.shape[0] + 1, 32, dtype=np.int64)
+
+
+def matching_values(values: object, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    data, offsets = flat_rows(values, "values")
+    if offsets.shape[0] - 1 != rows:
+        raise ValueError(
+            f"values has {offsets.shape[0] - 1} rows but keys has {rows}: one value per key"
+        )
+    return data, offsets
+
+
+# -- the tries ---------------------------------------------------------------------------------
+
+
+class TrieBatch:
+    """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP."""
+
+    def __init__(self, key_data, key_offsets, value_data, value_offsets, order, group_starts,
+                 keep_nodes: bool = False) -> None:
+        (self.kind, depth, self.key_row, self.path_start, self.path_stop, self.value_row,
+         self.first_child, self.child_mask, self.root_nodes) = _kernels.trie_shapes(
+            key_data, key_offsets, order, group_starts
+        )
+        self.key_data, self.key_offsets = key_data, key_offsets
+        count = self.kind.shape[0]
+        is_root = np.zeros(count, dtype=np.bool_)
+        present = self.root_nodes >= 0
+        is_root[self.root_nodes[present]] = True
+        reference = np.empty((count, _kernels.HASH_REFERENCE), dtype=np.uint8)
+        reference_length = np.zeros(count, dtype=np.int64)
+        self.roots = np.empty((group_starts.shape[0] - 1, 32), dtype=np.uint8)
+        self.roots[:] = np.frombuffer(EMPTY_ROOT, dtype=np.uint8)
+        self.hashed = np.zeros(count, dtype=np.bool_)
+        self.node_buffers: list[np.ndarray] = []
+        self.node_start = np.zeros(count, dtype=np.int64) if keep_nodes else None
+        self.node_stop = np.zeros(count, dtype=np.int64) if keep_nodes else None
+        self.node_buffer = np.zeros(count, dtype=np.int64) if keep_nodes else None
+        keccak = keccak256()
+        root_nodes = self.root_nodes[present]
+        group_of_root = np.flatnonzero(present)
+        by_depth = np.argsort(depth, kind="stable")
+        level_sizes = np.bincount(depth, minlength=1) if count else np.zeros(0, dtype=np.int64)
+        level_stops = np.cumsum(level_sizes)
+        scratch = np.empty(0, dtype=np.uint8)
+        for level in range(level_sizes.shape[0] - 1, -1, -1):
+            nodes = by_depth[level_stops[level] - level_sizes[level]:level_stops[level]]
+            payloads, sizes = _kernels.level_sizes(
+                nodes, is_root, self.kind, self.path_start, self.path_stop, self.value_row,
+                self.first_child, self.child_mask, value_data, value_offsets, reference_length,
+            )
+            # A level goes through in pieces of about CHUNK_BYTES, written into one reused
+            # buffer: a fresh buffer per level costs a page fault per 4 KiB written, which
+            # was measured to take longer than encoding and hashing the nodes.
+            ends = np.cumsum(sizes)
+            cuts = np.searchsorted(ends, np.arange(CHUNK_BYTES, int(ends[-1]), CHUNK_BYTES))
+            bounds = [0, *np.unique(cuts + 1).tolist(), nodes.shape[0]]
+            for first, stop in pairwise(bounds):
+                if first >= stop:
+                    continue
+                needed = int(ends[stop - 1] - (ends[first - 1] if first else 0))
+                if keep_nodes or scratch.shape[0] < needed:
+                    scratch = np.empty(max(needed, 1), dtype=np.uint8)
+                offsets, hashed_nodes = _kernels.encode_nodes(
+                    nodes[first:stop], payloads[first:stop], sizes[first:stop], scratch,
+                    self.kind, self.key_row, self.path_start, self.path_stop, self.value_row,
+                    self.first_child, self.child_mask, key_data, key_offsets, value_data,
+                    value_offsets, reference, reference_length,
+                )
+                digests = keccak.hash_flat(scratch, offsets)
+                _kernels.set_hash_references(hashed_nodes, digests, reference, reference_length)
+                self.hashed[hashed_nodes] = True
+                if level == 0:  # every node of depth 0 is a root, and roots are hashed
+                    self.roots[group_of_root[np.searchsorted(root_nodes, hashed_nodes)]] = digests
+                if keep_nodes:
+                    self.node_buffer[hashed_nodes] = len(self.node_buffers)
+                    self.node_start[hashed_nodes] = offsets[:-1]
+                    self.node_stop[hashed_nodes] = offsets[1:]
+                    self.node_buffers.append(scratch)
+
+
+def sorted_rows(key_data, key_offsets, group_starts, value_offsets, argument="keys"):
+    """The rows of each group in key order, absent keys (empty values) left out, and the new
+    group bounds; ValueError naming two rows with equal keys."""
+    rows = key_offsets.shape[0] - 1
+    groups = group_starts.shape[0] - 1
+    group_of_row = np.repeat(np.arange(groups, dtype=np.int64), np.diff(group_starts))
+    prefixes = _kernels.key_prefixes(key_data, key_offsets)
+    order = np.lexsort((prefixes, group_of_row)) if rows else np.zeros(0, dtype=np.int64)
+    duplicate = _kernels.finish_key_order(key_data, key_offsets, group_of_row, prefixes, order)
+    if duplicate >= 0:
+        a, b = sorted((int(order[duplicate]), int(order[duplicate + 1])))
+        where = f" of trie {int(group_of_row[a])}" if groups > 1 else ""
+        raise ValueError(
+            f"{argument} rows {a} and {b}{where} are equal: keys must be unique (set each "
+            "key once, an empty value to leave it out)"
+        )
+    return drop_absent(order, group_of_row, value_offsets, groups)
+
+
+def drop_absent(order, group_of_row, value_offsets, groups):
+    present = np.diff(value_offsets)[order] > 0
+    if not present.all():
+        order = order[present]
+    counts = np.bincount(group_of_row[order], minlength=groups) if order.size else np.zeros(
+        groups, dtype=np.int64
+    )
+    group_starts = np.zeros(groups + 1, dtype=np.int64)
+    np.cumsum(counts, out=group_starts[1:])
+    return order.astype(np.int64, copy=False), group_starts
+
+
+def roots_of(key_data, key_offsets, value_data, value_offsets, group_starts) -> np.ndarray:
+    order, present_starts = sorted_rows(key_data, key_offsets, group_starts, value_offsets)
+    return TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts).roots
+
+
+def trie_roots(keys: object, values: object, offsets: object, *, secure: bool = False) -> np.ndarray:
+    """The roots of many Merkle Patricia tries at once, hashed together level by level.
+
+    Parameters
+    ----------
+    keys, values
+        The rows of every trie, in any form :func:`batchkeccak.hash_many` takes (a sequence
+        of bytes-like objects, a 2-D uint8 array, ``FlatMessages``, a pyarrow binary column);
+        one value per key. Keys of one trie are unique, in any order; an empty value leaves
+        its key out, as in Ethereum.
+    offsets
+        G + 1 ints: trie g is made of rows ``offsets[g]:offsets[g + 1]``; ``offsets[0]`` is 0
+        and ``offsets[-1]`` the number of rows.
+    secure
+        Hash each key with Keccak-256 first, as the state and storage tries do.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(G, 32)`` uint8, row g the root of trie g (``EMPTY_ROOT`` for an empty one).
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import trie_roots
+    >>> roots = trie_roots([b"do", b"dog", b"horse"], [b"verb", b"puppy", b"stallion"], [0, 2, 3])
+    >>> roots.shape
+    (2, 32)
+    """
+    key_data, key_offsets = key_rows(keys, secure)
+    rows = key_offsets.shape[0] - 1
+    value_data, value_offsets = matching_values(values, rows)
+    group_starts = check_group_offsets(offsets, rows)
+    return roots_of(key_data, key_offsets, value_data, value_offsets, group_starts)
+
+
+def trie_root(keys: object, values: object, *, secure: bool = False) -> bytes:
+    """The root of one Merkle Patricia trie of key/value pairs.
+
+    Parameters
+    ----------
+    keys, values
+        As for :func:`trie_roots`: any form ``hash_many`` takes, one value per unique key;
+        an empty value means the key is absent.
+    secure
+        Hash each key with Keccak-256 first (the state and storage tries).
+
+    Returns
+    -------
+    bytes
+        The 32-byte root; ``EMPTY_ROOT`` (``0x56e81f...b421``) for no pairs.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import trie_root
+    >>> trie_root([b"do", b"dog"], [b"verb", b"puppy"]).hex()[:16]
+    '779db3986dd4f384'
+    """
+    key_data, key_offsets = key_rows(keys, secure)
+    rows = key_offsets.shape[0] - 1
+    value_data, value_offsets = matching_values(values, rows)
+    group_starts = np.array([0, rows], dtype=np.int64)
+    return roots_of(key_data, key_offsets, value_data, value_offsets, group_starts)[0].tobytes()
+
+
+def ordered_trie_roots(values: object, offsets: object) -> np.ndarray:
+    """The roots of many tries whose item i has the key ``rlp(i)``: the transactions,
+    receipts and withdrawals tries of blocks, hashed together level by level.
+
+    Parameters
+    ----------
+    values
+        The items of every trie, in any form ``hash_many`` takes: the encoded transactions
+        (receipts, withdrawals) of every block, back to back.
+    offsets
+        G + 1 ints: trie g holds items ``offsets[g]:offsets[g + 1]``, item ``offsets[g] + i``
+        at key ``rlp(i)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(G, 32)`` uint8 roots.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import ordered_trie_roots
+    >>> ordered_trie_roots([b"\\x01", b"\\x02", b"\\x03"], [0, 1, 3]).shape
+    (2, 32)
+    """
+    value_data, value_offsets = flat_rows(values, "values")
+    rows = value_offsets.shape[0] - 1
+    group_starts = check_group_offsets(offsets, rows)
+    key_data, key_offsets, order = _kernels.ordered_keys(group_starts)
+    groups = group_starts.shape[0] - 1
+    group_of_row = np.repeat(np.arange(groups, dtype=np.int64), np.diff(group_starts))
+    order, present_starts = drop_absent(order, group_of_row, value_offsets, groups)
+    return TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts).roots
+
+
+def ordered_trie_root(values: object) -> bytes:
+    """The root of the trie whose item i has the key ``rlp(i)`` (a block's
+    transactionsRoot, receiptsRoot or withdrawalsRoot).
+
+    Parameters
+    ----------
+    values
+        The items in order, in any form ``hash_many`` takes.
+
+    Returns
+    -------
+    bytes
+        The 32-byte root.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import ordered_trie_root
+    >>> ordered_trie_root([]).hex()[:8]
+    '56e81f17'
+    """
+    value_data, value_offsets = flat_rows(values, "values")
+    return ordered_trie_roots(
+        FlatMessages(value_data, value_offsets), [0, value_offsets.shape[0] - 1]
+    )[0].tobytes()
+
+
+def trie_proofs(
+    keys: object, values: object, query_keys: object, *, secure: bool = False
+) -> list[list[bytes]]:
+    """Merkle proofs of some keys of one trie, as ``eth_getProof`` returns them.
+
+    Parameters
+    ----------
+    keys, values
+        The trie, as for :func:`trie_root`.
+    query_keys
+        The keys to prove, in any form ``hash_many`` takes (unhashed for a secure trie, as
+        for ``keys``). A key that is not in the trie gets its proof of absence.
+    secure
+        Hash each key with Keccak-256 first (the state and storage tries).
+
+    Returns
+    -------
+    list of list of bytes
+        For each query key, the RLP of the nodes from the root down to where the key's path
+        ends; a node embedded in its parent (RLP under 32 bytes) travels inside the parent.
+        The empty trie's proofs are empty.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import trie_proofs
+    >>> proof = trie_proofs([b"do", b"dog"], [b"verb", b"puppy"], [b"dog"])[0]
+    >>> len(proof)
+    1
+    """
+    key_data, key_offsets = key_rows(keys, secure)
+    rows = key_offsets.shape[0] - 1
+    value_data, value_offsets = matching_values(values, rows)
+    group_starts = np.array([0, rows], dtype=np.int64)
+    order, present_starts = sorted_rows(key_data, key_offsets, group_starts, value_offsets)
+    batch = TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts,
+                      keep_nodes=True)
+    query_data, query_offsets = key_rows(query_keys, secure, "query_keys")
+    queries = query_offsets.shape[0] - 1
+    root = int(batch.root_nodes[0])
+    if root < 0:
+        return [[] for _ in range(queries)]
+    nodes, starts = _kernels.proof_paths(
+        root, query_data, query_offsets, batch.kind, batch.key_row, batch.path_start,
+        batch.path_stop, batch.first_child, batch.child_mask, key_data, key_offsets,
+        batch.hashed,
+    )
+    blobs = [buffer.tobytes() for buffer in batch.node_buffers]
+    encoded = {}
+    for node in np.unique(nodes).tolist():
+        blob = blobs[batch.node_buffer[node]]
+        encoded[node] = blob[batch.node_start[node]:batch.node_stop[node]]
+    path_nodes = nodes.tolist()
+    bounds = starts.tolist()
+    return [
+        [encoded[node] for node in path_nodes[bounds[q]:bounds[q + 1]]] for q in range(queries)
+    ]
+
+
+PROOF_ERRORS = {
+    _kernels.PROOF_MISSING_NODE: "ends before the key's path does (a node is missing)",
+    _kernels.PROOF_WRONG_HASH: "does not lead to the root: its node {node} does not hash to "
+    "the reference above it",
+    _kernels.PROOF_MALFORMED: "is malformed: node {node} is not a valid trie node",
+    _kernels.PROOF_EXTRA_NODES: "has nodes past the end of the key's path (from node {node})",
+}
+
+
+def root_bytes(root: object) -> np.ndarray:
+    if isinstance(root, str):
+        text = root[2:] if root[:2].lower() == "0x" else root
+        try:
+            root = bytes.fromhex(text)
+        except ValueError:
+            raise ValueError(f"root must be 32 bytes or their hex, got {root!r}") from None
+    try:
+        view = memoryview(root).cast("B")  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"root must be 32 bytes (bytes-like) or a hex string, got {type(root).__name__}"
+        ) from None
+    if view.nbytes != 32:
+        raise ValueError(f"root must be 32 bytes, got {view.nbytes}")
+    return np.frombuffer(bytes(view), dtype=np.uint8)
+
+
+def verify_trie_proofs(
+    root: object,
+    query_keys: object,
+    proofs: Sequence[Sequence[bytes]],
+    *,
+    secure: bool = False,
+) -> list[bytes | None]:
+    """Check many Merkle proofs against one root at once; the value each one proves.
+
+    Parameters
+    ----------
+    root
+        The trie's 32-byte root (bytes-like, or its hex).
+    query_keys
+        One key per proof, in any form ``hash_many`` takes (unhashed for a secure trie).
+    proofs
+        One proof per key: the RLP-encoded nodes from the root down, as ``eth_getProof``
+        (and :func:`trie_proofs`) returns them.
+    secure
+        Hash each key with Keccak-256 first (the state and storage tries).
+
+    Returns
+    -------
+    list of (bytes or None)
+        The proven value of each key, or None where the proof shows the key absent.
+
+    Raises
+    ------
+    ValueError
+        Naming the first proof that does not lead to ``root``, ends early, is malformed or
+        has nodes past the key's path.
+
+    Examples
+    --------
+    >>> from batchkeccak.ethereum import trie_proofs, trie_root, verify_trie_proofs
+    >>> keys, values = [b"do", b"dog"], [b"verb", b"puppy"]
+    >>> proofs = trie_proofs(keys, values, [b"dog", b"cat"])
+    >>> verify_trie_proofs(trie_root(keys, values), [b"dog", b"cat"], proofs)
+    [b'puppy', None]
+    """
+    expected = root_bytes(root)
+    query_data, query_offsets = key_rows(query_keys, secure, "query_keys")
+    queries = query_offsets.shape[0] - 1
+    if isinstance(proofs, (str, bytes)) or not hasattr(proofs, "__len__"):
+        raise TypeError("proofs must be a sequence of proofs (each a sequence of bytes)")
+    if len(proofs) != queries:
+        raise ValueError(
+            f"proofs has {len(proofs)} proofs but query_keys has {queries}: one proof per key"
+        )
+    sizes = []
+    for q, proof in enumerate(proofs):
+        if isinstance(proof, (str, bytes, bytearray, memoryview)) or not hasattr(
+            proof, "__len__"
+        ):
+            raise TypeError(
+                f"proofs[{q}] must be a sequence of RLP-encoded nodes (bytes), got "
+                f"{type(proof).__name__}"
+            )
+        sizes.append(len(proof))
+    proof_starts = np.zeros(queries + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sizes, dtype=np.int64), out=proof_starts[1:])
+    nodes = list(chain.from_iterable(proofs))
+    if nodes:
+        data, node_offsets = flat_rows(nodes, "proofs")
+        digests = keccak256().hash_flat(data, node_offsets)
+    else:
+        data = np.zeros(0, dtype=np.uint8)
+        node_offsets = np.zeros(1, dtype=np.int64)
+        digests = np.zeros((0, 32), dtype=np.uint8)
+    status, value_start, value_stop, bad_node = _kernels.verify_walk(
+        expected, data, node_offsets, proof_starts, digests, query_data, query_offsets,
+        np.frombuffer(EMPTY_ROOT, dtype=np.uint8),
+    )
+    failed = np.flatnonzero(status)
+    if failed.size:
+        q = int(failed[0])
+        reason = PROOF_ERRORS[int(status[q])].format(node=int(bad_node[q]))
+        raise ValueError(f"proofs[{q}] {reason}")
+    starts = value_start.tolist()
+    stops = value_stop.tolist()
+    return [
+        None if start < 0 else data[start:stop].tobytes() for start, stop in zip(starts, stops)
+    ]
