@@ -191,30 +191,50 @@ case $mode in
 esac
 
 checks_started=$SECONDS
-report=$CACHE/report.xml
-rm -f "$report"
-status=0
-# Only the files with marked tests are collected: the others import engines (Spark, Ray,
-# Dask) that are not installed here, and collecting them costs minutes under emulation.
+# Two pytest processes side by side, since each is mostly one busy thread: the kernel tests
+# as built for the emulated CPU, and the other ARM builds with the vector-code checks (each
+# compile is a child interpreter). Each has its own numba cache folder and its own stamp.
 mapfile -t marked_files < <(grep -l 'pytest.mark.aarch64' tests/test_*.py)
-# Fewer hypothesis examples: the property tests still run, at emulated speed.
-BATCHKECCAK_HYPOTHESIS_EXAMPLES=${BATCHKECCAK_HYPOTHESIS_EXAMPLES:-10} \
-    "$QEMU" "$PYTHON_ARM" -m pytest -p no:cacheprovider -o addopts=-ra -m aarch64 \
-    --junitxml="$report" "${marked_files[@]}" || status=$?
+build_files=(tests/test_aarch64_builds.py tests/test_vectorization.py)
+kernel_files=()
+for file in "${marked_files[@]}"; do
+    [[ " ${build_files[*]} " == *" $file "* ]] || kernel_files+=("$file")
+done
+run_pytest() {  # NAME CACHE-FOLDER FILES...
+    local name=$1 cache=$2
+    shift 2
+    rm -f "$CACHE/$name.xml"
+    # Fewer hypothesis examples: the property tests still run, at emulated speed.
+    NUMBA_CACHE_DIR=$cache \
+    BATCHKECCAK_HYPOTHESIS_EXAMPLES=${BATCHKECCAK_HYPOTHESIS_EXAMPLES:-10} \
+        "$QEMU" "$PYTHON_ARM" -m pytest -p no:cacheprovider -o addopts=-ra -m aarch64 \
+        --junitxml="$CACHE/$name.xml" "$@"
+}
+run_pytest builds "$CACHE/numba-builds" "${build_files[@]}" >"$CACHE/builds.log" 2>&1 &
+builds_pid=$!
+kernels_status=0
+run_pytest kernels "$CACHE/numba" "${kernel_files[@]}" || kernels_status=$?
+builds_status=0
+wait "$builds_pid" || builds_status=$?
+say "other ARM builds and vector code (tests/test_aarch64_builds.py, tests/test_vectorization.py):"
+cat "$CACHE/builds.log"
 say "checks took $((SECONDS - checks_started)) s, $((SECONDS - started)) s in all"
-if [[ $status -ne 0 ]]; then
-    say "FAILED: an aarch64 check failed (pytest exit status $status)"
+if [[ $kernels_status -ne 0 || $builds_status -ne 0 ]]; then
+    say "FAILED: an aarch64 check failed (pytest exit status $kernels_status, $builds_status)"
     exit 1
 fi
 # Every selected test must have run: a skip here (a missing wheel, a check that no longer
 # sees the emulator) would otherwise pass CI having checked nothing.
-skipped=$("$HOST_PYTHON" -c "
+read -r skipped_count test_count < <("$HOST_PYTHON" -c "
 import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suites = [root] if root.tag == 'testsuite' else root.findall('testsuite')
-print(sum(int(s.get('skipped', 0)) for s in suites), sum(int(s.get('tests', 0)) for s in suites))
-" "$report")
-read -r skipped_count test_count <<<"$skipped"
+skipped = tests = 0
+for path in sys.argv[1:]:
+    root = ET.parse(path).getroot()
+    for suite in [root] if root.tag == 'testsuite' else root.findall('testsuite'):
+        skipped += int(suite.get('skipped', 0))
+        tests += int(suite.get('tests', 0))
+print(skipped, tests)
+" "$CACHE/kernels.xml" "$CACHE/builds.xml")
 if [[ $skipped_count -ne 0 || $test_count -eq 0 ]]; then
     say "FAILED: $skipped_count of $test_count aarch64 tests were skipped; all must run here"
     exit 1
