@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import textwrap
@@ -53,6 +54,12 @@ BUILDS = {
     "sve2-256": ("neoverse-v2", "max,sve256=on", 256),
 }
 
+# The SVE build once more, on an emulated CPU without SVE (and every other extension kept):
+# it must die on its first SVE instruction, which shows that the runs above executed SVE code
+# and not a fallback that any ARM core runs.
+WITHOUT_SVE = "sve-build-without-sve"
+RUNS = {**BUILDS, WITHOUT_SVE: ("neoverse-v1", "max,sve=off", None)}
+
 XOF_LENGTH = 400  # more than any rate: the squeeze runs the permutation again
 ROW_LENGTH = 200
 
@@ -73,6 +80,7 @@ _CHILD = textwrap.dedent(
     PR_SVE_GET_VL = 51
     vl = ctypes.CDLL(None, use_errno=True).prctl(PR_SVE_GET_VL, 0, 0, 0, 0)
     result["sve_bits"] = (vl & 0xFFFF) * 8 if vl >= 0 else None
+    print("hashing", file=sys.stderr, flush=True)
     for name, spec in bk.algorithms.items():
         length = xof_length if spec.xof else None
         result[name] = {
@@ -109,8 +117,8 @@ def build_results(tmp_path_factory):
     _rows().tofile(folder / "rows.bin")
     cache_root = Path(os.environ.get("NUMBA_CACHE_DIR") or tmp_path_factory.mktemp("numba"))
 
-    def run(build: str) -> dict:
-        cpu, qemu_cpu, _ = BUILDS[build]
+    def run(key: str) -> subprocess.CompletedProcess:
+        cpu, qemu_cpu, _ = RUNS[key]
         env = {
             **os.environ,
             "NUMBA_CPU_NAME": cpu,
@@ -119,18 +127,16 @@ def build_results(tmp_path_factory):
             "QEMU_CPU": qemu_cpu,
             "NUMBA_CACHE_DIR": str(cache_root / "aarch64-builds" / cpu),
         }
-        child = subprocess.run(
+        return subprocess.run(
             [EMULATOR, sys.executable, "-c", _CHILD, str(folder), str(ROW_LENGTH),
              str(XOF_LENGTH)],
             capture_output=True, text=True, env=env, check=False,
         )  # fmt: skip
-        assert child.returncode == 0, f"{build} build failed:\n{child.stderr[-3000:]}"
-        return json.loads(child.stdout)
 
     def run_cpu(cpu: str) -> dict:
-        return {build: run(build) for build, spec in BUILDS.items() if spec[0] == cpu}
+        return {key: run(key) for key, spec in RUNS.items() if spec[0] == cpu}
 
-    cpus = list(dict.fromkeys(spec[0] for spec in BUILDS.values()))
+    cpus = list(dict.fromkeys(spec[0] for spec in RUNS.values()))
     with ThreadPoolExecutor(max(1, min(len(cpus), os.cpu_count() or 1))) as pool:
         results: dict = {}
         for part in pool.map(run_cpu, cpus):
@@ -155,7 +161,9 @@ def expected():
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_build_hashes_every_algorithm_correctly(build, build_results, expected):
     cpu, _, sve_bits = BUILDS[build]
-    result = build_results[build]
+    child = build_results[build]
+    assert child.returncode == 0, f"{build} build failed:\n{child.stderr[-3000:]}"
+    result = json.loads(child.stdout)
     # The child really was that build on that machine: the CPU numba compiled for and, for
     # SVE, the vector length the emulated CPU ran with (None: SVE switched off).
     assert (result["cpu"], result["features"]) == (cpu, "")
@@ -167,3 +175,12 @@ def test_build_hashes_every_algorithm_correctly(build, build_results, expected):
             assert len(got) == len(want) > 0
             wrong = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
             assert not wrong, f"{build}, {name}, {form}: wrong digests at {wrong[:10]}"
+
+
+def test_sve_build_executes_sve_instructions(build_results):
+    child = build_results[WITHOUT_SVE]
+    assert "hashing" in child.stderr, f"died before hashing:\n{child.stderr[-2000:]}"
+    assert child.returncode in (-signal.SIGILL, 128 + signal.SIGILL), (
+        f"the SVE build ran on a CPU without SVE (exit status {child.returncode}):"
+        f" its kernels are not SVE code\n{child.stderr[-2000:]}"
+    )
