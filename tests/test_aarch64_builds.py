@@ -96,7 +96,7 @@ def _messages() -> list[bytes]:
     """Lengths around every rate and block boundary up to a few blocks, then 40 messages of
     several blocks each, so that whole tiles run the steady multi-block path and a partial
     tile is finished one state at a time."""
-    lengths = [*range(0, 40), *range(64, 1100, 23), *range(3000, 3040)]
+    lengths = [*range(40), *range(64, 1100, 23), *range(3000, 3040)]
     return [bytes((seed * 7 + i) % 251 for i in range(n)) for seed, n in enumerate(lengths)]
 
 

@@ -169,8 +169,7 @@ def arm_asm(tmp_path_factory):
     workers = max(1, min(len(ARM_TARGETS), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
         jobs = {
-            cpu: pool.submit(_compile_asm, tmp_path_factory.mktemp(cpu), cpu)
-            for cpu in ARM_TARGETS
+            cpu: pool.submit(_compile_asm, tmp_path_factory.mktemp(cpu), cpu) for cpu in ARM_TARGETS
         }
         return {cpu: job.result() for cpu, job in jobs.items()}
 
