@@ -55,6 +55,13 @@ esac
 
 mkdir -p "$CACHE"
 started=$SECONDS
+# One run at a time per cache folder: they share the sysroot, the wheels and the copy of the
+# package.
+exec 9>"$CACHE/lock"
+if ! flock -n 9; then
+    say "waiting for another run that uses $CACHE"
+    flock 9
+fi
 
 # --- qemu --------------------------------------------------------------------------------
 QEMU=$(command -v qemu-aarch64 || command -v qemu-aarch64-static || true)
@@ -139,12 +146,15 @@ SITE=$CACHE/site-$wheel_key
 if [[ ! -f $SITE/.complete ]]; then
     say "installing aarch64 wheels: ${requirements[*]}"
     rm -rf "$SITE.partial"
+    # Wheels for any glibc up to bookworm's 2.36; pip takes only the tags it is given.
+    platforms=(--platform manylinux2014_aarch64)
+    for minor in $(seq 17 36); do
+        platforms+=(--platform "manylinux_2_${minor}_aarch64")
+    done
     "$HOST_PYTHON" -m pip install -q --disable-pip-version-check --no-warn-conflicts \
         --cache-dir "$CACHE/pip" --target "$SITE.partial" --only-binary=:all: \
         --implementation cp --python-version 3.11 --abi cp311 \
-        --platform manylinux_2_28_aarch64 --platform manylinux_2_27_aarch64 \
-        --platform manylinux_2_26_aarch64 --platform manylinux_2_24_aarch64 \
-        --platform manylinux2014_aarch64 --platform manylinux_2_17_aarch64 \
+        "${platforms[@]}" \
         "${requirements[@]}" >"$CACHE/pip.log" 2>&1 \
         || infrastructure_failure "pip could not install the aarch64 wheels, see $CACHE/pip.log"
     touch "$SITE.partial/.complete"
