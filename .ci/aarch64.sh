@@ -222,6 +222,7 @@ run_pytest() {  # NAME CACHE-FOLDER FILES...
 }
 run_pytest builds "$CACHE/numba-builds" "${build_files[@]}" >"$CACHE/builds.log" 2>&1 &
 builds_pid=$!
+trap 'kill "$builds_pid" 2>/dev/null || true' EXIT
 kernels_status=0
 run_pytest kernels "$CACHE/numba" "${kernel_files[@]}" || kernels_status=$?
 builds_status=0
