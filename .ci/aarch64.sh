@@ -105,7 +105,7 @@ EOF
     )
     # As root, apt drops to the _apt user for downloads, which cannot write to a private cache.
     [[ $(id -u) -eq 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
-    apt-get "${apt_opts[@]}" -q update >"$apt_dir/update.log" 2>&1 \
+    apt-get "${apt_opts[@]}" -q --error-on=any update >"$apt_dir/update.log" 2>&1 \
         || infrastructure_failure "apt-get update (arm64, private lists) failed, see $apt_dir/update.log"
     rm -f "$apt_dir/debs"/*.deb
     (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "${DEBS[@]}") \
