@@ -22,7 +22,8 @@ CACHE=${BATCHKECCAK_AARCH64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/batchkeccak-a
 MIRROR=${BATCHKECCAK_AARCH64_MIRROR:-http://deb.debian.org/debian}
 SECURITY_MIRROR=${BATCHKECCAK_AARCH64_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 KEYRING=${BATCHKECCAK_AARCH64_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
-HOST_PYTHON=${PYTHON:-python3}
+# The host's interpreter: it runs pip for the aarch64 wheels and says which versions to take.
+HOST_PYTHON=${BATCHKECCAK_AARCH64_HOST_PYTHON:-python3}
 # The interpreter and the shared libraries it, numpy, llvmlite and pyarrow's wheels load.
 DEBS=(
     python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
@@ -159,7 +160,7 @@ if [[ ! -f $SITE/.complete ]]; then
         || infrastructure_failure "pip could not install the aarch64 wheels, see $CACHE/pip.log"
     touch "$SITE.partial/.complete"
     mv "$SITE.partial" "$SITE"
-    # Older sets of wheels are kept by nothing.
+    # Wheels for versions the host no longer has are not used again.
     find "$CACHE" -maxdepth 1 -name 'site-*' ! -name "site-$wheel_key" -exec rm -rf {} +
 fi
 
