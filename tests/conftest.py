@@ -31,9 +31,15 @@ def pytest_sessionstart(session):
     numba stamps a cached function with its own file only; the sponge kernels inline code
     from other files, so an edit there would otherwise leave them running the old code.
     """
+    import numba
+
     from batchkeccak import _jit
 
-    stamp = _jit.PACKAGE_DIR / "__pycache__" / "compiled-sources.sha256"
+    # The stamp sits beside the cache it vouches for: where NUMBA_CACHE_DIR is set, numba
+    # caches there, and two runs with different cache folders each need their own stamp.
+    cache_dir = numba.config.CACHE_DIR
+    folder = Path(cache_dir) if cache_dir else _jit.PACKAGE_DIR / "__pycache__"
+    stamp = folder / "compiled-sources.sha256"
     digest = _jit.compiled_sources_digest()
     try:
         if stamp.read_text() == digest:
@@ -42,7 +48,7 @@ def pytest_sessionstart(session):
         pass
     _jit.clear_cache()
     try:
-        stamp.parent.mkdir(exist_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     except OSError:
         pass  # a read-only checkout: numba cannot cache there either

@@ -52,6 +52,7 @@ def values_for(arrow_type):
     return [None if t is None else t.encode("utf-8") for t in TEXTS]
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("arrow_type", VARIABLE_TYPES, ids=str)
 def test_every_variable_width_type_matches_oracle(arrow_type):
     values = values_for(arrow_type)
@@ -80,6 +81,7 @@ def test_fixed_size_binary():
     assert result.to_pylist() == expected(values, "sha3_512")
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 def test_every_algorithm(algorithm):
     length = 77 if algorithm in XOFS else None

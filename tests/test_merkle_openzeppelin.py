@@ -101,6 +101,7 @@ DOCUMENTED_STANDARD_STRINGS = {
 }
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("sort_leaves", [True, False])
 def test_documented_simple_tree(sort_leaves):
     leaves = [keccak256(c.encode()) for c in "abcdef"]
@@ -239,6 +240,7 @@ def _random_leaves(n: int, seed: int, duplicates: bool = False) -> list[bytes]:
     return leaves
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("sort_leaves", [True, False])
 def test_every_size_and_index_against_reference(sort_leaves):
     for n in range(1, 71):
@@ -320,6 +322,7 @@ def test_large_tree_crossing_batch_chunks(monkeypatch):
     assert merkle.merkle_root(leaves, scheme="openzeppelin") == ref_tree[0]
 
 
+@pytest.mark.aarch64
 def test_thousands_of_leaves_root_matches_reference():
     leaves = _random_leaves(3001, seed=11)
     ref_tree, _ = oz_tree(leaves, True)

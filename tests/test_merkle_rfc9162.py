@@ -20,6 +20,7 @@ def _values(n: int, seed: int = 0) -> list[bytes]:
     return [bytes((seed + i + k) % 251 for k in range(rng.randint(0, 70))) for i in range(n)]
 
 
+@pytest.mark.aarch64
 def test_structure_for_every_size_up_to_70():
     for n in range(71):
         values = _values(n, seed=n)
@@ -104,6 +105,7 @@ def test_tampered_consistency_proofs_are_rejected():
     assert not merkle.verify_consistency(ref.root(5), ref.root(3), [], old_size=5, new_size=3)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize(
     ("algorithm", "length"),
     [

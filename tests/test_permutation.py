@@ -36,6 +36,7 @@ def test_step_constants_match_reference():
     ]
 
 
+@pytest.mark.aarch64
 def test_keccak_f_of_zero_state_known_lanes():
     # Keccak team's intermediate values: Keccak-f[1600] of the all-zero state.
     lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
@@ -45,6 +46,7 @@ def test_keccak_f_of_zero_state_known_lanes():
     assert [int(v) for v in lanes] == ref.keccak_p([0] * 25)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("rounds", TABLE_ROUNDS)
 def test_state_permute_matches_reference(rounds):
     rng = np.random.default_rng(rounds)
@@ -55,6 +57,7 @@ def test_state_permute_matches_reference(rounds):
         assert [int(v) for v in lanes] == expected
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("rounds", TABLE_ROUNDS)
 def test_tile_permute_matches_reference_for_every_state(rounds):
     rng = np.random.default_rng(100 + rounds)
@@ -72,6 +75,7 @@ def test_tile_width_is_a_multiple_of_every_simd_width():
     assert TILE_WIDTH % 8 == 0  # AVX-512 holds 8 lanes, AVX2 4, NEON 2
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("rate_words", [9, 13, 17, 18, 21])
 @pytest.mark.parametrize("rounds", [24, 12])
 def test_state_absorb_matches_reference(rate_words, rounds):

@@ -44,6 +44,7 @@ def lengths_around_blocks(rate, count, seed):
     return (base + extra)[:count]
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_shared_prefix_state_equals_oracle_of_concatenation(algorithm, threads, pattern_bytes):
@@ -62,6 +63,7 @@ def test_shared_prefix_state_equals_oracle_of_concatenation(algorithm, threads, 
             assert hasher.hash_one(messages[i]) == want[i]
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 def test_per_message_states(algorithm, pattern_bytes):
     rate = RATES[algorithm]
@@ -75,6 +77,7 @@ def test_per_message_states(algorithm, pattern_bytes):
             assert [bytes(r) for r in got] == want, (algorithm, count, threads)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
 def test_equal_short_rows_take_the_tile_fill_path_from_a_state(algorithm, pattern_bytes):
     rate = RATES[algorithm]
@@ -89,6 +92,7 @@ def test_equal_short_rows_take_the_tile_fill_path_from_a_state(algorithm, patter
                 assert [bytes(r) for r in got] == want, (algorithm, width, count, threads)
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("bits", [128, 256])
 def test_cshake_prefix_and_domain_against_pycryptodome(bits, pattern_bytes):
     # cSHAKE = the sponge from bytepad(encode_string(N) || encode_string(S)) with domain 0x04;
