@@ -464,3 +464,10 @@ def test_a_strided_array_is_still_refused_clearly():
         bk.sha3_256(strided)
     with pytest.raises(ValueError, match="contiguous"):
         bk.kt128(strided)
+
+
+@pytest.mark.parametrize("messages", [{b"a", b"b"}, frozenset({b"a"}), {b"a": 1}])
+def test_unordered_collections_are_refused(messages):
+    # Row i of the digests belongs to message i: a set's order is arbitrary.
+    with pytest.raises(TypeError, match="ordered sequence"):
+        bk.hash_many(messages)

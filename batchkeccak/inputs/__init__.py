@@ -33,7 +33,8 @@ The accepted forms (nothing is guessed from a dtype):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -91,5 +92,12 @@ def to_flat(messages: object, argument: str = "messages") -> tuple[np.ndarray, n
         raise TypeError(
             f"{argument} must be a sequence of bytes-like objects, a 2-D uint8 array, "
             f"batchkeccak.FlatMessages or a pyarrow binary array, got {type(messages).__name__}"
+        )
+    if isinstance(messages, (AbstractSet, Mapping)):
+        # Row i of the result belongs to message i: a set has no order to keep, and a
+        # mapping would give its keys.
+        raise TypeError(
+            f"{argument} must be an ordered sequence of messages, got a "
+            f"{type(messages).__name__}; pass sorted(...) or a list"
         )
     return sequence_to_flat(messages, argument=argument)
