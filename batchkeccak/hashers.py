@@ -399,12 +399,15 @@ class OnePass:
 class MessageStream:
     """One message of a one-pass hasher fed in pieces (see :meth:`Hasher.incremental`)."""
 
-    __slots__ = ("_form", "_sponge", "absorb")
+    __slots__ = ("_form", "_sponge", "absorb", "waiting", "waiting_limit")
 
     def __init__(self, sponge: IncrementalSponge, form: OnePass) -> None:
         self._sponge, self._form = sponge, form
-        # The sponge's own method: a hash object's update is one call shorter.
+        # The sponge's own method and buffer: an update that only appends to the buffer
+        # (under waiting_limit bytes in all) may do so directly, as hash objects do.
         self.absorb = sponge.absorb
+        self.waiting = sponge.waiting
+        self.waiting_limit = sponge.BUFFER_BYTES
 
     def finish(self, out_len: int) -> bytes:
         form = self._form

@@ -97,9 +97,10 @@ class StoredStates:
         return out
 
 
-def _one_job(blocks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(state, start, blocks) arrays of one job: state 0, from byte 0 of the buffer."""
-    return _ZERO, _ZERO, np.array([blocks], dtype=np.int64)
+def _state_absorb():
+    from batchkeccak.permutation._unrolled import state_absorb
+
+    return state_absorb
 
 
 _ZERO = _readonly(np.zeros(1, dtype=np.int64))
@@ -118,7 +119,7 @@ class IncrementalSponge:
     (:mod:`batchkeccak.oneshot`), so a short one never waits for the kernels to load.
     """
 
-    __slots__ = ("_buffer", "_fresh", "_states", "domain", "spec")
+    __slots__ = ("_fresh", "_lanes", "_states", "domain", "spec", "waiting")
 
     BUFFER_BYTES = 1 << 14
 
@@ -127,71 +128,85 @@ class IncrementalSponge:
         self.spec = spec
         self.domain = spec.suffix if domain is None else domain
         self._states = StoredStates(spec, 1, initial)
-        self._buffer = bytearray()
+        self._lanes = self._states.lanes[0]
+        # Bytes not yet absorbed: the same bytearray for the object's whole life. A hash
+        # object appends small updates to it directly, without its lock (one append is one
+        # C call, whole under the GIL); so this class only ever takes a prefix from it, puts
+        # bytes back at its front, and reads it through copies, never through an export.
+        self.waiting = bytearray()
         # True while the state is all zeros: the one-shot backends start from there.
         self._fresh = initial is None or not np.any(initial)
 
     def absorb(self, data: bytes | memoryview) -> None:
         """Append ``data``'s bytes (``bytes`` or a 1-D byte ``memoryview``) to the message."""
-        size = len(data)
-        buffered = len(self._buffer)
-        if buffered + size < self.BUFFER_BYTES:
-            self._buffer += data
+        waiting = self.waiting
+        if len(waiting) + len(data) < self.BUFFER_BYTES:
+            waiting += data
             return
         rate = self.spec.rate
-        view = memoryview(data)
-        if buffered:
-            # Complete the buffer's last block from the head of data (as far as data goes),
-            # absorb its whole blocks in one call; the rest of data is then read where it lies.
-            taken = min(size, -buffered % rate)
-            self._buffer += view[:taken]
-            whole = len(self._buffer) // rate * rate
+        head = bytes(waiting)
+        del waiting[: len(head)]  # bytes appended meanwhile stay: they come after data
+        if len(data) < self.BUFFER_BYTES:
+            # A copy of a few KiB costs less than a second kernel call.
+            head += data
+            whole = len(head) // rate * rate
             if whole:
-                self._absorb_blocks(memoryview(self._buffer)[:whole])
-                self._buffer = self._buffer[whole:]
-            view = view[taken:]
-            if self._buffer:  # data ended inside the block: nothing of it is left
-                return
-        whole = len(view) // rate
+                self._absorb_blocks(as_array(head), whole)
+            waiting[0:0] = head[whole:]
+            return
+        # Complete head's last block from data, absorb head's whole blocks, then data's
+        # whole blocks where they lie; what is left goes back in front of waiting.
+        taken = -len(head) % rate
+        view = memoryview(data)
+        head += view[:taken]
+        if head:
+            self._absorb_blocks(as_array(head), len(head))
+        array = as_array(view[taken:])
+        whole = len(array) // rate * rate
         if whole:
-            self._absorb_blocks(view[: whole * rate])
-        self._buffer = bytearray(view[whole * rate :])
+            self._absorb_blocks(array, whole)
+        waiting[0:0] = array[whole:].tobytes()
 
-    def _absorb_blocks(self, view: memoryview) -> None:
-        blocks = len(view) // self.spec.rate
-        self._states.absorb(as_array(view), *_one_job(blocks))
+    def _absorb_blocks(self, blocks: np.ndarray, size: int) -> None:
+        """Absorb ``blocks[:size]`` (read-only; ``size`` a multiple of the rate)."""
+        rate = self.spec.rate
+        # One state: the kernel that keeps it in registers, called with no job arrays.
+        _state_absorb()(
+            self._lanes, blocks, 0, size // rate, rate >> 3, self._states.first_round
+        )
         self._fresh = False
 
     def finish(self, out_len: int) -> bytes:
         """Pad what was absorbed and squeeze ``out_len`` bytes; the state stays as it was."""
-        if self._fresh and use_oneshot(self.spec, self.domain, 1, len(self._buffer)):
+        waiting = bytes(self.waiting)
+        if self._fresh and use_oneshot(self.spec, self.domain, 1, len(waiting)):
             return oneshot_digest(  # type: ignore[return-value]
-                self.spec, self.domain, self._buffer, out_len
+                self.spec, self.domain, waiting, out_len
             )
         rate = self.spec.rate
-        if len(self._buffer) >= rate:
+        if len(waiting) >= rate:
             # Whole blocks still wait: absorb them into a copy, keep this state as it is.
-            whole = len(self._buffer) // rate * rate
-            clone = self.copy()
-            clone._absorb_blocks(memoryview(clone._buffer)[:whole])
-            clone._buffer = clone._buffer[whole:]
+            whole = len(waiting) // rate * rate
+            clone = IncrementalSponge(self.spec, self._states.lanes, self.domain)
+            clone._absorb_blocks(as_array(waiting), whole)
+            clone.waiting += waiting[whole:]
             return clone.finish(out_len)
         states = self._states
-        states.pending[0, : len(self._buffer)] = np.frombuffer(bytes(self._buffer), np.uint8)
-        states.pending_len[0] = len(self._buffer)
+        states.pending[0, : len(waiting)] = np.frombuffer(waiting, np.uint8)
+        states.pending_len[0] = len(waiting)
         return states.finish(_ZERO, out_len, self.domain).tobytes()
 
     def copy(self) -> IncrementalSponge:
         """An independent copy."""
         clone = IncrementalSponge(self.spec, self._states.lanes, self.domain)
-        clone._buffer = bytearray(self._buffer)
+        clone.waiting += self.waiting
         clone._fresh = self._fresh
         return clone
 
     def __getstate__(self) -> tuple[str, int, bytes, bytes]:
-        return self.spec.name, self.domain, self._states.lanes.tobytes(), bytes(self._buffer)
+        return self.spec.name, self.domain, self._states.lanes.tobytes(), bytes(self.waiting)
 
     def __setstate__(self, state: tuple[str, int, bytes, bytes]) -> None:
         name, domain, lanes, waiting = state
         self.__init__(get_algorithm(name), np.frombuffer(lanes, dtype=np.uint64), domain)
-        self._buffer = bytearray(waiting)
+        self.waiting += waiting

@@ -34,21 +34,31 @@ class KeccakHash:
     (``batchkeccak.sha3_256(data)``); equal to hashlib's (and pycryptodome's, for Keccak,
     TurboSHAKE and the modes) however the data is cut into ``update`` calls.
 
-    An object may be shared by threads, as hashlib's may: each ``update``, ``digest`` and
-    ``copy`` holds the object's lock, so the digest is that of the updates in some order,
-    each one whole. (The kernels release the GIL; without the lock two updates would mix
-    their blocks into the one state.)
+    An object may be shared by threads, as hashlib's may: the digest is that of the updates
+    in some order, each one whole. A small update is one append to the buffer (whole under
+    the GIL); whatever runs the kernel (the update that fills the buffer, ``digest``,
+    ``copy``) holds the object's lock, since the kernels release the GIL and two of them
+    would mix their blocks into the one state.
     """
 
-    __slots__ = ("_hasher", "_length_given", "_lock", "_stream")
+    __slots__ = ("_hasher", "_length_given", "_lock", "_stream", "_waiting", "_waiting_limit")
 
     def __init__(self, resolved: Hasher, data: object = b"", length_given: bool = True) -> None:
         self._hasher = resolved
         self._length_given = length_given
-        self._stream = resolved.incremental()
         self._lock = threading.Lock()
+        self._bind(resolved.incremental())
         if not (isinstance(data, bytes) and not data):
             self.update(data)
+
+    def _bind(self, stream: object) -> None:
+        self._stream = stream
+        # A stream with a buffer lets a small update append to it here, with no further
+        # call: per update that is most of the difference from hashlib's C object.
+        self._waiting = getattr(stream, "waiting", None)
+        self._waiting_limit = getattr(stream, "waiting_limit", 0)
+        if self._waiting is None:
+            self._waiting = bytearray()
 
     @property
     def name(self) -> str:
@@ -70,9 +80,17 @@ class KeccakHash:
     def update(self, data: object) -> None:
         """Absorb ``data`` (any bytes-like object) after what was given before."""
         # bytes cannot change size: read as it is, with no buffer export to pin it.
-        view = data if type(data) is bytes else message_view(data, "data")
+        if type(data) is not bytes:
+            data = message_view(data, "data")
+        waiting = self._waiting
+        if len(waiting) + len(data) < self._waiting_limit:
+            # Appended without the lock: one C call, whole under the GIL, so concurrent
+            # updates land whole, in some order. The stream takes only a prefix of this
+            # buffer and puts bytes back at its front, under the lock (below).
+            waiting += data
+            return
         with self._lock:
-            self._stream.absorb(view)
+            self._stream.absorb(data)
 
     def _out_len(self, length: object) -> int:
         if length is None:
@@ -111,7 +129,7 @@ class KeccakHash:
         clone._hasher = self._hasher
         clone._length_given = self._length_given
         with self._lock:
-            clone._stream = self._stream.copy()
+            clone._bind(self._stream.copy())
         clone._lock = threading.Lock()
         return clone
 
@@ -121,7 +139,8 @@ class KeccakHash:
             return self._hasher, self._length_given, self._stream.copy()
 
     def __setstate__(self, state: tuple) -> None:
-        self._hasher, self._length_given, self._stream = state
+        self._hasher, self._length_given, stream = state
+        self._bind(stream)
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import sys
 import threading
 
 import pytest
@@ -55,6 +56,41 @@ def test_updates_from_many_threads_are_whole(name):
     reference.update(PAYLOAD * (THREADS * UPDATES))
     length = 32 if h.digest_size == 0 else None
     assert h.digest(length) == read(reference, 32)
+
+
+@pytest.mark.parametrize("name", ["sha3_256", "keccak_256"])
+def test_small_and_large_updates_from_many_threads_are_whole(name):
+    # Small updates are appended to the object's buffer without its lock, large ones absorb
+    # the buffer and themselves under it: the two paths interleaved, the GIL switched often.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        h = bk.new(name)
+        sizes = {0: 1, 1: 1, 2: 4, 3: 9}  # 1 payload (5043 B) or several (20 KB, 45 KB)
+        forms = {0: bytes, 1: bytearray, 2: bytes, 3: memoryview}
+
+        def updates() -> None:
+            index = threading.current_thread().index
+            piece = forms[index](PAYLOAD * sizes[index])
+            for _ in range(UPDATES // sizes[index]):
+                h.update(piece)
+
+        barrier = threading.Barrier(THREADS)
+        threads = []
+        for index in range(THREADS):
+            thread = threading.Thread(target=lambda: (barrier.wait(), updates()))
+            thread.index = index
+            threads.append(thread)
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    payloads = sum(UPDATES // size * size for size in sizes.values())
+    reference, read = oracle(name)
+    reference.update(PAYLOAD * payloads)
+    assert h.digest() == read(reference, 32)
 
 
 def test_digest_and_copy_see_whole_updates_while_others_update():
