@@ -17,7 +17,7 @@ from batchkeccak._hex import hex_rows
 from batchkeccak.dispatch import forced_backend
 from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import sequence_to_flat, to_flat
-from batchkeccak.parameters import Algorithm, algorithms, canonical_name
+from batchkeccak.parameters import Algorithm, canonical_name
 
 __all__ = [
     "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "warmup",
@@ -90,13 +90,6 @@ def hasher(
             "(extendable-output functions) and threads"
         )
     return plain_hasher(algorithm, length, threads)
-
-
-def algorithm_names() -> tuple[str, ...]:
-    """Every name :func:`hasher` resolves: the rows of ``batchkeccak.algorithms`` and the
-    modes of ``batchkeccak.modes``, in the tables' order (other spellings are read by
-    :func:`batchkeccak.parameters.canonical_name`)."""
-    return tuple(dict.fromkeys([*algorithms, *MODES]))
 
 
 def hash_many(
@@ -230,5 +223,6 @@ def warmup() -> None:
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.
 from batchkeccak.derived import register as _register_modes
+from batchkeccak.derived.table import algorithm_names
 
 _register_modes(MODES)

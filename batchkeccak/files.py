@@ -26,7 +26,12 @@ from batchkeccak.api import hasher
 from batchkeccak.dispatch import kernels_loaded, use_oneshot
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly as _readonly
-from batchkeccak.oneshot import oneshot_object
+from batchkeccak.oneshot import (
+    ONESHOT_THREAD_BYTES,
+    SMALLEST_READ,
+    digest_paths,
+    total_file_bytes,
+)
 from batchkeccak.parameters import Algorithm
 from batchkeccak.stored_states import StoredStates
 from batchkeccak.streams import KeccakHash, new
@@ -47,11 +52,6 @@ other is hashed)."""
 
 STREAM_GROUP = 32
 """Large files streamed side by side: one tile's worth of states."""
-
-ONESHOT_THREAD_BYTES = 64 << 10
-"""Files of this many bytes on average (and more) are read and hashed by hashlib on several
-threads; smaller ones on the calling thread, where two threads were measured slower (20,000
-files of 1 KiB: 0.21-0.27 s on one thread, 0.33-0.37 s on two)."""
 
 _READ_GROUP = 64
 """Small files one reading thread takes at a time (portable path)."""
@@ -79,10 +79,6 @@ def _reader_pool() -> ThreadPoolExecutor:
 
 _COMPILED_READER = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "statx")
 """statx came with Linux 4.11 and glibc 2.28; without it the portable reader is used."""
-SMALLEST_READ = 4096
-"""Reads of a file that refuses a large count (``ENOMEM`` or ``EINVAL``: /proc and /sys
-files) are retried at half the count, down to this many bytes: ``cat`` reads 128 KiB."""
-
 
 def _named_error(exc: OSError, path: str | bytes) -> OSError:
     """``exc`` with ``path`` as its filename (read errors come without one)."""
@@ -172,7 +168,7 @@ def hash_files(
     names = _check_paths(paths)
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
-    total = _total_size(names) if resolved.oneshot_backend and not kernels_loaded() else -1
+    total = total_file_bytes(names) if resolved.oneshot_backend and not kernels_loaded() else -1
     if total >= 0 and use_oneshot(resolved.algorithm, resolved.domain, len(names), total):
         # Reading and hashing a small file holds the GIL (hashlib lets go of it only for
         # updates over 2 KiB): threads help only where the files are large.
@@ -204,19 +200,6 @@ def hash_files(
     return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
 
 
-def _total_size(names: list) -> int:
-    """Bytes in the regular files among ``names`` (what stat says; others count nothing)."""
-    total = 0
-    for name in names:
-        try:
-            info = os.stat(name)
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(info.st_mode):
-            total += info.st_size
-    return total
-
-
 def _hash_files_oneshot(
     names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError]
 ) -> None:
@@ -225,20 +208,13 @@ def _hash_files_oneshot(
     spec, domain, out_len = resolved.algorithm, resolved.domain, resolved.output_length
 
     def digest_files(span: tuple[int, int]) -> None:
-        view = memoryview(bytearray(CHUNK_BYTES))
-        for index in range(*span):
-            digest, read = oneshot_object(spec, domain)  # type: ignore[misc]
-            try:
-                with open(names[index], "rb", buffering=0) as handle:
-                    while True:
-                        got = readinto_any(handle, view)
-                        if not got:
-                            break
-                        digest.update(view[:got])
-            except OSError as exc:
-                failures[index] = _named_error(exc, names[index])
-                continue
-            out[index] = np.frombuffer(read(digest, out_len), dtype=np.uint8)
+        first, stop = span
+        for index, result in enumerate(digest_paths(names[first:stop], spec, domain, out_len),
+                                       first):
+            if isinstance(result, OSError):
+                failures[index] = _named_error(result, names[index])
+            else:
+                out[index] = np.frombuffer(result, dtype=np.uint8)
 
     count = len(names)
     threads = min(resolved.threads, count)

@@ -83,7 +83,9 @@ def _say(message: str) -> None:
         pass
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command's parser; with ``argv``, only the subcommand it names (when it names one)
+    is imported: ``batchkeccak hash`` need not import what ``merkle`` or ``demo`` do."""
     from batchkeccak import __version__
 
     parser = argparse.ArgumentParser(
@@ -92,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"batchkeccak {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in SUBCOMMANDS:
+    named = [argv[0]] if argv and argv[0] in SUBCOMMANDS else SUBCOMMANDS
+    for name in named:
         try:
             module = importlib.import_module(f"batchkeccak.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -104,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         with _sigterm_as_interrupt():

@@ -78,6 +78,9 @@ class Choice:
         takes = mode.params if mode is not None else ()
         self.params = {option: value for option, value in params.items() if option in takes}
         row = algorithms[mode.sponge if mode is not None else name]
+        self.row = row if mode is None else None
+        """The table's row when ``-a`` names one (no mode): small work goes to hashlib or
+        pycryptodome without the library's hasher, so without numpy."""
         self.xof = row.xof if mode is None else not mode.fixed_length
         self.digest_size = None if self.xof else row.digest_size
         self.default_length = TREE_DEFAULT_LENGTH if name in ("kt128", "kt256") else None
@@ -296,7 +299,7 @@ one-stream path below never loads them)."""
 def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Choice:
     """The :class:`Choice` of ``-a`` (any spelling the library reads, or sha3sum's bit
     counts); ValueError naming every valid name when there is none."""
-    from batchkeccak.api import algorithm_names
+    from batchkeccak.derived.table import algorithm_names
     from batchkeccak.parameters import canonical_name
 
     key = canonical_name(_table_name(name), algorithm_names())
@@ -354,11 +357,22 @@ def _resolve(args) -> Choice:
         if args.check and choice.xof and args.length is None:
             # --check reads the length from each line: check the rest at some length.
             choice.hasher(choice.default_length or 32)
-        else:
+        elif not _plainly_valid(choice, args.length):
             choice.hasher(args.length)
     except (TypeError, ValueError) as exc:
         raise UsageError(str(exc).replace("length ", "--length ", 1)) from None
     return choice
+
+
+def _plainly_valid(choice: Choice, length: int | None) -> bool:
+    """True when ``choice`` is a row of the table and ``length`` one it takes: the check
+    needs no hasher then (anything else is left to the hasher, and its message)."""
+    row = choice.row
+    if row is None:
+        return False
+    if not row.xof:
+        return length is None
+    return type(length) is int and 0 <= length <= MAX_LENGTH
 
 
 def run(args) -> int:
@@ -550,7 +564,10 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
         return _digest_each(names, spec, length)
     results: list = []
     files = [name for name in names if name != "-"]
-    found = iter(bk.hash_files(files, spec.hasher(length), errors="collect") if files else [])
+    found = _digest_small_work(files, spec, length) if files else []
+    if found is None:
+        found = bk.hash_files(files, spec.hasher(length), errors="collect")
+    found = iter(found)
     for name in names:
         if name == "-":
             try:
@@ -560,6 +577,32 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
         else:
             results.append(next(found))
     return results
+
+
+def _digest_small_work(files: list[str], spec: Choice, length: int | None) -> list | None:
+    """Digests or OSErrors of ``files`` through hashlib or pycryptodome, one after another,
+    when ``-a`` is a row of the table and the work is too small to be worth loading the
+    kernels (:mod:`batchkeccak.dispatch`); None otherwise. numpy is not imported: for 20,000
+    small files it would cost a fifth of the run."""
+    from batchkeccak.dispatch import kernels_loaded, use_oneshot
+    from batchkeccak.oneshot import (
+        ONESHOT_THREAD_BYTES,
+        backend_family,
+        digest_paths,
+        total_file_bytes,
+    )
+
+    row = spec.row
+    if row is None or spec.params or kernels_loaded():
+        return None
+    if backend_family(row, row.suffix) is None:
+        return None
+    total = total_file_bytes(files)
+    if total >= ONESHOT_THREAD_BYTES * len(files):  # large files: hashed on several threads
+        return None
+    if not use_oneshot(row, row.suffix, len(files), total):
+        return None
+    return digest_paths(files, row, row.suffix, length if row.xof else row.digest_size)
 
 
 def _files_per_batch(length: int | None) -> int:

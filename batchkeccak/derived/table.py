@@ -69,3 +69,13 @@ _TABLE = [
 
 modes: Mapping[str, Mode] = MappingProxyType({mode.name: mode for mode in _TABLE})
 """Every mode by name (``bk.hasher(name, **params)`` resolves each)."""
+
+
+def algorithm_names() -> tuple[str, ...]:
+    """Every name ``batchkeccak.hasher`` resolves: the rows of ``batchkeccak.algorithms`` and
+    the modes, in the tables' order (other spellings are read by
+    :func:`batchkeccak.parameters.canonical_name`). Here, beside the modes, so that the
+    command line reads it without importing numpy."""
+    from batchkeccak.parameters import algorithms
+
+    return tuple(dict.fromkeys([*algorithms, *modes]))

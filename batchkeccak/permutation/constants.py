@@ -7,8 +7,6 @@ indexing is used by every kernel, by the tile layout and by the byte order of th
 
 from __future__ import annotations
 
-import numpy as np
-
 LANE_COUNT = 25
 """Number of 64-bit lanes in a Keccak-f[1600] state."""
 
@@ -69,6 +67,17 @@ PI_TARGET: tuple[int, ...] = tuple(
 )
 """The pi step moves lane x + 5y to lane y + 5*((2x + 3y) mod 5)."""
 
-ROUND_CONSTANTS_ARRAY = np.array(ROUND_CONSTANTS, dtype=np.uint64)
-"""ROUND_CONSTANTS as a read-only uint64 array, the form the kernels index."""
-ROUND_CONSTANTS_ARRAY.flags.writeable = False
+
+
+def __getattr__(name: str) -> object:
+    # ROUND_CONSTANTS_ARRAY, ROUND_CONSTANTS as a read-only uint64 array (the form the kernels
+    # index), is made on first use: the parameter table is read by code that never imports
+    # numpy (the one-shot paths of the command line).
+    if name == "ROUND_CONSTANTS_ARRAY":
+        import numpy as np
+
+        array = np.array(ROUND_CONSTANTS, dtype=np.uint64)
+        array.flags.writeable = False
+        globals()[name] = array
+        return array
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
