@@ -67,6 +67,26 @@ def test_every_entry_point_on_each_side(backend, name, params, oracle, tmp_path)
     assert obj.digest() == oracle(b"".join(MESSAGES))
 
 
+@pytest.mark.parametrize(("name", "params", "oracle"), FUNCTIONS[:3], ids=[f[0] for f in FUNCTIONS[:3]])
+def test_the_command_line_on_each_side(backend, name, params, oracle, tmp_path, capsys):
+    from batchkeccak.cli import main
+
+    paths = []
+    for i, message in enumerate(MESSAGES[:6]):
+        paths.append(str(tmp_path / f"f{i}"))
+        (tmp_path / f"f{i}").write_bytes(message)
+    proc = [p for p in ("/proc/version", "/proc/sys/kernel/ostype") if os.path.exists(p)]
+    length = ["--length", str(params["length"])] if "length" in params else []
+    status = main(["hash", "-a", name, *length, *paths, str(tmp_path / "missing"), *proc])
+    out, err = capsys.readouterr()
+    assert status == 1 and "missing: No such file or directory" in err
+    expected = [oracle(m).hex() for m in MESSAGES[:6]]
+    for path in proc:  # what cat reads: /proc files say their size is 0
+        with open(path, "rb") as handle:
+            expected.append(oracle(handle.read()).hex())
+    assert [line.split()[0] for line in out.splitlines()] == expected
+
+
 def test_hash_rows_on_each_side(backend):
     # The row encoding is checked against an independent model in tests/test_rows.py; here
     # each side must hash the encoded rows as hashlib does.

@@ -14,10 +14,13 @@ import batchkeccak as bk
 HEAVY = ("numba", "numpy", "llvmlite", "pyarrow", "dask", "pyspark", "ray", "tqdm")
 
 
-def fresh_python(code: str) -> str:
+def fresh_python(code: str, measured_dispatch: bool = False) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    if measured_dispatch:
+        env.pop("BATCHKECCAK_BACKEND", None)  # the suite's setting: always the kernels
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env=env,
     )
     return done.stdout.strip()
 
@@ -41,6 +44,32 @@ def test_hashing_one_file_from_the_command_line_loads_no_kernel(tmp_path):
     digest, loaded = loaded.splitlines()
     assert digest.split()[0] == hashlib.sha3_256(b"abc").hexdigest()
     assert loaded == "loaded:"
+
+
+def test_hashing_a_few_small_files_from_the_command_line_loads_no_numpy(tmp_path):
+    # Small work through hashlib (SHA-3) or pycryptodome (Keccak), one file after another:
+    # numpy's import alone would cost more than hashing them.
+    from Crypto.Hash import keccak
+
+    contents = [b"", b"abc", bytes(range(256)) * 9, b"x" * 136]
+    paths = []
+    for i, content in enumerate(contents):
+        paths.append(str(tmp_path / f"f{i}"))
+        (tmp_path / f"f{i}").write_bytes(content)
+    for algorithm, oracle in (
+        ("sha3_256", lambda data: hashlib.sha3_256(data).hexdigest()),
+        ("keccak256", lambda data: keccak.new(data=data, digest_bits=256).hexdigest()),
+        ("shake128", lambda data: hashlib.shake_128(data).hexdigest(40)),
+    ):
+        length = ["--length", "40"] if algorithm == "shake128" else []
+        out = fresh_python(
+            "import sys; from batchkeccak.cli import main; "
+            f"main(['hash', '-a', {algorithm!r}, *{length!r}, *{paths!r}]); "
+            f"print('loaded:', *(m for m in {HEAVY!r} if m in sys.modules))",
+            measured_dispatch=True,
+        ).splitlines()
+        assert out[-1] == "loaded:", (algorithm, out[-1])
+        assert [line.split()[0] for line in out[:-1]] == [oracle(c) for c in contents]
 
 
 def test_every_public_name_resolves():

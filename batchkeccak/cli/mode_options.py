@@ -69,14 +69,12 @@ def read_params(args) -> dict[str, object]:
 
 def mode_params(args, algorithm: str) -> dict[str, object]:
     """The keyword parameters of a mode from the key and customization options."""
-    from batchkeccak.api import MODES, algorithm_names
     from batchkeccak.cli import CommandError
-    from batchkeccak.derived import modes
+    from batchkeccak.derived.table import algorithm_names, modes
     from batchkeccak.parameters import canonical_name
 
     params: dict[str, object] = {}
-    name = canonical_name(algorithm, algorithm_names())
-    mode = modes.get(name) if name in MODES else None
+    mode = modes.get(canonical_name(algorithm, algorithm_names()))
     takes = mode.params if mode is not None else ()
     key = read_key(args)
     if key is not None:
