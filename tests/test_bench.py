@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -283,6 +285,24 @@ def test_startup_probe_structure():
     assert above == workload.row("warm-process").best - workload.row("numba-process").best
     ratio = workload.figures["small_over_hashlib_loop"]
     assert ratio == workload.row("small-process").best / workload.row("hashlib-loop-process").best
+
+
+def test_command_line_probe_structure(monkeypatch):
+    from batchkeccak.benchmark import startup
+
+    monkeypatch.setattr(startup, "FILE_SETS", {"small-files": (30, 1024), "big-files": (2, 5000)})
+    env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    workload = benchmark.Workload("startup", "", "sha3_256", "process")
+    startup.measure_command_line(env, 1, workload)
+    keys = [row.key for row in workload.rows]
+    assert keys[0] == "batchkeccak-small-files" and "batchkeccak-big-files" in keys
+    for peer, set_name in (("sha256sum", "small-files"), ("openssl", "big-files")):
+        if f"{peer}-{set_name}" in keys:
+            assert workload.figures[f"{set_name}_over_{peer}"] == (
+                workload.row(f"batchkeccak-{set_name}").best / workload.row(f"{peer}-{set_name}").best
+            )
+    assert all(row.best > 0 for row in workload.rows)
 
 
 # The command line -----------------------------------------------------------------------------

@@ -143,6 +143,10 @@ TARGETS: tuple[Target, ...] = (
            "fresh process, warm cache: import + hash_many([b'x']), wall s"),
     Target("startup", "cold-first-call", None, "seconds", "<=", 30.0,
            "fresh process, empty cache: first hash_many, wall s"),
+    Target("startup", "batchkeccak-small-files", "sha256sum-small-files", "time", "<=", 1.5,
+           "batchkeccak hash / sha256sum, 20,000 files of 1 KiB (bench/startup.py --files)"),
+    Target("startup", "batchkeccak-big-files", "openssl-big-files", "time", "<=", 1.0,
+           "batchkeccak hash / openssl dgst -sha3-256, 8 files of 64 MiB (--files)"),
 )
 """The project's targets. A run at other sizes reports the same ratios for its own
 workloads, with no verdict: a target holds for the workload its text names."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -79,8 +80,75 @@ def _spawn(algorithm: str, env: dict[str, str], script: str = _STARTUP_SCRIPT) -
     return figures
 
 
+def _command_line(env: dict[str, str]) -> list[str]:
+    """How a user runs the command: the installed script next to this interpreter, else
+    ``python -m batchkeccak``."""
+    script = os.path.join(os.path.dirname(sys.executable), "batchkeccak")
+    if os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, "-m", "batchkeccak"]
+
+
+def _time_command(command: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr.decode()}")
+    return wall
+
+
+def _write_files(folder: str, count: int, size: int) -> list[str]:
+    names = []
+    block = os.urandom(size)
+    for i in range(count):
+        name = os.path.join(folder, f"f{i:06d}")
+        with open(name, "wb") as handle:
+            handle.write(block[i % size:] + block[: i % size])  # every file different
+        names.append(name)
+    return names
+
+
+FILE_SETS = {"small-files": (20_000, 1 << 10), "big-files": (8, 64 << 20)}
+"""``batchkeccak hash`` over these (count, bytes each), against ``sha256sum`` for the many
+small files and ``openssl dgst -sha3-256`` for the big ones, the tools a user compares with."""
+
+
+def measure_command_line(env: dict[str, str], repeats: int, workload: Workload) -> None:
+    """``batchkeccak hash`` over many small and a few big files against the system's tools,
+    alternating, best of ``repeats`` each (the files are read once first, so every run
+    reads from the page cache). Rows and figures are added to ``workload``; a tool that is
+    not installed is left out."""
+    ours = _command_line(env)
+    peers = {"small-files": ["sha256sum"], "big-files": ["openssl", "dgst", "-sha3-256"]}
+    for set_name, (count, size) in FILE_SETS.items():
+        peer = peers[set_name]
+        with tempfile.TemporaryDirectory(prefix=f"batchkeccak-{set_name}-") as folder:
+            names = _write_files(folder, count, size)
+            commands = {"batchkeccak": [*ours, "hash", *names]}
+            if shutil.which(peer[0]):
+                commands[peer[0]] = [*peer, *names]
+            times: dict[str, list[float]] = {key: [] for key in commands}
+            for key, command in commands.items():
+                _time_command(command, env)  # warms the page cache and numba's
+            for _ in range(repeats):
+                for key, command in commands.items():
+                    times[key].append(_time_command(command, env))
+        what = f"{count:,} files of {size >> 10:,} KiB"
+        for key, seconds in times.items():
+            label = f"`{' '.join(commands[key][:3 if key == 'batchkeccak' else len(peer)])}`"
+            workload.rows.append(Row(f"{key}-{set_name}", f"{label} over {what}", 1, count,
+                                     count * size, seconds))
+        if peer[0] in times:
+            ratio = min(times["batchkeccak"]) / min(times[peer[0]])
+            workload.figures[f"{set_name}_over_{peer[0]}"] = ratio
+            workload.notes.append(f"batchkeccak hash over {what}: {ratio:.2f}x {peer[0]}")
+
+
 def measure_startup(
-    algorithm: str = "sha3_256", repeats: int = 5, cold_repeats: int = 1, log=None
+    algorithm: str = "sha3_256", repeats: int = 5, cold_repeats: int = 1, log=None,
+    files: bool = False,
 ) -> Workload:
     """Wall seconds of fresh interpreters that import batchkeccak and hash one message.
 
@@ -90,6 +158,7 @@ def measure_startup(
     spawn to exit, ``import`` and ``first call`` are timed inside it. ``numba alone`` is a
     process that imports numba and calls one cached function: the part of the warm start that
     belongs to numba, not to batchkeccak (``figures["warm_above_numba_s"]`` is the rest).
+    ``files=True`` adds :func:`measure_command_line` (it writes 532 MB of files).
     """
     workload = Workload(
         "startup",
@@ -140,6 +209,10 @@ def measure_startup(
         ratio = min(small) / min(loop)
         workload.figures["small_over_hashlib_loop"] = ratio
         workload.notes.append(f"small work takes {ratio:.2f}x the hashlib loop's process")
+    if files:
+        if log:
+            log("startup: batchkeccak hash over files, against sha256sum and openssl")
+        measure_command_line(base_env, repeats, workload)
     if cold_repeats > 0:
         if log:
             log("startup: compiling every kernel in a fresh interpreter (tens of seconds)")
