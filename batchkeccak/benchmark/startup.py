@@ -137,7 +137,7 @@ def measure_command_line(env: dict[str, str], repeats: int, workload: Workload) 
                     times[key].append(_time_command(command, env))
         what = f"{count:,} files of {size >> 10:,} KiB"
         for key, seconds in times.items():
-            label = f"`{' '.join(commands[key][:3 if key == 'batchkeccak' else len(peer)])}`"
+            label = "`batchkeccak hash`" if key == "batchkeccak" else f"`{' '.join(peer)}`"
             workload.rows.append(Row(f"{key}-{set_name}", f"{label} over {what}", 1, count,
                                      count * size, seconds))
         if peer[0] in times:
