@@ -92,6 +92,32 @@ def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int) -> b
     return True
 
 
+def oneshot_bytes(spec: Algorithm, domain: int, count: int) -> int:
+    """The most bytes ``count`` messages may hold in all and still go to the one-shot backend
+    (what :func:`use_oneshot` would allow, without taking it): -1 when none may.
+
+    For work whose size shows only while it is done (files, measured as they are opened):
+    the caller hashes up to this many bytes, then reports what it did with
+    :func:`use_oneshot`, and leaves the rest to the kernels.
+    """
+    family = backend_family(spec, domain)
+    if family is None or _forced == "kernels":
+        return -1
+    if _forced == "oneshot":
+        return sys.maxsize
+    measured = crossover()
+    if kernels_loaded():
+        limit = measured["limits"][family]["warm"]
+        return limit["bytes"] if count <= limit["messages"] else -1
+    backend, kernels = (measured["inputs"][family][side] for side in ("backend_us", "kernels_us"))
+    left = (measured["inputs"]["kernel_load_seconds"] * 1e6 - _spent_us
+            - max(0.0, count * (backend["message"] - kernels["message"])))
+    if left < 0:
+        return -1
+    gain = backend["byte"] - kernels["byte"]
+    return sys.maxsize if gain <= 0 else int(left / gain)
+
+
 @contextlib.contextmanager
 def forced_backend(backend: str | None) -> Iterator[None]:
     """Within the block, every call goes to ``backend`` (``"kernels"``, ``"oneshot"``, or

@@ -209,8 +209,8 @@ def _hash_files_oneshot(
 
     def digest_files(span: tuple[int, int]) -> None:
         first, stop = span
-        for index, result in enumerate(digest_paths(names[first:stop], spec, domain, out_len),
-                                       first):
+        results, _ = digest_paths(names[first:stop], spec, domain, out_len)
+        for index, result in enumerate(results, first):
             if isinstance(result, OSError):
                 failures[index] = _named_error(result, names[index])
             else:

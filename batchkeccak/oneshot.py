@@ -13,6 +13,7 @@ import errno
 import hashlib
 import os
 import stat
+import sys
 
 from batchkeccak.parameters import Algorithm
 
@@ -105,20 +106,27 @@ def total_file_bytes(names: list) -> int:
     return total
 
 
-def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int) -> list:
+def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int,
+                 byte_limit: int | None = None, file_limit: int | None = None,
+                 ) -> tuple[list, int]:
     """The digest (``bytes``) of each file, or the ``OSError`` that opening or reading it
-    raised, one file after another on this thread through the backend; None where no
-    backend has the function.
+    raised, one file after another on this thread through the backend (which must have the
+    function: :func:`backend_family`); and the bytes hashed.
 
-    Small work needs nothing more: numpy is not imported, and a small file costs one open,
-    two reads and one close, as for ``sha256sum``.
+    With ``byte_limit``, it stops before a file whose bytes (as ``fstat`` reports them
+    once it is open) would take the total past the limit, and with ``file_limit`` before a
+    file larger than that: the list is then shorter than ``paths`` and the caller hashes
+    the rest otherwise. Small work needs nothing more than
+    this: numpy is not imported, and a small file costs an open, an fstat, a read and a
+    close.
     """
-    made = oneshot_factory(spec, domain)
-    if made is None:
-        return None
-    new, read = made
+    new, read = oneshot_factory(spec, domain)  # type: ignore[misc]
+    limit = sys.maxsize if byte_limit is None else byte_limit
+    largest = sys.maxsize if file_limit is None else file_limit
+    fstat = os.fstat
     results: list = []
     append = results.append
+    total = 0
     for path in paths:
         try:
             fd = os.open(path, _OPEN_FLAGS)
@@ -126,19 +134,30 @@ def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int) -> lis
             append(exc)
             continue
         try:
-            state = new()
-            while True:
+            info = fstat(fd)
+            size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+            if total + size > limit or size > largest:
+                break
+            # One read for a regular file: its size plus one byte, so that a file that grew
+            # since it was measured shows it; a file that says nothing of its size (a pipe,
+            # /proc) is read to its end.
+            data = read_any(fd, size + 1 if size else READ_BYTES)
+            state = new(data)
+            got = len(data)
+            while got != size or not size:
                 data = read_any(fd, READ_BYTES)
                 if not data:
                     break
                 state.update(data)
+                got += len(data)
         except OSError as exc:
             append(OSError(exc.errno, exc.strerror, path) if exc.filename is None else exc)
             continue
         finally:
             os.close(fd)
+        total += got
         append(read(state, out_len))
-    return results
+    return results, total
 
 
 def oneshot_object(spec: Algorithm, domain: int):
@@ -149,12 +168,13 @@ def oneshot_object(spec: Algorithm, domain: int):
     if made is None:
         return None
     make, read = made
-    return make(), read
+    return make(b""), read
 
 
 def oneshot_factory(spec: Algorithm, domain: int):
-    """What makes a new incremental object of the backend (called with no argument), and the
-    function that reads ``out_len`` bytes from one; None where no backend has the function."""
+    """What makes a new incremental object of the backend, called with the first bytes of
+    the message (``b""`` for none), and the function that reads ``out_len`` bytes from one;
+    None where no backend has the function."""
     family = backend_family(spec, domain)
     if family is None:
         return None
@@ -166,8 +186,10 @@ def oneshot_factory(spec: Algorithm, domain: int):
         from Crypto.Hash import keccak
 
         size = spec.digest_size
-        return (lambda: keccak.new(digest_bytes=size)), lambda digest, out_len: digest.digest()
+        return ((lambda data: keccak.new(data=data, digest_bytes=size)),
+                lambda digest, out_len: digest.digest())
     from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
 
     factory = TurboSHAKE128 if spec.name == "turboshake128" else TurboSHAKE256
-    return (lambda: factory.new(domain=domain)), lambda digest, out_len: digest.read(out_len)
+    return ((lambda data: factory.new(domain=domain, data=data)),
+            lambda digest, out_len: digest.read(out_len))

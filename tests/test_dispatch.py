@@ -87,6 +87,55 @@ def test_the_command_line_on_each_side(backend, name, params, oracle, tmp_path, 
     assert [line.split()[0] for line in out.splitlines()] == expected
 
 
+def test_files_through_the_backend_stop_at_their_limits(tmp_path):
+    from batchkeccak.oneshot import digest_paths
+
+    spec = bk.algorithms["keccak_256"]
+    sizes = [10, 20, 5000, 30, 0]
+    paths = []
+    for i, size in enumerate(sizes):
+        paths.append(tmp_path / f"f{i}")
+        paths[-1].write_bytes(bytes(range(256)) * (size // 256) + bytes(size % 256))
+    expected = [keccak.new(data=p.read_bytes(), digest_bits=256).digest() for p in paths]
+    assert digest_paths(paths, spec, spec.suffix, 32) == (expected, sum(sizes))
+    assert digest_paths(paths, spec, spec.suffix, 32, byte_limit=29) == (expected[:1], 10)
+    assert digest_paths(paths, spec, spec.suffix, 32, byte_limit=30) == (expected[:2], 30)
+    assert digest_paths(paths, spec, spec.suffix, 32, file_limit=4999) == (expected[:2], 30)
+    # A file that cannot be read takes its place in the list and counts no bytes.
+    got, total = digest_paths([paths[0], tmp_path, paths[1]], spec, spec.suffix, 32)
+    assert got[0] == expected[0] and got[2] == expected[1] and total == 30
+    assert isinstance(got[1], IsADirectoryError) and got[1].filename == tmp_path
+
+
+def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
+    spec = bk.algorithms["sha3_256"]
+    data = {
+        "limits": {"hashlib": {"warm": {"messages": 10, "bytes": 1000}}},
+        "inputs": {
+            "kernel_load_seconds": 0.001,
+            "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
+                        "kernels_us": {"message": 1.0, "byte": 0.002}},
+        },
+    }
+    monkeypatch.setattr(dispatch, "crossover", lambda: data)
+    monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
+    with forced_backend(None):
+        for spent, count in ((0.0, 1), (0.0, 100), (400.0, 100), (990.0, 10), (0.0, 1000)):
+            monkeypatch.setattr(dispatch, "_spent_us", spent)
+            allowed = dispatch.oneshot_bytes(spec, spec.suffix, count)
+            if allowed < 0:
+                assert not dispatch.use_oneshot(spec, spec.suffix, count, 0)
+                continue
+            assert not dispatch.use_oneshot(spec, spec.suffix, count, allowed + 1)
+            assert dispatch.use_oneshot(spec, spec.suffix, count, allowed)
+        monkeypatch.setattr(dispatch, "kernels_loaded", lambda: True)
+        assert dispatch.oneshot_bytes(spec, spec.suffix, 10) == 1000
+        assert dispatch.oneshot_bytes(spec, spec.suffix, 11) == -1
+    with forced_backend("kernels"):
+        assert dispatch.oneshot_bytes(spec, spec.suffix, 1) == -1
+    assert dispatch.oneshot_bytes(spec, 0x1F, 1) == -1  # no backend has that function
+
+
 def test_hash_rows_on_each_side(backend):
     # The row encoding is checked against an independent model in tests/test_rows.py; here
     # each side must hash the encoded rows as hashlib does.

@@ -581,28 +581,31 @@ def _digest_names(names: list[str], spec, length: int | None) -> list:
 
 def _digest_small_work(files: list[str], spec: Choice, length: int | None) -> list | None:
     """Digests or OSErrors of ``files`` through hashlib or pycryptodome, one after another,
-    when ``-a`` is a row of the table and the work is too small to be worth loading the
-    kernels (:mod:`batchkeccak.dispatch`); None otherwise. numpy is not imported: for 20,000
-    small files it would cost a fifth of the run."""
-    from batchkeccak.dispatch import kernels_loaded, use_oneshot
-    from batchkeccak.oneshot import (
-        ONESHOT_THREAD_BYTES,
-        backend_family,
-        digest_paths,
-        total_file_bytes,
-    )
+    as long as the work stays too small to be worth loading the kernels
+    (:mod:`batchkeccak.dispatch`), when ``-a`` is a row of the table; the files past that
+    point go to the kernels. None when no file goes to the backend.
+
+    numpy is not imported (for 20,000 small files its import alone was a fifth of the
+    run), and the sizes are read as the files are opened, not in a pass of their own.
+    """
+    from batchkeccak.dispatch import oneshot_bytes, use_oneshot
+    from batchkeccak.oneshot import ONESHOT_THREAD_BYTES, digest_paths
 
     row = spec.row
-    if row is None or spec.params or kernels_loaded():
+    if row is None or spec.params:
         return None
-    if backend_family(row, row.suffix) is None:
+    limit = oneshot_bytes(row, row.suffix, len(files))
+    if limit < 0:
         return None
-    total = total_file_bytes(files)
-    if total >= ONESHOT_THREAD_BYTES * len(files):  # large files: hashed on several threads
-        return None
-    if not use_oneshot(row, row.suffix, len(files), total):
-        return None
-    return digest_paths(files, row, row.suffix, length if row.xof else row.digest_size)
+    # A large file stops it too: large files are hashed on several threads.
+    found, total = digest_paths(files, row, row.suffix, length if row.xof else row.digest_size,
+                                byte_limit=limit, file_limit=ONESHOT_THREAD_BYTES)
+    use_oneshot(row, row.suffix, len(found), total)  # what the backend took, on the account
+    if len(found) < len(files):
+        import batchkeccak as bk
+
+        found += bk.hash_files(files[len(found):], spec.hasher(length), errors="collect")
+    return found
 
 
 def _files_per_batch(length: int | None) -> int:
@@ -622,17 +625,21 @@ def _hash_files(args, spec, output: _Output) -> int:
     with _progress(names if sys.stderr is not None and sys.stderr.isatty() else [], False) as bar:
         for first in range(0, len(names), per_batch):
             batch = names[first : first + per_batch]
+            lines: list[bytes] = []  # written together: one call per batch, not per file
             for name, result in zip(batch, _digest_names(batch, spec, length)):
                 if isinstance(result, OSError):
+                    output.write(b"".join(lines))  # what came before the warning
+                    lines.clear()
                     output.warn(f"{quotef(name) if name != '-' else name}: {_error(result)}")
                     failed += 1
                     continue
                 hex_digest = result.hex().encode()
                 prefix, shown = (b"", os.fsencode(name)) if args.zero else _escape(name)
                 if args.tag:
-                    output.write(prefix + tag + b" (" + shown + b") = " + hex_digest + end)
+                    lines.append(prefix + tag + b" (" + shown + b") = " + hex_digest + end)
                 else:
-                    output.write(prefix + hex_digest + b" " + marker + shown + end)
+                    lines.append(prefix + hex_digest + b" " + marker + shown + end)
+            output.write(b"".join(lines))
             bar.update(_sizes(batch) if bar.total else 0)
     return 1 if failed else 0
 
