@@ -26,22 +26,21 @@ table are multiples of it."""
 
 
 def _round_constants() -> tuple[int, ...]:
-    # FIPS 202 algorithm 5 (rc) and 6 (iota): bit 2**j - 1 of RC[ir] is rc(j + 7*ir).
-    def rc_bit(t: int) -> int:
-        if t % 255 == 0:
-            return 1
-        r = 0x01
-        for _ in range(t % 255):
-            r <<= 1
-            if r & 0x100:
-                r ^= 0x171  # x^8 + x^6 + x^5 + x^4 + 1
-        return r & 1
-
+    # FIPS 202 algorithm 5 (rc) and 6 (iota): bit 2**j - 1 of RC[ir] is rc(j + 7*ir), where
+    # rc(t) is bit 0 of an LFSR's state after t steps (period 255). The 255 outputs are
+    # made once: recomputing each from the start cost milliseconds at every import.
+    bits = []
+    r = 0x01
+    for _ in range(255):
+        bits.append(r & 1)
+        r <<= 1
+        if r & 0x100:
+            r ^= 0x171  # x^8 + x^6 + x^5 + x^4 + 1
     constants = []
     for ir in range(MAX_ROUNDS):
         rc = 0
         for j in range(7):
-            rc |= rc_bit(j + 7 * ir) << ((1 << j) - 1)
+            rc |= bits[(j + 7 * ir) % 255] << ((1 << j) - 1)
         constants.append(rc)
     return tuple(constants)
 
