@@ -3,7 +3,13 @@
 import numpy as np
 
 from batchkeccak._jit import njit
+from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.constants import ROUND_CONSTANTS_ARRAY as _RC
+
+# Typed as the read-only buffers the sponge passes: state_permute shares their
+# specialization of state_absorb.
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
+_NO_BYTES.flags.writeable = False
 
 TILE_WIDTH = 32
 TILE_ROUND_STEP = 4  # rounds per tile_permute step
@@ -11,36 +17,28 @@ TILE_ROUND_STEP = 4  # rounds per tile_permute step
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U3 = np.uint64(3)
-_U4 = np.uint64(4)
-_U5 = np.uint64(5)
 _U6 = np.uint64(6)
-_U7 = np.uint64(7)
 _U8 = np.uint64(8)
 _U9 = np.uint64(9)
 _U10 = np.uint64(10)
 _U14 = np.uint64(14)
 _U15 = np.uint64(15)
-_U16 = np.uint64(16)
 _U18 = np.uint64(18)
 _U19 = np.uint64(19)
 _U20 = np.uint64(20)
 _U21 = np.uint64(21)
 _U23 = np.uint64(23)
-_U24 = np.uint64(24)
 _U25 = np.uint64(25)
 _U27 = np.uint64(27)
 _U28 = np.uint64(28)
-_U32 = np.uint64(32)
 _U36 = np.uint64(36)
 _U37 = np.uint64(37)
 _U39 = np.uint64(39)
-_U40 = np.uint64(40)
 _U41 = np.uint64(41)
 _U43 = np.uint64(43)
 _U44 = np.uint64(44)
 _U45 = np.uint64(45)
 _U46 = np.uint64(46)
-_U48 = np.uint64(48)
 _U49 = np.uint64(49)
 _U50 = np.uint64(50)
 _U54 = np.uint64(54)
@@ -268,252 +266,11 @@ def tile_permute(tile, spare, first_round):
 
 
 @njit(cache=True, nogil=True)
-def state_permute(lanes, first_round):
-    """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place."""
-    a0 = lanes[0]
-    a1 = lanes[1]
-    a2 = lanes[2]
-    a3 = lanes[3]
-    a4 = lanes[4]
-    a5 = lanes[5]
-    a6 = lanes[6]
-    a7 = lanes[7]
-    a8 = lanes[8]
-    a9 = lanes[9]
-    a10 = lanes[10]
-    a11 = lanes[11]
-    a12 = lanes[12]
-    a13 = lanes[13]
-    a14 = lanes[14]
-    a15 = lanes[15]
-    a16 = lanes[16]
-    a17 = lanes[17]
-    a18 = lanes[18]
-    a19 = lanes[19]
-    a20 = lanes[20]
-    a21 = lanes[21]
-    a22 = lanes[22]
-    a23 = lanes[23]
-    a24 = lanes[24]
-    for r in range(first_round, 24, 2):
-        c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20
-        c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21
-        c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22
-        c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23
-        c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24
-        d0 = c4 ^ ((c1 << _U1) | (c1 >> _U63))
-        d1 = c0 ^ ((c2 << _U1) | (c2 >> _U63))
-        d2 = c1 ^ ((c3 << _U1) | (c3 >> _U63))
-        d3 = c2 ^ ((c4 << _U1) | (c4 >> _U63))
-        d4 = c3 ^ ((c0 << _U1) | (c0 >> _U63))
-        t = a0 ^ d0
-        b0 = t
-        t = a6 ^ d1
-        b1 = ((t << _U44) | (t >> _U20))
-        t = a12 ^ d2
-        b2 = ((t << _U43) | (t >> _U21))
-        t = a18 ^ d3
-        b3 = ((t << _U21) | (t >> _U43))
-        t = a24 ^ d4
-        b4 = ((t << _U14) | (t >> _U50))
-        e0 = b0 ^ (~b1 & b2) ^ _RC[r + 0]
-        e1 = b1 ^ (~b2 & b3)
-        e2 = b2 ^ (~b3 & b4)
-        e3 = b3 ^ (~b4 & b0)
-        e4 = b4 ^ (~b0 & b1)
-        t = a3 ^ d3
-        b0 = ((t << _U28) | (t >> _U36))
-        t = a9 ^ d4
-        b1 = ((t << _U20) | (t >> _U44))
-        t = a10 ^ d0
-        b2 = ((t << _U3) | (t >> _U61))
-        t = a16 ^ d1
-        b3 = ((t << _U45) | (t >> _U19))
-        t = a22 ^ d2
-        b4 = ((t << _U61) | (t >> _U3))
-        e5 = b0 ^ (~b1 & b2)
-        e6 = b1 ^ (~b2 & b3)
-        e7 = b2 ^ (~b3 & b4)
-        e8 = b3 ^ (~b4 & b0)
-        e9 = b4 ^ (~b0 & b1)
-        t = a1 ^ d1
-        b0 = ((t << _U1) | (t >> _U63))
-        t = a7 ^ d2
-        b1 = ((t << _U6) | (t >> _U58))
-        t = a13 ^ d3
-        b2 = ((t << _U25) | (t >> _U39))
-        t = a19 ^ d4
-        b3 = ((t << _U8) | (t >> _U56))
-        t = a20 ^ d0
-        b4 = ((t << _U18) | (t >> _U46))
-        e10 = b0 ^ (~b1 & b2)
-        e11 = b1 ^ (~b2 & b3)
-        e12 = b2 ^ (~b3 & b4)
-        e13 = b3 ^ (~b4 & b0)
-        e14 = b4 ^ (~b0 & b1)
-        t = a4 ^ d4
-        b0 = ((t << _U27) | (t >> _U37))
-        t = a5 ^ d0
-        b1 = ((t << _U36) | (t >> _U28))
-        t = a11 ^ d1
-        b2 = ((t << _U10) | (t >> _U54))
-        t = a17 ^ d2
-        b3 = ((t << _U15) | (t >> _U49))
-        t = a23 ^ d3
-        b4 = ((t << _U56) | (t >> _U8))
-        e15 = b0 ^ (~b1 & b2)
-        e16 = b1 ^ (~b2 & b3)
-        e17 = b2 ^ (~b3 & b4)
-        e18 = b3 ^ (~b4 & b0)
-        e19 = b4 ^ (~b0 & b1)
-        t = a2 ^ d2
-        b0 = ((t << _U62) | (t >> _U2))
-        t = a8 ^ d3
-        b1 = ((t << _U55) | (t >> _U9))
-        t = a14 ^ d4
-        b2 = ((t << _U39) | (t >> _U25))
-        t = a15 ^ d0
-        b3 = ((t << _U41) | (t >> _U23))
-        t = a21 ^ d1
-        b4 = ((t << _U2) | (t >> _U62))
-        e20 = b0 ^ (~b1 & b2)
-        e21 = b1 ^ (~b2 & b3)
-        e22 = b2 ^ (~b3 & b4)
-        e23 = b3 ^ (~b4 & b0)
-        e24 = b4 ^ (~b0 & b1)
-        c0 = e0 ^ e5 ^ e10 ^ e15 ^ e20
-        c1 = e1 ^ e6 ^ e11 ^ e16 ^ e21
-        c2 = e2 ^ e7 ^ e12 ^ e17 ^ e22
-        c3 = e3 ^ e8 ^ e13 ^ e18 ^ e23
-        c4 = e4 ^ e9 ^ e14 ^ e19 ^ e24
-        d0 = c4 ^ ((c1 << _U1) | (c1 >> _U63))
-        d1 = c0 ^ ((c2 << _U1) | (c2 >> _U63))
-        d2 = c1 ^ ((c3 << _U1) | (c3 >> _U63))
-        d3 = c2 ^ ((c4 << _U1) | (c4 >> _U63))
-        d4 = c3 ^ ((c0 << _U1) | (c0 >> _U63))
-        t = e0 ^ d0
-        b0 = t
-        t = e6 ^ d1
-        b1 = ((t << _U44) | (t >> _U20))
-        t = e12 ^ d2
-        b2 = ((t << _U43) | (t >> _U21))
-        t = e18 ^ d3
-        b3 = ((t << _U21) | (t >> _U43))
-        t = e24 ^ d4
-        b4 = ((t << _U14) | (t >> _U50))
-        a0 = b0 ^ (~b1 & b2) ^ _RC[r + 1]
-        a1 = b1 ^ (~b2 & b3)
-        a2 = b2 ^ (~b3 & b4)
-        a3 = b3 ^ (~b4 & b0)
-        a4 = b4 ^ (~b0 & b1)
-        t = e3 ^ d3
-        b0 = ((t << _U28) | (t >> _U36))
-        t = e9 ^ d4
-        b1 = ((t << _U20) | (t >> _U44))
-        t = e10 ^ d0
-        b2 = ((t << _U3) | (t >> _U61))
-        t = e16 ^ d1
-        b3 = ((t << _U45) | (t >> _U19))
-        t = e22 ^ d2
-        b4 = ((t << _U61) | (t >> _U3))
-        a5 = b0 ^ (~b1 & b2)
-        a6 = b1 ^ (~b2 & b3)
-        a7 = b2 ^ (~b3 & b4)
-        a8 = b3 ^ (~b4 & b0)
-        a9 = b4 ^ (~b0 & b1)
-        t = e1 ^ d1
-        b0 = ((t << _U1) | (t >> _U63))
-        t = e7 ^ d2
-        b1 = ((t << _U6) | (t >> _U58))
-        t = e13 ^ d3
-        b2 = ((t << _U25) | (t >> _U39))
-        t = e19 ^ d4
-        b3 = ((t << _U8) | (t >> _U56))
-        t = e20 ^ d0
-        b4 = ((t << _U18) | (t >> _U46))
-        a10 = b0 ^ (~b1 & b2)
-        a11 = b1 ^ (~b2 & b3)
-        a12 = b2 ^ (~b3 & b4)
-        a13 = b3 ^ (~b4 & b0)
-        a14 = b4 ^ (~b0 & b1)
-        t = e4 ^ d4
-        b0 = ((t << _U27) | (t >> _U37))
-        t = e5 ^ d0
-        b1 = ((t << _U36) | (t >> _U28))
-        t = e11 ^ d1
-        b2 = ((t << _U10) | (t >> _U54))
-        t = e17 ^ d2
-        b3 = ((t << _U15) | (t >> _U49))
-        t = e23 ^ d3
-        b4 = ((t << _U56) | (t >> _U8))
-        a15 = b0 ^ (~b1 & b2)
-        a16 = b1 ^ (~b2 & b3)
-        a17 = b2 ^ (~b3 & b4)
-        a18 = b3 ^ (~b4 & b0)
-        a19 = b4 ^ (~b0 & b1)
-        t = e2 ^ d2
-        b0 = ((t << _U62) | (t >> _U2))
-        t = e8 ^ d3
-        b1 = ((t << _U55) | (t >> _U9))
-        t = e14 ^ d4
-        b2 = ((t << _U39) | (t >> _U25))
-        t = e15 ^ d0
-        b3 = ((t << _U41) | (t >> _U23))
-        t = e21 ^ d1
-        b4 = ((t << _U2) | (t >> _U62))
-        a20 = b0 ^ (~b1 & b2)
-        a21 = b1 ^ (~b2 & b3)
-        a22 = b2 ^ (~b3 & b4)
-        a23 = b3 ^ (~b4 & b0)
-        a24 = b4 ^ (~b0 & b1)
-    lanes[0] = a0
-    lanes[1] = a1
-    lanes[2] = a2
-    lanes[3] = a3
-    lanes[4] = a4
-    lanes[5] = a5
-    lanes[6] = a6
-    lanes[7] = a7
-    lanes[8] = a8
-    lanes[9] = a9
-    lanes[10] = a10
-    lanes[11] = a11
-    lanes[12] = a12
-    lanes[13] = a13
-    lanes[14] = a14
-    lanes[15] = a15
-    lanes[16] = a16
-    lanes[17] = a17
-    lanes[18] = a18
-    lanes[19] = a19
-    lanes[20] = a20
-    lanes[21] = a21
-    lanes[22] = a22
-    lanes[23] = a23
-    lanes[24] = a24
-
-
-@njit(cache=True, nogil=True, inline='always')
-def _le64(data, pos):
-    # Unsigned indices: LLVM folds the eight byte loads into one 64-bit load.
-    p = np.uint64(pos)
-    return (
-        np.uint64(data[p])
-        | (np.uint64(data[p + _U1]) << _U8)
-        | (np.uint64(data[p + _U2]) << _U16)
-        | (np.uint64(data[p + _U3]) << _U24)
-        | (np.uint64(data[p + _U4]) << _U32)
-        | (np.uint64(data[p + _U5]) << _U40)
-        | (np.uint64(data[p + _U6]) << _U48)
-        | (np.uint64(data[p + _U7]) << _U56)
-    )
-
-
-@njit(cache=True, nogil=True)
 def state_absorb(lanes, data, pos, blocks, rate_words, first_round):
     """XOR ``blocks`` whole blocks of ``rate_words`` words from ``data[pos:]`` into one
     state, permuting after each. The state stays in locals from the first block to the
     last, so a long message pays for no loads or stores of its state between blocks.
+    ``rate_words`` 0 absorbs nothing: ``blocks`` bare permutations (the squeeze).
     """
     a0 = lanes[0]
     a1 = lanes[1]
@@ -540,35 +297,56 @@ def state_absorb(lanes, data, pos, blocks, rate_words, first_round):
     a22 = lanes[22]
     a23 = lanes[23]
     a24 = lanes[24]
-    # The block goes through a zero-padded buffer of the largest rate, so that the XOR
-    # into the lanes is straight-line code: a branch per word past the smallest rate
-    # cost seconds of compile time and nothing measurable at run time.
-    words = np.zeros(21, dtype=np.uint64)
     for block in range(blocks):
+        # The block is XORed into the state's own array, between a store and a reload
+        # of the lanes a rate can reach: straight-line code for any rate, with no
+        # buffer to allocate (a branch per word past the smallest rate cost seconds of
+        # compile time and nothing measurable at run time).
+        lanes[0] = a0
+        lanes[1] = a1
+        lanes[2] = a2
+        lanes[3] = a3
+        lanes[4] = a4
+        lanes[5] = a5
+        lanes[6] = a6
+        lanes[7] = a7
+        lanes[8] = a8
+        lanes[9] = a9
+        lanes[10] = a10
+        lanes[11] = a11
+        lanes[12] = a12
+        lanes[13] = a13
+        lanes[14] = a14
+        lanes[15] = a15
+        lanes[16] = a16
+        lanes[17] = a17
+        lanes[18] = a18
+        lanes[19] = a19
+        lanes[20] = a20
         base = pos + block * 8 * rate_words
         for k in range(rate_words):
-            words[k] = _le64(data, base + 8 * k)
-        a0 ^= words[0]
-        a1 ^= words[1]
-        a2 ^= words[2]
-        a3 ^= words[3]
-        a4 ^= words[4]
-        a5 ^= words[5]
-        a6 ^= words[6]
-        a7 ^= words[7]
-        a8 ^= words[8]
-        a9 ^= words[9]
-        a10 ^= words[10]
-        a11 ^= words[11]
-        a12 ^= words[12]
-        a13 ^= words[13]
-        a14 ^= words[14]
-        a15 ^= words[15]
-        a16 ^= words[16]
-        a17 ^= words[17]
-        a18 ^= words[18]
-        a19 ^= words[19]
-        a20 ^= words[20]
+            lanes[k] ^= load_le64(data, base + 8 * k)
+        a0 = lanes[0]
+        a1 = lanes[1]
+        a2 = lanes[2]
+        a3 = lanes[3]
+        a4 = lanes[4]
+        a5 = lanes[5]
+        a6 = lanes[6]
+        a7 = lanes[7]
+        a8 = lanes[8]
+        a9 = lanes[9]
+        a10 = lanes[10]
+        a11 = lanes[11]
+        a12 = lanes[12]
+        a13 = lanes[13]
+        a14 = lanes[14]
+        a15 = lanes[15]
+        a16 = lanes[16]
+        a17 = lanes[17]
+        a18 = lanes[18]
+        a19 = lanes[19]
+        a20 = lanes[20]
         for r in range(first_round, 24, 2):
             c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20
             c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21
@@ -765,3 +543,14 @@ def state_absorb(lanes, data, pos, blocks, rate_words, first_round):
     lanes[22] = a22
     lanes[23] = a23
     lanes[24] = a24
+
+
+@njit(cache=True, nogil=True)
+def state_permute(lanes, first_round):
+    """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place:
+    ``state_absorb`` of nothing. One compiled round body serves both; a second copy
+    cost as much compile time again.
+    """
+    # int64 values, not literals: a literal argument would compile another copy.
+    nothing = np.int64(0)
+    state_absorb(lanes, _NO_BYTES, nothing, np.int64(1), nothing, first_round)

@@ -94,47 +94,48 @@ MAX_RATE_WORDS = 21
 
 
 def _state_absorb_function() -> list[str]:
-    """``state_absorb``: whole blocks into one state whose lanes stay in registers throughout."""
-    lines = [
-        "@njit(cache=True, nogil=True, inline='always')",
-        "def _le64(data, pos):",
-        "    # Unsigned indices: LLVM folds the eight byte loads into one 64-bit load.",
-        "    p = np.uint64(pos)",
-        "    return (",
-        "        np.uint64(data[p])",
-        *[f"        | (np.uint64(data[p + _U{b}]) << _U{8 * b})" for b in range(1, 8)],
-        "    )",
-        "",
-        "",
+    """``state_absorb``: whole blocks into one state whose lanes stay in registers throughout,
+    and ``state_permute``, the same with nothing absorbed."""
+    rate_lanes = range(MAX_RATE_WORDS)
+    return [
         "@njit(cache=True, nogil=True)",
         "def state_absorb(lanes, data, pos, blocks, rate_words, first_round):",
         '    """XOR ``blocks`` whole blocks of ``rate_words`` words from ``data[pos:]`` into one',
         "    state, permuting after each. The state stays in locals from the first block to the",
         "    last, so a long message pays for no loads or stores of its state between blocks.",
+        "    ``rate_words`` 0 absorbs nothing: ``blocks`` bare permutations (the squeeze).",
         '    """',
         *[f"    a{i} = lanes[{i}]" for i in range(LANE_COUNT)],
-        "    # The block goes through a zero-padded buffer of the largest rate, so that the XOR",
-        "    # into the lanes is straight-line code: a branch per word past the smallest rate",
-        "    # cost seconds of compile time and nothing measurable at run time.",
-        f"    words = np.zeros({MAX_RATE_WORDS}, dtype=np.uint64)",
         "    for block in range(blocks):",
+        "        # The block is XORed into the state's own array, between a store and a reload",
+        "        # of the lanes a rate can reach: straight-line code for any rate, with no",
+        "        # buffer to allocate (a branch per word past the smallest rate cost seconds of",
+        "        # compile time and nothing measurable at run time).",
+        *[f"        lanes[{k}] = a{k}" for k in rate_lanes],
         "        base = pos + block * 8 * rate_words",
         "        for k in range(rate_words):",
-        "            words[k] = _le64(data, base + 8 * k)",
-        *[f"        a{k} ^= words[{k}]" for k in range(MAX_RATE_WORDS)],
-    ]
-    lines += [
+        "            lanes[k] ^= load_le64(data, base + 8 * k)",
+        *[f"        a{k} = lanes[{k}]" for k in rate_lanes],
         "        for r in range(first_round, 24, 2):",
         *_alternating_rounds(2, "            ", lambda step: f"_RC[r + {step}]"),
         *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
         "",
+        "",
+        "@njit(cache=True, nogil=True)",
+        "def state_permute(lanes, first_round):",
+        '    """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place:',
+        "    ``state_absorb`` of nothing. One compiled round body serves both; a second copy",
+        "    cost as much compile time again.",
+        '    """',
+        "    # int64 values, not literals: a literal argument would compile another copy.",
+        "    nothing = np.int64(0)",
+        "    state_absorb(lanes, _NO_BYTES, nothing, np.int64(1), nothing, first_round)",
+        "",
     ]
-    return lines
 
 
 def _shift_constants() -> list[str]:
     needed = {1, 63} | {n for n in RHO_OFFSETS if n} | {64 - n for n in RHO_OFFSETS if n}
-    needed |= set(range(1, 8)) | {8 * b for b in range(1, 8)}  # byte offsets and shifts
     return [f"_U{n} = np.uint64({n})" for n in sorted(needed)]
 
 
@@ -145,7 +146,13 @@ def generate() -> str:
         "import numpy as np",
         "",
         "from batchkeccak._jit import njit",
+        "from batchkeccak.permutation._words import load_le64",
         "from batchkeccak.permutation.constants import ROUND_CONSTANTS_ARRAY as _RC",
+        "",
+        "# Typed as the read-only buffers the sponge passes: state_permute shares their",
+        "# specialization of state_absorb.",
+        "_NO_BYTES = np.zeros(0, dtype=np.uint8)",
+        "_NO_BYTES.flags.writeable = False",
         "",
         f"TILE_WIDTH = {TILE_WIDTH}",
         f"TILE_ROUND_STEP = {2 * ROUNDS_PER_PASS}  # rounds per tile_permute step",
@@ -172,15 +179,6 @@ def generate() -> str:
         f"    for r in range(first_round, 24, {2 * ROUNDS_PER_PASS}):",
         "        tile_rounds(tile, spare, r)",
         f"        tile_rounds(spare, tile, r + {ROUNDS_PER_PASS})",
-        "",
-        "",
-        "@njit(cache=True, nogil=True)",
-        "def state_permute(lanes, first_round):",
-        '    """Rounds ``first_round``..23 on one state of 25 uint64 lanes, in place."""',
-        *[f"    a{i} = lanes[{i}]" for i in range(LANE_COUNT)],
-        "    for r in range(first_round, 24, 2):",
-        *_alternating_rounds(2, "        ", lambda step: f"_RC[r + {step}]"),
-        *[f"    lanes[{i}] = a{i}" for i in range(LANE_COUNT)],
         "",
         "",
         *_state_absorb_function(),
