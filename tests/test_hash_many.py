@@ -370,9 +370,9 @@ def test_warmup_then_hash():
 @pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "sha3_512", "shake_128"])
 def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
-    # Equal single-block messages back to back take the tile-at-a-time path; check every
-    # tail size, counts around the tile width, a start past 0 and the byte-by-byte tail read
-    # of the last message at the very end of the buffer.
+    # Equal single-block messages back to back take the tile-at-a-time path, a partial last
+    # tile included; check every tail size, counts around the tile width, a start past 0 and
+    # the byte-by-byte tail read of the last message at the very end of the buffer.
     from batchkeccak import _parallel, sponge
 
     monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
@@ -402,7 +402,24 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
                 offsets = np.full(count + 1, 5)
             got = bk.hash_many(bk.FlatMessages(data, offsets), algorithm, length=length)
             assert_digests(got, algorithm, messages, length)
-    assert tile_calls and all(count % W == 0 for count in tile_calls)
+    assert tile_calls and any(count % W for count in tile_calls)
+
+
+@pytest.mark.aarch64
+@pytest.mark.parametrize("count", [1, 3, 4, 5, W - 1, W + 7])
+def test_a_partial_tile_writes_only_its_own_rows(count):
+    # The idle lanes of a last, partial tile re-read its last message: their output must
+    # go nowhere, neither past the rows asked for nor over rows of other messages.
+    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import hash_uniform
+
+    size = 45  # five whole words, a four-word group and a tail
+    rows = np.random.default_rng(count).integers(0, 256, size=(count, size), dtype=np.uint8)
+    out = np.full((count + W, 40), 0xEE, np.uint8)
+    hash_uniform(readonly(rows.reshape(-1)), 0, count, size, ZERO_STATE, 136, 0x1F, 0, out)
+    assert_digests(out[:count], "shake_256", [r.tobytes() for r in rows], 40)
+    assert (out[count:] == 0xEE).all()
 
 
 @pytest.mark.aarch64
