@@ -82,10 +82,11 @@ def njit(*args, **options):
 
 
 def compiled_sources() -> list[Path]:
-    """The package's files that define compiled functions."""
+    """The package's files that define compiled functions or the intrinsics they inline."""
     return sorted(
         path for path in PACKAGE_DIR.rglob("*.py")
-        if "njit(" in path.read_text(encoding="utf-8") and path.name != "_jit.py"
+        if path.name != "_jit.py"
+        and any(mark in path.read_text(encoding="utf-8") for mark in ("njit(", "@intrinsic"))
     )
 
 
