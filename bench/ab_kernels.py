@@ -65,10 +65,10 @@ REPEATS, BASE, ONLY = _options(sys.argv[1:])
 sys.path.insert(0, str(_old_package(BASE)))
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
+import oldbk as old
 
-import batchkeccak as new  # noqa: E402
-import oldbk as old  # noqa: E402
+import batchkeccak as new
 
 rng = np.random.default_rng(1)
 
