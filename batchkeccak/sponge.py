@@ -373,6 +373,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
     SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
     Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Any order works; messages
     in buffer order keep the reads of neighbouring lanes close together in memory.
+    Every message is checked to lie inside ``data`` before anything is read.
     """
     # The last line of defence before the kernels read memory without bounds checks: every
     # message must lie inside ``data``. Callers validate first; this catches a caller

@@ -248,8 +248,8 @@ def _memory_window(base: int, extent: int) -> np.ndarray:
     """A read-only uint8 array over the addresses ``[base, base + extent)``, which hold the
     chunks of one call (owned by their own objects, kept alive by the caller). Only the
     chunks in it are ever read. Read-only, so that the kernel reading it shares the
-    compiled single-state and four-lane absorbs with every other path: each writable
-    variant of them would be compiled again."""
+    compiled single-state kernel with every other path: a writable variant of it would be
+    compiled again."""
     window = _Window()
     window.__array_interface__ = {
         "data": (base, True), "shape": (extent,), "typestr": "|u1", "version": 3,
