@@ -54,7 +54,7 @@ def _warn_uncached(name: str) -> None:
         warnings.warn(
             "batchkeccak: numba finds no writable cache folder (the package folder, "
             "NUMBA_CACHE_DIR and ~/.cache are not writable), so the kernels are compiled in "
-            "memory in this process (about 20 s on first use). Set NUMBA_CACHE_DIR to a "
+            "memory in this process (seconds on first use). Set NUMBA_CACHE_DIR to a "
             "writable folder to keep them; see 'Deploying' in the batchkeccak docs.",
             UncachedKernelsWarning,
             stacklevel=4,
@@ -82,10 +82,11 @@ def njit(*args, **options):
 
 
 def compiled_sources() -> list[Path]:
-    """The package's files that define compiled functions."""
+    """The package's files that define compiled functions or the intrinsics they inline."""
     return sorted(
         path for path in PACKAGE_DIR.rglob("*.py")
-        if "njit(" in path.read_text(encoding="utf-8") and path.name != "_jit.py"
+        if path.name != "_jit.py"
+        and any(mark in path.read_text(encoding="utf-8") for mark in ("njit(", "@intrinsic"))
     )
 
 

@@ -374,7 +374,10 @@ def _append_field(encoded, positions, present, data, offsets):
             encoded[pos] = 1
             for k in range(8):
                 encoded[pos + 1 + k] = (size >> (8 * k)) & 0xFF
-            encoded[pos + 9 : pos + 9 + size] = data[start : start + size]
+            # A byte loop: a slice assignment would compile numba's shape check and its
+            # error message formatting, seconds of compile time for a check never failed.
+            for b in range(size):
+                encoded[pos + 9 + b] = data[start + b]
             positions[row] = pos + 9 + size
         else:
             encoded[pos] = 0

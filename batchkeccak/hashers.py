@@ -76,31 +76,28 @@ def _initial_rows(initial, start, stop):
 
 def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
-    # so no per-message array is made for the whole batch up front.
+    # so no per-message array is made for the whole batch up front. The queue is read-only,
+    # as hash_one's is: one compiled specialization serves both.
     from batchkeccak.sponge import hash_queue
 
     start, stop = span
     hash_queue(
-        data, offsets[start : stop + 1], np.arange(stop - start, dtype=np.int64),
+        data, offsets[start : stop + 1], readonly(np.arange(stop - start, dtype=np.int64)),
         _initial_rows(initial, start, stop), rate, suffix, first_round, out[start:stop],
     )
 
 
 def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round, out):
-    # Whole tiles of equal, back-to-back single-block messages; the last few (fewer than a
-    # tile) go through the general queue. Only for one initial state for the batch.
+    # Equal, back-to-back single-block messages, a partial last tile included: a first call
+    # of such messages compiles this kernel alone. Only for one initial state for the batch.
     from batchkeccak.sponge import hash_uniform
 
     start, stop = span
-    tiles_end = start + (stop - start) // TILE_WIDTH * TILE_WIDTH
-    if tiles_end > start:
-        length = int(offsets[start + 1] - offsets[start])
-        hash_uniform(
-            data, offsets[start], tiles_end - start, length, initial, rate, suffix,
-            first_round, out[start:tiles_end],
-        )
-    if stop > tiles_end:
-        _hash_range((tiles_end, stop), data, offsets, initial, rate, suffix, first_round, out)
+    length = int(offsets[start + 1] - offsets[start])
+    hash_uniform(
+        data, offsets[start], stop - start, length, initial, rate, suffix, first_round,
+        out[start:stop],
+    )
 
 
 def _single_block_uniform(

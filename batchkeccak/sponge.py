@@ -32,9 +32,9 @@ from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
     state_absorb,
-    state_permute,
     tile_permute,
 )
+from batchkeccak.permutation._words import load_le64, store_le64
 
 if sys.byteorder != "little":  # pragma: no cover - numba targets little-endian CPUs only
     raise ImportError("batchkeccak's kernels read message words in little-endian order")
@@ -43,9 +43,20 @@ MIN_TILE_LANES = TILE_WIDTH // 2
 """Below this many busy lanes the single-state permutation is cheaper (measured: one tile
 state costs about 0.45x a scalar permutation with TILE_WIDTH = 32 on AVX2)."""
 
-_PAD_LAST_BIT = np.uint64(0x8000000000000000)
+PAD_LAST_BIT = np.uint64(0x8000000000000000)
 _BYTE = np.uint64(0xFF)
-_U = tuple(np.uint64(i) for i in range(57))  # small uint64 constants for shifts and offsets
+
+
+def _prefetch_address(builder, address):
+    # read access, keep in all cache levels, data cache
+    byte_pointer = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    prefetch = cgutils.get_or_insert_function(
+        builder.module,
+        ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
+        "llvm.prefetch.p0",
+    )
+    builder.call(prefetch, [builder.bitcast(address, byte_pointer), i32(0), i32(3), i32(1)])
 
 
 @intrinsic
@@ -60,16 +71,7 @@ def _prefetch(typingctx, array, index):
 
     def codegen(context, builder, signature, args):
         view = context.make_array(signature.args[0])(context, builder, args[0])
-        byte_pointer = ir.IntType(8).as_pointer()
-        address = builder.bitcast(builder.gep(view.data, [args[1]]), byte_pointer)
-        i32 = ir.IntType(32)
-        prefetch = cgutils.get_or_insert_function(
-            builder.module,
-            ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
-            "llvm.prefetch.p0",
-        )
-        # read access, keep in all cache levels, data cache
-        builder.call(prefetch, [address, i32(0), i32(3), i32(1)])
+        _prefetch_address(builder, builder.gep(view.data, [args[1]]))
         return context.get_dummy_value()
 
     return sig, codegen
@@ -116,35 +118,116 @@ def _tile_rows(context, builder, signature, args):
     return addresses
 
 
-@intrinsic
-def _xor_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros):
-    """XOR four consecutive message words from each of four lanes into the tile, transposed.
+def _xor_rows(builder, tile_words, tile_index, rows):
+    """XOR the transpose of four <4 x i64> ``rows`` into tile words ``tile_index + r * W``."""
+    for r, column in enumerate(_transpose_4x4(builder, rows)):
+        position = builder.add(tile_index, _WORD(r * TILE_WIDTH))
+        address = builder.bitcast(builder.gep(tile_words, [position]), _WORD_VECTOR.as_pointer())
+        builder.store(builder.xor(builder.load(address, align=8), column), address, align=8)
 
-    ``data[pos_j:pos_j + 32]`` holds words ``k..k+3`` of lane ``j``; the tile keeps word ``k``
-    of lanes ``j..j+3`` side by side at ``tile[tile_index + k * width + j]``. A negative
-    ``pos_j`` reads 32 bytes of ``zeros`` instead, which leaves lane ``j`` as it was. Four
-    unaligned vector loads and an in-register transpose replace 16 scalar loads and 16
-    scalar read-modify-writes of the tile. Words are read in host order: numba's targets are
+
+@intrinsic
+def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, rate):
+    """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
+    and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
+
+    Four lanes by four words at a time: four unaligned vector loads (a skipped lane reads
+    the 32 zero bytes of ``zeros``) and an in-register transpose instead of 16 scalar loads
+    and 16 scalar read-modify-writes of the tile. The words after the last group of four
+    are read by masked loads, so nothing past the block is read; the rows of the tile past
+    the rate get zeros XORed into them. Words are read in host order: numba's targets are
     all little-endian, as the sponge's byte order requires (checked at import).
+
+    Emitted into the caller rather than compiled as a function: the steady state calls
+    this eight times a block, and a compiled function's calls each paid for atomic
+    reference counts of its three arrays (pruned by numba in some builds of the function,
+    not in others: a 5-8 % difference on long messages).
     """
-    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3, zeros)
+    sig = types.void(tile, lane, data, zeros, p0, p1, p2, p3, rate)
 
     def codegen(context, builder, signature, args):
-        zeros_address = _vector_address(
-            context, builder, signature.args[8], args[8], _WORD(0), types.int64
+        tile_type, lane_type, data_type, zeros_type = signature.args[:4]
+        tile_words = context.make_array(tile_type)(context, builder, args[0]).data
+        data_bytes = context.make_array(data_type)(context, builder, args[2]).data
+        zeros_row = builder.bitcast(
+            context.make_array(zeros_type)(context, builder, args[3]).data,
+            _WORD_VECTOR.as_pointer(),
         )
-        rows = []
-        for position, position_type in zip(args[4:8], signature.args[4:8]):
-            address = _vector_address(
-                context, builder, signature.args[3], args[3], position, position_type
+        lane = context.cast(builder, args[1], lane_type, types.int64)
+        positions = [
+            context.cast(builder, value, kind, types.int64)
+            for value, kind in zip(args[4:8], signature.args[4:8])
+        ]
+        rate = context.cast(builder, args[8], signature.args[8], types.int64)
+        skipped = [builder.icmp_signed("<", position, _WORD(0)) for position in positions]
+        rate_words = builder.ashr(rate, _WORD(3))
+        grouped_words = builder.and_(rate_words, _WORD(~3))
+
+        def rows_at(word, load):
+            rows = []
+            for position, skip in zip(positions, skipped):
+                at = builder.add(position, builder.shl(word, _WORD(3)))
+                address = builder.bitcast(
+                    builder.gep(data_bytes, [at]), _WORD_VECTOR.as_pointer()
+                )
+                rows.append(load(builder.select(skip, zeros_row, address)))
+            return rows
+
+        def tile_index(word):
+            return builder.add(builder.mul(word, _WORD(TILE_WIDTH)), lane)
+
+        # Whole groups of four words: a loop over the groups.
+        entry = builder.block
+        test = builder.append_basic_block("absorb4.test")
+        body = builder.append_basic_block("absorb4.body")
+        after = builder.append_basic_block("absorb4.after")
+        builder.branch(test)
+        builder.position_at_end(test)
+        word = builder.phi(_WORD)
+        word.add_incoming(_WORD(0), entry)
+        builder.cbranch(builder.icmp_signed("<", word, grouped_words), body, after)
+        builder.position_at_end(body)
+        _xor_rows(
+            builder, tile_words, tile_index(word),
+            rows_at(word, lambda address: builder.load(address, align=1)),
+        )
+        word.add_incoming(builder.add(word, _WORD(4)), builder.block)
+        builder.branch(test)
+        builder.position_at_end(after)
+
+        # The words after the last group (one for SHA3-256, two for SHA3-224).
+        left = builder.sub(rate_words, grouped_words)
+        with builder.if_then(builder.icmp_signed(">", left, _WORD(0))):
+            mask_type = ir.VectorType(ir.IntType(1), 4)
+            masked_load = cgutils.get_or_insert_function(
+                builder.module,
+                ir.FunctionType(_WORD_VECTOR, [
+                    _WORD_VECTOR.as_pointer(), ir.IntType(32), mask_type, _WORD_VECTOR,
+                ]),
+                "llvm.masked.load.v4i64.p0",
             )
-            position = context.cast(builder, position, position_type, types.int64)
-            skipped = builder.icmp_signed("<", position, _WORD(0))
-            rows.append(builder.load(builder.select(skipped, zeros_address, address), align=1))
-        for address, column in zip(
-            _tile_rows(context, builder, signature, args), _transpose_4x4(builder, rows)
-        ):
-            builder.store(builder.xor(builder.load(address, align=8), column), address, align=8)
+            spread = builder.insert_element(
+                ir.Constant(_WORD_VECTOR, ir.Undefined), left, ir.IntType(32)(0)
+            )
+            spread = builder.shuffle_vector(
+                spread, spread, ir.Constant(ir.VectorType(ir.IntType(32), 4), [0, 0, 0, 0])
+            )
+            mask = builder.icmp_signed("<", ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]), spread)
+            nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
+            _xor_rows(
+                builder, tile_words, tile_index(grouped_words),
+                rows_at(grouped_words, lambda address: builder.call(
+                    masked_load, [address, ir.IntType(32)(1), mask, nothing]
+                )),
+            )
+
+        # Each lane's next block: 32 lanes read 32 places, more streams than the hardware
+        # prefetchers follow. Past the end of a message a prefetch is a harmless no-op.
+        for position, skip in zip(positions, skipped):
+            with builder.if_then(builder.not_(skip)):
+                start = builder.add(position, rate)
+                for offset in (_WORD(0), _WORD(64), _WORD(128), builder.sub(rate, _WORD(1))):
+                    _prefetch_address(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
         return context.get_dummy_value()
 
     return sig, codegen
@@ -201,37 +284,6 @@ def _prefetch_block(data, pos, rate):
     _prefetch(data, pos + rate - 1)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def load_le64(data, pos):
-    # Unsigned indices skip numba's negative-index wraparound, which lets LLVM fold these
-    # eight byte loads into one unaligned 64-bit load.
-    p = np.uint64(pos)
-    return (
-        np.uint64(data[p])
-        | (np.uint64(data[p + _U[1]]) << _U[8])
-        | (np.uint64(data[p + _U[2]]) << _U[16])
-        | (np.uint64(data[p + _U[3]]) << _U[24])
-        | (np.uint64(data[p + _U[4]]) << _U[32])
-        | (np.uint64(data[p + _U[5]]) << _U[40])
-        | (np.uint64(data[p + _U[6]]) << _U[48])
-        | (np.uint64(data[p + _U[7]]) << _U[56])
-    )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _store_le64(flat, pos, word):
-    # The mirror of load_le64: eight byte stores that LLVM merges into one.
-    p = np.uint64(pos)
-    flat[p] = np.uint8(word & _BYTE)
-    flat[p + _U[1]] = np.uint8((word >> _U[8]) & _BYTE)
-    flat[p + _U[2]] = np.uint8((word >> _U[16]) & _BYTE)
-    flat[p + _U[3]] = np.uint8((word >> _U[24]) & _BYTE)
-    flat[p + _U[4]] = np.uint8((word >> _U[32]) & _BYTE)
-    flat[p + _U[5]] = np.uint8((word >> _U[40]) & _BYTE)
-    flat[p + _U[6]] = np.uint8((word >> _U[48]) & _BYTE)
-    flat[p + _U[7]] = np.uint8((word >> _U[56]) & _BYTE)
-
-
 @njit(cache=True, nogil=True)
 def _absorb_block(
     lanes, lane, width, data, pos, remaining, rate, suffix, fresh, initial, initial_row
@@ -271,48 +323,11 @@ def _absorb_block(
     for b in range(tail):
         word |= np.uint64(data[base + b]) << np.uint64(8 * b)
     lanes[whole_words * width + lane] ^= word
-    lanes[(rate_words - 1) * width + lane] ^= _PAD_LAST_BIT
+    lanes[(rate_words - 1) * width + lane] ^= PAD_LAST_BIT
 
 
 SKIP_LANE = -(1 << 40)
 """A lane position that ``absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
-
-
-@njit(cache=True, nogil=True)
-def absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate):
-    """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
-    and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
-
-    Four lanes by four words at a time (``_xor_words_4x4``): vector loads and an in-register
-    transpose instead of one scalar read-modify-write of the tile per word.
-    """
-    width = TILE_WIDTH
-    rate_words = rate >> 3
-    grouped_words = rate_words & ~3
-    for k in range(0, grouped_words, 4):
-        _xor_words_4x4(
-            tile, k * width + lane, width, data, p0 + 8 * k, p1 + 8 * k, p2 + 8 * k, p3 + 8 * k,
-            zeros,
-        )
-    for k in range(grouped_words, rate_words):
-        at = k * width + lane
-        if p0 >= 0:
-            tile[at] ^= load_le64(data, p0 + 8 * k)
-        if p1 >= 0:
-            tile[at + 1] ^= load_le64(data, p1 + 8 * k)
-        if p2 >= 0:
-            tile[at + 2] ^= load_le64(data, p2 + 8 * k)
-        if p3 >= 0:
-            tile[at + 3] ^= load_le64(data, p3 + 8 * k)
-    # Past the end of a message a prefetch is a harmless no-op.
-    if p0 >= 0:
-        _prefetch_block(data, p0 + rate, rate)
-    if p1 >= 0:
-        _prefetch_block(data, p1 + rate, rate)
-    if p2 >= 0:
-        _prefetch_block(data, p2 + rate, rate)
-    if p3 >= 0:
-        _prefetch_block(data, p3 + rate, rate)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -321,7 +336,7 @@ def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     ``first_word`` on (the words before it are left to the caller)."""
     whole_words = count >> 3
     for k in range(first_word, whole_words):
-        _store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
+        store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
     if count & 7:
         word = lanes[whole_words * width + lane]
         for b in range(count & 7):
@@ -330,50 +345,13 @@ def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
             )
 
 
-@njit(cache=True, nogil=True)
-def _finish_single(
-    lanes, data, offsets, message, next_block, initial, rate, suffix, first_round, out
-):
-    """Run one state to completion on the scalar permutation, from block ``next_block`` on.
-
-    A message not started yet (``next_block == 0``) starts from its initial state.
-    """
-    out_len = out.shape[1]
-    start = offsets[message]
-    length = offsets[message + 1] - start
-    final = length // rate  # index of the final, padded block
-    if next_block == 0:
-        row = _initial_row(initial, message)
-        for k in range(LANE_COUNT):
-            lanes[k] = initial[row, k]
-    if next_block < final:
-        # Whole blocks with the state kept in registers across them.
-        state_absorb(
-            lanes, data, start + next_block * rate, final - next_block, rate >> 3, first_round
-        )
-        next_block = final
-    total = final + (out_len + rate - 1) // rate
-    for p in range(next_block, total):
-        if p == final:
-            _absorb_block(
-                lanes, 0, 1, data, start + p * rate, length - p * rate, rate, suffix, False,
-                initial, 0,
-            )
-        state_permute(lanes, first_round)
-        q = p - final
-        squeeze_block(
-            lanes, 0, 1, out.reshape(-1), message * out_len + q * rate,
-            min(rate, out_len - q * rate),
-        )
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _initial_row(initial, message):
     # One state for the batch (row 0) or one per message: a multiply instead of a branch.
     return message * min(initial.shape[0] - 1, 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _check_initial(initial, count):
     """Refuse an initial-state array that is not ``(1, 25)`` or ``(count, 25)``."""
     if initial.shape[1] != LANE_COUNT or not (
@@ -382,23 +360,6 @@ def _check_initial(initial, count):
         raise ValueError(
             "initial state: expected shape (1, 25) or (number of messages, 25)"
         )
-
-
-@njit(cache=True, nogil=True)
-def _check_queue(data, offsets, order, initial):
-    """Refuse a queue whose messages leave ``data``, or an initial state of the wrong shape:
-    the last line of defence before the kernels read memory without bounds checks. Callers
-    validate first; this catches a caller mistake, or an array changed by another thread
-    after it was validated, at a cost of a few nanoseconds per message."""
-    count = offsets.shape[0] - 1
-    _check_initial(initial, count)
-    for i in range(order.shape[0]):
-        m = order[i]
-        if m < 0 or m >= count:
-            raise ValueError("hash_queue: a message index is outside offsets")
-        start = offsets[m]
-        if start < 0 or start > offsets[m + 1] or offsets[m + 1] > data.shape[0]:
-            raise ValueError("hash_queue: a message's offsets leave the data buffer")
 
 
 @njit(cache=True, nogil=True)
@@ -414,19 +375,33 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
     in buffer order keep the reads of neighbouring lanes close together in memory.
     Every message is checked to lie inside ``data`` before anything is read.
     """
-    _check_queue(data, offsets, order, initial)
-    if out.shape[0] < offsets.shape[0] - 1:
+    # The last line of defence before the kernels read memory without bounds checks: every
+    # message must lie inside ``data``. Callers validate first; this catches a caller
+    # mistake, or an array changed by another thread after it was validated, at a cost of a
+    # few nanoseconds per message.
+    count = offsets.shape[0] - 1
+    _check_initial(initial, count)
+    for i in range(order.shape[0]):
+        m = order[i]
+        if m < 0 or m >= count:
+            raise ValueError("hash_queue: a message index is outside offsets")
+        start = offsets[m]
+        if start < 0 or start > offsets[m + 1] or offsets[m + 1] > data.shape[0]:
+            raise ValueError("hash_queue: a message's offsets leave the data buffer")
+    if out.shape[0] < count:
         raise ValueError("hash_queue: fewer output rows than messages")
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
     squeeze_blocks = (out_len + rate - 1) // rate
+    # Every array is a zeroed uint64 or int64 one: each other allocation function or dtype
+    # is one more numpy overload to compile on first use.
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.empty_like(tile)
+    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     # Per lane: its message (-1: idle), where the message starts and how long it is, the index
     # of its final (padded) block, and the block the lane is at. The division happens once per
     # message here, not twice per block in the loop below.
-    lane_message = np.full(width, -1, dtype=np.int64)
+    lane_message = np.zeros(width, dtype=np.int64)
     lane_start = np.zeros(width, dtype=np.int64)
     lane_length = np.zeros(width, dtype=np.int64)
     lane_final = np.zeros(width, dtype=np.int64)
@@ -435,6 +410,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
     taken = 0
     busy = 0
     for lane in range(width):
+        lane_message[lane] = -1
         if taken < queued:
             m = order[taken]
             lane_message[lane] = m
@@ -444,8 +420,11 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
             taken += 1
             busy += 1
 
-    positions = np.empty(width, dtype=np.int64)
-    zeros = np.zeros(32, dtype=np.uint8)
+    positions = np.zeros(width, dtype=np.int64)
+    zeros = np.zeros(4, dtype=np.uint64)  # 32 bytes that idle lanes of a group read
+    # _absorb_block is called with these from the tile and from the one-state finish below:
+    # typed alike (not as the literals 32, 0, 1), both calls share one specialization.
+    tile_stride = np.int64(TILE_WIDTH)
     steady = 0  # blocks left in which every lane absorbs a whole block: no per-lane checks
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
         if steady == 0 and busy == width:
@@ -501,7 +480,7 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                         continue
                     if p <= lane_final[lane]:
                         _absorb_block(
-                            tile, lane, width, data, lane_start[lane] + p * rate,
+                            tile, lane, tile_stride, data, lane_start[lane] + p * rate,
                             lane_length[lane] - p * rate, rate, suffix, p == 0,
                             initial, _initial_row(initial, lane_message[lane]),
                         )
@@ -540,17 +519,42 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                 lane_message[lane] = -1
                 busy -= 1
 
-    if busy > 0:
-        state = np.empty(LANE_COUNT, dtype=np.uint64)
-        for lane in range(width):
-            m = lane_message[lane]
-            if m >= 0:
-                for k in range(LANE_COUNT):
-                    state[k] = tile[k * width + lane]
-                _finish_single(
-                    state, data, offsets, m, lane_block[lane], initial, rate, suffix,
-                    first_round, out,
+    if busy == 0:
+        return
+    # Fewer than MIN_TILE_LANES messages are left: each finishes on its own, its state in
+    # registers through its whole blocks (state_absorb). The one-state permutation is
+    # state_absorb of nothing: one compiled single-state body for the whole sponge.
+    state = np.zeros(LANE_COUNT, dtype=np.uint64)
+    rate_words = rate >> 3
+    one, nothing = np.int64(1), np.int64(0)  # not literals: the whole-block call's types
+    for lane in range(width):
+        m = lane_message[lane]
+        if m < 0:
+            continue
+        next_block = lane_block[lane]
+        start = lane_start[lane]
+        length = lane_length[lane]
+        final = lane_final[lane]
+        row = _initial_row(initial, m)
+        for k in range(LANE_COUNT):
+            state[k] = initial[row, k] if next_block == 0 else tile[k * width + lane]
+        if next_block < final:
+            state_absorb(
+                state, data, start + next_block * rate, final - next_block, rate_words,
+                first_round,
+            )
+            next_block = final
+        for p in range(next_block, final + squeeze_blocks):
+            if p == final:
+                _absorb_block(
+                    state, nothing, one, data, start + p * rate, length - p * rate, rate,
+                    suffix, p < 0, initial, nothing,
                 )
+            state_absorb(state, data, start, one, nothing, first_round)
+            q = p - final
+            squeeze_block(
+                state, 0, 1, flat_out, m * out_len + q * rate, min(rate, out_len - q * rate),
+            )
 
 
 @njit(cache=True, nogil=True)
@@ -563,12 +567,12 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     block and (``out.shape[1] <= rate``) one squeezed block, so whole tiles are filled word by
     word across the lanes, with no per-lane queue. Loops over the lanes write consecutive tile
     words, which LLVM turns into vector stores; the lane-by-lane path writes one word per
-    lane per store. ``count`` must be a multiple of ``TILE_WIDTH``.
+    lane per store. A last tile of fewer than ``TILE_WIDTH`` messages fills its idle lanes
+    with copies of its last message and keeps their output: one kernel serves any count.
     """
     if (
-        start < 0 or length < 0 or length >= rate or out.shape[1] > rate
-        or count % TILE_WIDTH != 0 or out.shape[0] < count
-        or start + count * length > data.shape[0]
+        start < 0 or length < 0 or length >= rate or out.shape[1] > rate or count < 0
+        or out.shape[0] < count or start + count * length > data.shape[0]
         or initial.shape[0] != 1 or initial.shape[1] != LANE_COUNT
     ):
         raise ValueError("hash_uniform: the messages leave the data buffer or the output")
@@ -576,7 +580,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.empty_like(tile)
+    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     whole_words = length >> 3
     grouped_words = whole_words & ~3  # message words that go four lanes by four words
     grouped_out_words = (out_len >> 3) & ~3
@@ -586,18 +590,22 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     last_word = (rate >> 3) - 1
     for first in range(0, count, width):
         base = start + first * length
+        # Lanes past the last message of a partial tile read that message again (min): the
+        # loads stay inside the data and nothing is written for those lanes.
+        last = min(width, count - first) - 1
         for k in range(0, grouped_words, 4):
             for j in range(0, width, 4):
-                at = base + j * length + 8 * k
                 _set_words_4x4(
-                    tile, k * width + j, width, data, at, at + length, at + 2 * length,
-                    at + 3 * length,
+                    tile, k * width + j, width, data, base + min(j, last) * length + 8 * k,
+                    base + min(j + 1, last) * length + 8 * k,
+                    base + min(j + 2, last) * length + 8 * k,
+                    base + min(j + 3, last) * length + 8 * k,
                 )
         for k in range(grouped_words, whole_words):
             for j in range(width):
-                tile[k * width + j] = load_le64(data, base + j * length + 8 * k)
+                tile[k * width + j] = load_le64(data, base + min(j, last) * length + 8 * k)
         for j in range(width):
-            at = base + j * length + 8 * whole_words
+            at = base + min(j, last) * length + 8 * whole_words
             if tail == 0:
                 word = suffix_word
             elif at + 8 <= data.shape[0]:
@@ -619,20 +627,21 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
             for j in range(width):
                 tile[k * width + j] = word
         for j in range(width):
-            tile[last_word * width + j] ^= _PAD_LAST_BIT
+            tile[last_word * width + j] ^= PAD_LAST_BIT
         tile_permute(tile, spare, first_round)
-        for j in range(0, width, 4):
+        # Four lanes by four words where all four lanes hold messages; the rest word by word.
+        grouped_lanes = (last + 1) & ~3
+        for j in range(0, grouped_lanes, 4):
             at = (first + j) * out_len
             for k in range(0, grouped_out_words, 4):
                 _get_words_4x4(
                     tile, k * width + j, width, flat_out, at + 8 * k, at + out_len + 8 * k,
                     at + 2 * out_len + 8 * k, at + 3 * out_len + 8 * k,
                 )
-        if grouped_out_words * 8 < out_len:
-            for j in range(width):
-                squeeze_block(
-                    tile, j, width, flat_out, (first + j) * out_len, out_len, grouped_out_words
-                )
+        for j in range(last + 1):
+            done = grouped_out_words if j < grouped_lanes else 0
+            if 8 * done < out_len:
+                squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
 
 
 @njit(cache=True, nogil=True)

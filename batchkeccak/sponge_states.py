@@ -26,27 +26,22 @@ here validates its arguments: ``batchkeccak.streams`` and ``batchkeccak.files`` 
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import carray, types
-from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
 from batchkeccak.permutation import (
     LANE_COUNT,
     TILE_WIDTH,
     state_absorb,
-    state_permute,
     tile_permute,
 )
+from batchkeccak.permutation._words import load_le64
 from batchkeccak.sponge import (
     MIN_TILE_LANES,
+    PAD_LAST_BIT,
     SKIP_LANE,
     absorb_whole_blocks_4,
-    load_le64,
     squeeze_block,
 )
-
-_PAD_LAST_BYTE = np.uint8(0x80)
 
 
 @njit(cache=True, nogil=True)
@@ -62,11 +57,16 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
     jobs = job_state.shape[0]
     rate_words = rate >> 3
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.empty_like(tile)
-    zeros = np.zeros(32, dtype=np.uint8)
-    lane_job = np.full(width, -1, dtype=np.int64)
+    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    zeros = np.zeros(4, dtype=np.uint64)  # 32 bytes that idle lanes of a group read
+    # Zeroed uint64 and int64 arrays only, as in batchkeccak.sponge: each other numpy
+    # allocation function or dtype is one more overload to compile.
+    lane_job = np.zeros(width, dtype=np.int64)
     lane_left = np.zeros(width, dtype=np.int64)
-    positions = np.full(width, SKIP_LANE, dtype=np.int64)
+    positions = np.zeros(width, dtype=np.int64)
+    for lane in range(width):
+        lane_job[lane] = -1
+        positions[lane] = SKIP_LANE
     taken = 0
     busy = 0
     while True:
@@ -112,7 +112,7 @@ def absorb_jobs(states, data, job_state, job_start, job_blocks, rate, first_roun
                 positions[lane] = SKIP_LANE
                 busy -= 1
 
-    lanes = np.empty(LANE_COUNT, dtype=np.uint64)
+    lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
     for lane in range(width):
         if lane_job[lane] < 0:
             continue
@@ -135,43 +135,36 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
     rate_words = rate >> 3
-    lanes = np.empty(LANE_COUNT, dtype=np.uint64)
-    block = np.zeros(rate, dtype=np.uint8)
+    lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
+    # The permutation is state_absorb of nothing (int64 arguments, not literals, so that
+    # this shares the whole-block callers' specialization).
+    one, nothing = np.int64(1), np.int64(0)
     for i in range(which.shape[0]):
         state = which[i]
         for k in range(LANE_COUNT):
             lanes[k] = states[state, k]
-        # The final block: the waiting bytes, the suffix right after them, 0x80 into the
-        # last byte of the block (one byte when only one is free: suffix | 0x80).
+        # The final block: the waiting bytes, the suffix right after them, the closing bit
+        # at the top of the block's last word (the same byte as the suffix when only one is
+        # free).
+        waiting = pending[state]
         count = pending_len[state]
-        for b in range(count):
-            block[b] = pending[state, b]
-        for b in range(count, rate):
-            block[b] = 0
-        block[count] ^= np.uint8(suffix)
-        block[rate - 1] ^= _PAD_LAST_BYTE
-        for k in range(rate_words):
-            lanes[k] ^= load_le64(block, 8 * k)
-        state_permute(lanes, first_round)
+        whole_words = count >> 3
+        for k in range(whole_words):
+            lanes[k] ^= load_le64(waiting, 8 * k)
+        tail = count & 7
+        word = np.uint64(suffix) << np.uint64(8 * tail)
+        for b in range(tail):
+            word |= np.uint64(waiting[8 * whole_words + b]) << np.uint64(8 * b)
+        lanes[whole_words] ^= word
+        lanes[rate_words - 1] ^= PAD_LAST_BIT
         produced = 0
         while True:
+            state_absorb(lanes, waiting, nothing, one, nothing, first_round)
             count = min(rate, out_len - produced)
             squeeze_block(lanes, 0, 1, flat_out, i * out_len + produced, count)
             produced += count
             if produced >= out_len:
                 break
-            state_permute(lanes, first_round)
-
-
-@intrinsic
-def _bytes_at(typingctx, address):
-    """The integer ``address`` as a pointer to bytes (for ``carray``)."""
-    sig = types.CPointer(types.uint8)(address)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
-
-    return sig, codegen
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -197,7 +190,7 @@ def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending
             pending_len[state] = waiting + take
             lane_offset[lane] = offset + take
             if waiting + take == rate:
-                lane_stitch[lane] = True
+                lane_stitch[lane] = 1
                 positions[lane] = SKIP_LANE
                 return True
         else:
@@ -219,31 +212,34 @@ def _next_segment(lane, state, stop_piece, data, piece_start, piece_len, pending
 
 
 @njit(cache=True, nogil=True)
-def absorb_pieces(states, pending, pending_len, base_address, span, piece_start, piece_len,
-                  run_state, run_first, rate, first_round):
+def absorb_pieces(states, pending, pending_len, data, piece_start, piece_len, run_state,
+                  run_first, rate, first_round):
     """Append byte pieces to stored states, reading every piece where it lies.
 
     Run ``r`` appends pieces ``run_first[r] .. run_first[r + 1] - 1``, in that order, to state
-    ``run_state[r]``. Piece ``p`` is the ``piece_len[p]`` bytes at address
-    ``base_address + piece_start[p]``; every piece lies inside
-    ``[base_address, base_address + span)`` and must stay there (exported, not resized)
-    until this returns. The state's waiting bytes ``pending[s, :pending_len[s]]`` (fewer
-    than ``rate``) come first; whole blocks are absorbed W states to a tile, and the bytes
-    that do not fill a block are left waiting. No state may be in two runs of one call.
+    ``run_state[r]``. Piece ``p`` is ``data[piece_start[p]:piece_start[p] + piece_len[p]]``,
+    ``data`` a read-only window over the memory that holds every piece (see
+    ``batchkeccak.streams``): the pieces must stay there (exported, not resized) until this
+    returns. The state's waiting bytes ``pending[s, :pending_len[s]]`` (fewer than
+    ``rate``) come first; whole blocks are absorbed W states to a tile, and the bytes that
+    do not fill a block are left waiting. No state may be in two runs of one call.
     """
-    data = carray(_bytes_at(base_address), span)
     width = TILE_WIDTH
     runs = run_state.shape[0]
     rate_words = rate >> 3
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.empty_like(tile)
-    zeros = np.zeros(32, dtype=np.uint8)
-    lane_run = np.full(width, -1, dtype=np.int64)
+    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    zeros = np.zeros(4, dtype=np.uint64)  # 32 bytes that idle lanes of a group read
+    # Zeroed uint64 and int64 arrays only (see absorb_jobs).
+    lane_run = np.zeros(width, dtype=np.int64)
     lane_piece = np.zeros(width, dtype=np.int64)
     lane_offset = np.zeros(width, dtype=np.int64)
     lane_left = np.zeros(width, dtype=np.int64)
-    lane_stitch = np.zeros(width, dtype=np.bool_)
-    positions = np.full(width, SKIP_LANE, dtype=np.int64)
+    lane_stitch = np.zeros(width, dtype=np.int64)  # 1: the next step absorbs pending[state]
+    positions = np.zeros(width, dtype=np.int64)
+    for lane in range(width):
+        lane_run[lane] = -1
+        positions[lane] = SKIP_LANE
     taken = 0
     busy = 0
     while True:
@@ -298,7 +294,7 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
                 continue
             state = run_state[run]
             if lane_stitch[lane]:
-                lane_stitch[lane] = False
+                lane_stitch[lane] = 0
                 pending_len[state] = 0
             else:
                 lane_left[lane] -= steps
@@ -313,7 +309,8 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
                 busy -= 1
 
     # Too few lanes left to fill a tile: each finishes on the one-state permutation.
-    lanes = np.empty(LANE_COUNT, dtype=np.uint64)
+    lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
+    one, nothing = np.int64(1), np.int64(0)  # see finish_states
     for lane in range(width):
         run = lane_run[lane]
         if run < 0:
@@ -326,8 +323,8 @@ def absorb_pieces(states, pending, pending_len, base_address, span, piece_start,
                 row = pending[state]
                 for k in range(rate_words):
                     lanes[k] ^= load_le64(row, 8 * k)
-                state_permute(lanes, first_round)
-                lane_stitch[lane] = False
+                state_absorb(lanes, data, nothing, one, nothing, first_round)
+                lane_stitch[lane] = 0
                 pending_len[state] = 0
             else:
                 state_absorb(lanes, data, positions[lane], lane_left[lane], rate_words,

@@ -98,7 +98,7 @@ class StoredStates:
 
 
 def _state_absorb():
-    from batchkeccak.permutation._unrolled import state_absorb
+    from batchkeccak.permutation._kernels import state_absorb
 
     return state_absorb
 

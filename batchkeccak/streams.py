@@ -240,6 +240,23 @@ def _chunk_array(chunk: object, position: int) -> np.ndarray:
     return np.frombuffer(message_view(chunk, f"chunks[{position}]"), dtype=np.uint8)
 
 
+class _Window:
+    __slots__ = ("__array_interface__",)
+
+
+def _memory_window(base: int, extent: int) -> np.ndarray:
+    """A read-only uint8 array over the addresses ``[base, base + extent)``, which hold the
+    chunks of one call (owned by their own objects, kept alive by the caller). Only the
+    chunks in it are ever read. Read-only, so that the kernel reading it shares the
+    compiled single-state kernel with every other path: a writable variant of it would be
+    compiled again."""
+    window = _Window()
+    window.__array_interface__ = {
+        "data": (base, True), "shape": (extent,), "typestr": "|u1", "version": 3,
+    }
+    return np.asarray(window)
+
+
 class StreamHasher:
     """Many independent incremental hashes of one algorithm, updated in any order.
 
@@ -422,11 +439,13 @@ class StreamHasher:
         states = self._states
         first_round = states.first_round
 
+        window = _memory_window(base, extent)
+
         def absorb(span: tuple[int, int]) -> None:
             a, b = span
             absorb_pieces(
-                states.lanes, states.pending, states.pending_len, base, extent,
-                piece_start, piece_len, run_state[a:b], run_first[a : b + 1], rate, first_round,
+                states.lanes, states.pending, states.pending_len, window, piece_start,
+                piece_len, run_state[a:b], run_first[a : b + 1], rate, first_round,
             )
 
         _parallel.run_parallel(absorb, spans, workers=threads)

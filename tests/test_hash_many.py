@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -370,9 +371,9 @@ def test_warmup_then_hash():
 @pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "sha3_512", "shake_128"])
 def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
-    # Equal single-block messages back to back take the tile-at-a-time path; check every
-    # tail size, counts around the tile width, a start past 0 and the byte-by-byte tail read
-    # of the last message at the very end of the buffer.
+    # Equal single-block messages back to back take the tile-at-a-time path, a partial last
+    # tile included; check every tail size, counts around the tile width, a start past 0 and
+    # the byte-by-byte tail read of the last message at the very end of the buffer.
     from batchkeccak import _parallel, sponge
 
     monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
@@ -402,7 +403,24 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
                 offsets = np.full(count + 1, 5)
             got = bk.hash_many(bk.FlatMessages(data, offsets), algorithm, length=length)
             assert_digests(got, algorithm, messages, length)
-    assert tile_calls and all(count % W == 0 for count in tile_calls)
+    assert tile_calls and any(count % W for count in tile_calls)
+
+
+@pytest.mark.aarch64
+@pytest.mark.parametrize("count", [1, 3, 4, 5, W - 1, W + 7])
+def test_a_partial_tile_writes_only_its_own_rows(count):
+    # The idle lanes of a last, partial tile re-read its last message: their output must
+    # go nowhere, neither past the rows asked for nor over rows of other messages.
+    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import hash_uniform
+
+    size = 45  # five whole words, a four-word group and a tail
+    rows = np.random.default_rng(count).integers(0, 256, size=(count, size), dtype=np.uint8)
+    out = np.full((count + W, 40), 0xEE, np.uint8)
+    hash_uniform(readonly(rows.reshape(-1)), 0, count, size, ZERO_STATE, 136, 0x1F, 0, out)
+    assert_digests(out[:count], "shake_256", [r.tobytes() for r in rows], 40)
+    assert (out[count:] == 0xEE).all()
 
 
 @pytest.mark.aarch64
@@ -427,6 +445,19 @@ def test_long_messages_fill_whole_tiles(algorithm, pattern_bytes):
     assert_digests(got, algorithm, messages, length)
 
 
+def _four_lane_absorb():
+    # The four-lane absorb is emitted into compiled callers (an intrinsic): call it from one.
+    import numba
+
+    from batchkeccak import sponge
+
+    @numba.njit
+    def absorb(tile, lane, data, zeros, p0, p1, p2, p3, rate):
+        sponge.absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate)
+
+    return absorb
+
+
 @pytest.mark.aarch64
 def test_whole_block_absorb_equals_lane_by_lane():
     # The transposed absorb against the lane-by-lane one, state for state.
@@ -434,6 +465,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
     from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
+    absorb = _four_lane_absorb()
     rng = np.random.default_rng(3)
     data = rng.integers(0, 256, size=W * 1000 + 64, dtype=np.uint8)
     starts = np.array([i * 997 + (i % 8) for i in range(W)], dtype=np.int64)
@@ -452,7 +484,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
         for block in range(3):
             for lane in range(0, W, 4):
                 positions = starts[lane : lane + 4] + block * rate
-                sponge.absorb_whole_blocks_4(tile, lane, data, zeros, *positions, rate)
+                absorb(tile, lane, data, zeros, *positions, rate)
             sponge.tile_permute(tile, spare, 0)
         assert np.array_equal(tile, want), rate
 
@@ -463,6 +495,7 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
     from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
+    absorb = _four_lane_absorb()
     rng = np.random.default_rng(4)
     data = rng.integers(0, 256, size=4000, dtype=np.uint8)
     zeros = np.zeros(32, dtype=np.uint8)
@@ -480,6 +513,44 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
                         ZERO_STATE, 0,
                     )
             zeros_before = zeros.copy()
-            sponge.absorb_whole_blocks_4(tile, 4, data, zeros, *positions, rate)
+            absorb(tile, 4, data, zeros, *positions, rate)
             assert np.array_equal(tile, want), (rate, skipped)
             assert np.array_equal(zeros, zeros_before)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="guard page through mprotect")
+def test_four_lane_absorb_reads_nothing_past_the_block():
+    # The words after the last group of four are read by masked loads: blocks that end
+    # exactly where readable memory ends must not fault (a plain 32-byte load would).
+    import ctypes
+    import mmap
+
+    from batchkeccak import sponge
+    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.permutation import LANE_COUNT
+
+    absorb = _four_lane_absorb()
+    page = mmap.PAGESIZE
+    memory = mmap.mmap(-1, 2 * page)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    try:
+        data = np.frombuffer(memory, dtype=np.uint8, count=page)
+        data[:] = np.random.default_rng(5).integers(0, 256, page, dtype=np.uint8)
+        assert libc.mprotect(base + page, page, 0) == 0  # PROT_NONE
+        zeros = np.zeros(32, dtype=np.uint8)
+        for rate in (72, 104, 136, 144, 168):
+            tile = np.zeros(LANE_COUNT * W, dtype=np.uint64)
+            want = tile.copy()
+            positions = [page - rate - 200 * j for j in range(4)]  # lane 0 ends at the page
+            for j in range(4):
+                sponge._absorb_block(
+                    want, j, W, data, positions[j], rate, rate, 6, False, ZERO_STATE, 0,
+                )
+            absorb(tile, 0, data, zeros, *positions, rate)
+            assert np.array_equal(tile, want), rate
+    finally:
+        libc.mprotect(base + page, page, 3)  # read and write again, for munmap
+        del data
+        memory.close()

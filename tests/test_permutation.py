@@ -9,7 +9,6 @@ from batchkeccak.permutation import (
     LANE_COUNT,
     ROUND_CONSTANTS,
     TILE_WIDTH,
-    codegen,
     constants,
     state_absorb,
     state_permute,
@@ -20,13 +19,6 @@ import reference_keccak as ref
 
 TABLE_ROUNDS = [4, 8, 12, 16, 20, 24]
 """Every round count the algorithm table accepts (a multiple of the tile's 4-round step)."""
-
-
-def test_generated_module_is_current():
-    assert codegen.GENERATED_PATH.read_text() == codegen.generate(), (
-        "batchkeccak/permutation/_unrolled.py is stale: run "
-        "python -m batchkeccak.permutation.codegen"
-    )
 
 
 def test_step_constants_match_reference():

@@ -52,9 +52,14 @@ def _frame(data, offsets, length_prefix, trailer, out_data, out_offsets):
             for b in range(size - 1, -1, -1):
                 out_data[pos] = (bits >> (8 * b)) & 0xFF
                 pos += 1
-        out_data[pos : pos + length] = data[start : start + length]
+        # Byte loops, not slice assignments: numba compiles a slice assignment's shape
+        # check with its error message formatting, seconds of compile time for a check
+        # these sizes never fail.
+        for b in range(length):
+            out_data[pos + b] = data[start + b]
         pos += length
-        out_data[pos : pos + trailer_size] = trailer
+        for b in range(trailer_size):
+            out_data[pos + b] = trailer[b]
         pos += trailer_size
         out_offsets[i + 1] = pos
 
@@ -87,7 +92,8 @@ def _append_encoded_strings(encoded, positions, data, offsets):
         for b in range(width):
             encoded[pos + 1 + b] = (bits >> (8 * (width - 1 - b))) & 0xFF
         pos += 1 + width
-        encoded[pos : pos + size] = data[start : start + size]
+        for b in range(size):  # a byte loop: see _frame
+            encoded[pos + b] = data[start + b]
         positions[row] = pos + size
 
 

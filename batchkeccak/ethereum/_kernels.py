@@ -538,7 +538,8 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
                 if count == capacity:
                     capacity *= 2
                     grown = np.empty(capacity, dtype=np.int64)
-                    grown[:count] = nodes[:count]
+                    for i in range(count):  # not a slice assignment: see arrow._append_field
+                        grown[i] = nodes[i]
                     nodes = grown
                 nodes[count] = node
                 count += 1

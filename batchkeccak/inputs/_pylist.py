@@ -108,18 +108,35 @@ def _range_items(container, is_tuple, start, stop):
 
 
 @njit(cache=True)
-def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, data):
+def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, data, measured):
     """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
-    ``data`` while they fit. Returns the total size (more than ``data`` holds: copy again
-    with ``_gather``), ``-1 - i`` for the first item ``start + i`` that is not exactly
-    ``bytes``, or ``_CHANGED`` if the container now holds fewer than ``stop`` items.
+    ``data`` while they fit. Returns the total size (more than ``data`` holds: call again,
+    ``measured``, with a ``data`` of that size), ``-1 - i`` for the first item ``start + i``
+    that is not exactly ``bytes``, or ``_CHANGED`` if the container now holds fewer than
+    ``stop`` items.
 
     One pass over the objects instead of two: each object is fetched from memory once.
+    ``measured``: the second pass, which copies every item to the ``offsets`` the first one
+    measured and returns 0, or ``_CHANGED`` if any item is no longer the ``bytes`` of the
+    measured size (the GIL was free between the two passes). One function for both passes:
+    one compile, where two cost twice the fixed part of it.
     """
     items = _range_items(container, is_tuple, start, stop)
     if items == 0:
         return _CHANGED
     count = stop - start
+    if measured:
+        for i in range(count):
+            item = _load_word(items + _POINTER_SIZE * i)
+            if i + _AHEAD < count:
+                _prefetch_address(
+                    _load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT
+                )
+            length = offsets[i + 1] - offsets[i]
+            if _load_word(item + _TYPE_AT) != bytes_type or _load_word(item + _SIZE_AT) != length:
+                return _CHANGED
+            _copy_from_address(data, offsets[i], item + _BYTES_DATA_AT, length)
+        return 0
     offsets[0] = 0
     total = 0
     capacity = data.shape[0]
@@ -137,27 +154,6 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
     return total
 
 
-@njit(cache=True)
-def _gather(container, is_tuple, start, stop, bytes_type, offsets, data):
-    """The second pass of ``_measure_and_copy``: copy the bytes to the measured ``offsets``.
-
-    Returns 0, or ``_CHANGED`` if any item is no longer the ``bytes`` of the measured size
-    (the GIL was free between the two passes).
-    """
-    items = _range_items(container, is_tuple, start, stop)
-    if items == 0:
-        return _CHANGED
-    for i in range(stop - start):
-        item = _load_word(items + _POINTER_SIZE * i)
-        if i + _AHEAD < stop - start:
-            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT)
-        length = offsets[i + 1] - offsets[i]
-        if _load_word(item + _TYPE_AT) != bytes_type or _load_word(item + _SIZE_AT) != length:
-            return _CHANGED
-        _copy_from_address(data, offsets[i], item + _BYTES_DATA_AT, length)
-    return 0
-
-
 def _flatten(
     sequence: list | tuple, start: int, stop: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -171,14 +167,16 @@ def _flatten(
     # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
     # never committed, so the unused part costs address space only.
     data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
-    total = _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data)
+    total = _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data, False)
     if total == _CHANGED:
         raise changed_while_hashing()
     if total < 0:
         return None
     if total > data.shape[0]:
         data = np.empty(total, dtype=np.uint8)
-        if _gather(container, is_tuple, start, stop, id(bytes), offsets, data) == _CHANGED:
+        if _measure_and_copy(
+            container, is_tuple, start, stop, id(bytes), offsets, data, True
+        ) == _CHANGED:
             raise changed_while_hashing()
         return data, offsets
     return data[:total], offsets

@@ -15,11 +15,11 @@ Contract (everything above this layer is written against it alone):
     ``batchkeccak.parameters`` refuses any other round count when the table is built.
 ``state_permute(lanes, first_round)``
     The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place;
-    ``24 - first_round`` must be even.
+    ``24 - first_round`` must be even. (``state_absorb`` of nothing: the sponge calls that.)
 ``state_absorb(lanes, data, pos, blocks, rate_words, first_round)``
     One state absorbing ``blocks`` whole blocks of ``rate_words`` words from the uint8 buffer
-    ``data`` starting at byte ``pos`` (XOR, then permute, per block) without leaving
-    registers: the long-message path. ``9 <= rate_words <= 21``.
+    ``data`` starting at byte ``pos`` (XOR, then permute, per block): the long-message path.
+    ``rate_words`` is at most 21; 0 absorbs nothing, and ``blocks`` bare permutations run.
 
 Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte order.
 """
@@ -50,7 +50,7 @@ def __getattr__(name: str) -> object:
     # The kernels load numba: only code that runs them pays for it, not code that reads the
     # constants (the parameter table, the thread scheduler, the one-shot backends).
     if name in _KERNELS:
-        from batchkeccak.permutation import _unrolled
+        from batchkeccak.permutation import _kernels
 
-        return getattr(_unrolled, name)
+        return getattr(_kernels, name)
     raise AttributeError(f"module 'batchkeccak.permutation' has no attribute {name!r}")
