@@ -65,18 +65,3 @@ PI_TARGET: tuple[int, ...] = tuple(
     y + 5 * ((2 * x + 3 * y) % 5) for y in range(5) for x in range(5)
 )
 """The pi step moves lane x + 5y to lane y + 5*((2x + 3y) mod 5)."""
-
-
-
-def __getattr__(name: str) -> object:
-    # ROUND_CONSTANTS_ARRAY, ROUND_CONSTANTS as a read-only uint64 array (the form the kernels
-    # index), is made on first use: the parameter table is read by code that never imports
-    # numpy (the one-shot paths of the command line).
-    if name == "ROUND_CONSTANTS_ARRAY":
-        import numpy as np
-
-        array = np.array(ROUND_CONSTANTS, dtype=np.uint64)
-        array.flags.writeable = False
-        globals()[name] = array
-        return array
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
