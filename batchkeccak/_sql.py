@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from batchkeccak.api import algorithm_names, hasher
-from batchkeccak.arrow import hash_array
+from batchkeccak.arrow import hash_chunk
 from batchkeccak.derived.table import modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.parameters import algorithms
@@ -71,43 +71,49 @@ class SqlFunction:
     ) -> pa.Array:
         """The digests of one batch: ``values`` and the other SQL arguments, one array each.
 
+        Returns ``binary`` digests (``string`` with ``hex=True``), null where a value is null.
         A row whose key name, length or customization is null gets a null digest. Rows are
         grouped by their arguments, so the usual case (literals, the same on every row) is one
-        :func:`batchkeccak.arrow.hash_array` call over the whole batch.
+        hash of the whole batch.
         """
+        values = _combined(values)
         count = len(values)
-        columns = [_combined(argument) for argument in arguments]
-        constant = all(
-            column.null_count == 0 and (count == 0 or _is_constant(column)) for column in columns
-        )
-        if constant:
-            settings = tuple(column[0].as_py() if count else None for column in columns)
-            if count == 0 and columns:
-                return pa.array([], pa.string() if hex else pa.binary())
-            return self._hash(values, settings, keys, hex, threads, cache)
         out_type = pa.string() if hex else pa.binary()
+        if count == 0:
+            return pa.array([], out_type)
+        columns = [_combined(argument) for argument in arguments]
+        settings = _constant_settings(columns, count)
+        if settings is not None:
+            return self._hash(values, settings, keys, hex, threads, cache)
         rows: dict[tuple, list[int]] = {}
         for index, settings in enumerate(zip(*(column.to_pylist() for column in columns))):
             if None not in settings:
                 rows.setdefault(settings, []).append(index)
         result = pa.nulls(count, out_type)
-        flat_values = _combined(values)
         for settings, indices in rows.items():
             taken = pa.array(indices, pa.int64())
-            digests = self._hash(flat_values.take(taken), settings, keys, hex, threads, cache)
+            digests = self._hash(values.take(taken), settings, keys, hex, threads, cache)
             mask = np.zeros(count, dtype=bool)
             mask[indices] = True
             # replace_with_mask takes the replacements in row order: indices are ascending.
-            result = pc.replace_with_mask(result, pa.array(mask), _combined(digests).cast(out_type))
+            result = pc.replace_with_mask(result, pa.array(mask), digests)
         return result
 
     def _hash(self, values, settings, keys, hex, threads, cache) -> pa.Array:
-        resolved = self._hasher(settings, keys, threads, cache)
-        return hash_array(values, resolved, hex=hex)
+        resolved = self.resolve(settings, keys, threads, cache)
+        return hash_chunk(values, resolved, hex, "value", binary=True)
 
-    def _hasher(self, settings: tuple, keys: Mapping[str, bytes], threads, cache) -> Hasher:
-        if cache is not None and settings in cache:
-            return cache[settings]
+    def resolve(
+        self, settings: tuple, keys: Mapping[str, bytes], threads: int | None,
+        cache: dict | None = None,
+    ) -> Hasher:
+        """The hasher for one row's arguments (``()`` for ``name(value)``), from ``cache``
+        when an earlier batch resolved it; ValueError for a key name not in ``keys``."""
+        if cache is not None:
+            # get, not `in` then [], since another thread may clear the cache in between.
+            resolved = cache.get(settings)
+            if resolved is not None:
+                return resolved
         params: dict[str, object] = {}
         length = None
         position = 0
@@ -143,9 +149,17 @@ def _combined(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     return array
 
 
-def _is_constant(column: pa.Array) -> bool:
-    first = column[0]
-    return bool(pc.all(pc.equal(column, first)).as_py())
+def _constant_settings(columns: list[pa.Array], count: int) -> tuple | None:
+    """The arguments as Python values when every one is the same non-null value on all
+    ``count`` rows (literals in SQL), else None."""
+    settings = []
+    for column in columns:
+        first = column[0]
+        # One comparison in Arrow's C++: a per-row Python loop would cost more than hashing.
+        if column.null_count or not column.equals(pa.repeat(first, count)):
+            return None
+        settings.append(first.as_py())
+    return tuple(settings)
 
 
 def sql_functions() -> dict[str, SqlFunction]:

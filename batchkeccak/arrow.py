@@ -114,16 +114,17 @@ def _hex_array(
             "pass a ChunkedArray (each chunk becomes its own string array) or use hex=False"
         )
     characters = np.empty(count * 2 * width, dtype=np.uint8)
-    if count:
-        parts = min(threads, max(1, count // _HEX_ROWS_PER_THREAD))
+    parts = min(threads, max(1, count // _HEX_ROWS_PER_THREAD))
+    if parts == 1:
+        _hex_bytes(np.array([0, count * width], dtype=np.int64), digests.reshape(-1), characters)
+    else:
         bounds = np.linspace(0, count, parts + 1).astype(np.int64) * width
         spans = [bounds[i : i + 2] for i in range(parts)]
         _parallel.run_parallel(_hex_bytes, spans, digests.reshape(-1), characters)
-    offsets = np.arange(0, (count + 1) * 2 * width, 2 * width, dtype=np.int32)
     return pa.Array.from_buffers(
         pa.string(),
         count,
-        [validity, pa.py_buffer(offsets), pa.py_buffer(characters)],
+        [validity, _step_offsets(count, 2 * width), pa.py_buffer(characters)],
         null_count,
     )
 
@@ -187,7 +188,63 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
     return digests
 
 
-def _hash_chunk(array: pa.Array, resolved: Hasher, hex: bool, argument: str) -> pa.Array:
+_OFFSET_TYPES = {
+    pa.binary().id: np.dtype(np.int32), pa.string().id: np.dtype(np.int32),
+    pa.large_binary().id: np.dtype(np.int64), pa.large_string().id: np.dtype(np.int64),
+}
+_BINARY = pa.binary()
+
+
+def hash_in_place(
+    array: pa.Array, hash_batch, width: int, hex: bool, binary: bool = True, threads: int = 1
+) -> pa.Array | None:
+    """The digests of a plain binary or string array, its buffers read in place by
+    ``hash_batch(data, offsets, out)`` (a :meth:`Hasher.one_call` kernel, or
+    :meth:`Hasher.hash_in_one_call`, which may decline by returning False); None where the
+    array is of another type or ``hash_batch`` declines. Nulls stay null.
+
+    The path of an engine that calls once per vector: a few numpy and pyarrow calls around
+    one kernel call. Returns ``binary`` digests (``fixed_size_binary`` with
+    ``binary=False``), or ``string`` hex with ``hex=True``.
+    """
+    offset_type = _OFFSET_TYPES.get(array.type.id)
+    if offset_type is None:
+        return None
+    count = len(array)
+    _, offsets_buffer, data_buffer = array.buffers()
+    start = array.offset * offset_type.itemsize
+    if offsets_buffer is None or offsets_buffer.size < start + (count + 1) * offset_type.itemsize:
+        return None  # the checked path says what is wrong
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=count + 1, offset=start)
+    digests = np.empty((count, width), dtype=np.uint8)
+    if hash_batch(buffer_as_uint8(data_buffer, "values"), offsets, digests) is False:
+        return None
+    validity, null_count = None, array.null_count
+    if null_count:
+        validity, valid = _validity(array)
+        # Null slots hold whatever bytes the producer left there: their digests are not kept.
+        digests[~valid] = 0
+    if hex:
+        return _hex_array(digests, validity, null_count, threads)
+    if not binary or count * width > _MAX_STRING_BYTES:
+        fixed = _digest_array(digests, validity, null_count)
+        return fixed if not binary else as_binary(fixed)
+    return pa.Array.from_buffers(
+        _BINARY, count, [validity, _step_offsets(count, width), pa.py_buffer(digests)], null_count
+    )
+
+
+def hash_chunk(
+    array: pa.Array, resolved: Hasher, hex: bool, argument: str, binary: bool = False
+) -> pa.Array:
+    """:func:`hash_array` of one plain array with ``algorithm`` already resolved, for the
+    engines that call once per small batch (a Spark batch, a DuckDB vector); ``binary``
+    digests instead of ``fixed_size_binary`` with ``binary=True``."""
+    in_place = hash_in_place(
+        array, resolved.hash_in_one_call, resolved.output_length, hex, binary, resolved.threads
+    )
+    if in_place is not None:
+        return in_place
     digests = _digests_of_chunk(array, resolved, argument)
     if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
         valid = _valid_rows(array)
@@ -198,7 +255,42 @@ def _hash_chunk(array: pa.Array, resolved: Hasher, hex: bool, argument: str) -> 
         null_count = array.null_count
     if hex:
         return _hex_array(digests, validity, null_count, resolved.threads)
-    return _digest_array(digests, validity, null_count)
+    fixed = _digest_array(digests, validity, null_count)
+    return as_binary(fixed) if binary else fixed
+
+
+_STEP_OFFSETS: dict[int, pa.Buffer] = {}
+"""Per width, int32 offsets ``0, width, 2 * width...`` for the longest array seen so far."""
+
+
+def _step_offsets(count: int, width: int) -> pa.Buffer:
+    """int32 offsets of ``count`` values of ``width`` bytes each (``count * width`` must
+    fit in int32), shared between calls: an engine calls once per small batch."""
+    cached = _STEP_OFFSETS.get(width)
+    if cached is None or cached.size < 4 * (count + 1):
+        if len(_STEP_OFFSETS) >= 64:  # lengths that vary by row: keep the cache bounded
+            _STEP_OFFSETS.clear()
+        cached = pa.py_buffer(np.arange(count + 1, dtype=np.int32) * np.int32(width))
+        _STEP_OFFSETS[width] = cached
+    return cached.slice(0, 4 * (count + 1))
+
+
+def as_binary(digests: pa.Array) -> pa.Array:
+    """A ``fixed_size_binary`` column as ``binary`` (``large_binary`` past 2 GiB) over the
+    same bytes: only offsets are added, and those are shared between calls.
+
+    DuckDB converts a returned ``binary`` column into its ``BLOB`` vectors faster than a
+    ``fixed_size_binary`` one, by a good part of what a small batch costs in all.
+    """
+    count, width = len(digests), digests.type.byte_width
+    validity, _ = _validity(digests)
+    data = digests.buffers()[1].slice(digests.offset * width, count * width)
+    if count * width > _MAX_STRING_BYTES:
+        binary_type = pa.large_binary()
+        offsets = pa.py_buffer(np.arange(count + 1, dtype=np.int64) * width)
+    else:
+        binary_type, offsets = pa.binary(), _step_offsets(count, width)
+    return pa.Array.from_buffers(binary_type, count, [validity, offsets, data], digests.null_count)
 
 
 def _as_arrow(values: object) -> pa.Array | pa.ChunkedArray:
@@ -296,10 +388,10 @@ def hash_array(
             stop = start + len(chunk)
             # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
             chunk_hasher = resolved if per_row is None else messages_between(resolved, start, stop)
-            chunks.append(_hash_chunk(chunk, chunk_hasher, hex, "values"))
+            chunks.append(hash_chunk(chunk, chunk_hasher, hex, "values"))
             start = stop
         return pa.chunked_array(chunks, type=out_type)
-    return _hash_chunk(values, resolved, hex, "values")
+    return hash_chunk(values, resolved, hex, "values")
 
 
 # ---------------------------------------------------------------------------------------------

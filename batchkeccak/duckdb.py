@@ -19,6 +19,8 @@ import pyarrow.compute as pc
 
 from batchkeccak import _parallel
 from batchkeccak._sql import SqlFunction, check_keys, sql_functions
+from batchkeccak.arrow import hash_in_place
+from batchkeccak.dispatch import kernels_loaded
 
 __all__ = ["VALUE_TYPE", "register"]
 
@@ -77,7 +79,21 @@ def union_values(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArr
     return gathered
 
 
-def _udf(function: SqlFunction, keys: Mapping[str, bytes], hex: bool, threads: int | None):
+def _one_call(function: SqlFunction, keys: Mapping[str, bytes], threads: int, cache: dict):
+    """``(kernel, output length)`` of ``name(value)``'s hasher, for vectors hashed in one
+    kernel call each; None while the kernels are not loaded (until then the dispatcher may
+    give small work to hashlib, and keeps the account of it); False where there is no such
+    path (a mode without a one-call kernel, or threads of its own per call)."""
+    if threads != 1:
+        return False
+    if not kernels_loaded():
+        return None
+    resolved = function.resolve((), keys, threads, cache)
+    kernel = resolved.one_call()
+    return False if kernel is None else (kernel, resolved.output_length)
+
+
+def _udf(function: SqlFunction, keys: Mapping[str, bytes], hex: bool, threads: int):
     cache: dict = {}
 
     def hashed(values, arguments):
@@ -88,7 +104,18 @@ def _udf(function: SqlFunction, keys: Mapping[str, bytes], hex: bool, threads: i
     # DuckDB reads the number of arguments from the Python signature: one function per arity.
     arity = len(function.arguments)
     if arity == 1:
+        one_call = None
+
         def digests(values):
+            # DuckDB calls once per vector of 2048 values, from several threads that share
+            # the GIL: every Python step here is paid once per vector, while the GIL is held.
+            nonlocal one_call
+            if one_call is None:
+                one_call = _one_call(function, keys, threads, cache)
+            if one_call and isinstance(values, pa.ChunkedArray) and values.num_chunks == 1:
+                result = hash_in_place(values.chunk(0), one_call[0], one_call[1], hex)
+                if result is not None:
+                    return result
             return hashed(values, [])
     elif arity == 2:
         def digests(values, a):
@@ -139,8 +166,9 @@ def register(
         names clash with DuckDB's own functions today; a name that does (in a later DuckDB, or
         from an extension) raises ValueError rather than hiding DuckDB's function.
     threads
-        Hashing threads per call; None uses every core. DuckDB may call a function from
-        several of its own threads at once.
+        Hashing threads per call. None (the default) hashes on the thread DuckDB calls from:
+        DuckDB already calls from several of its threads at once (its ``threads`` setting),
+        and a vector of 2048 values is too little work to share out again.
 
     Returns
     -------
@@ -170,8 +198,7 @@ def register(
     checked_keys = check_keys(keys)
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
-    if threads is not None:
-        threads = _parallel.resolve_threads(threads)
+    threads = 1 if threads is None else _parallel.resolve_threads(threads)
     planned = [
         (prefix + function.name + suffix, function, suffix == "_hex")
         for function in sql_functions().values()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.dispatch import use_oneshot
+from batchkeccak.dispatch import kernels_loaded, use_oneshot
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
 from batchkeccak.parameters import Algorithm, get_algorithm
@@ -239,8 +239,7 @@ class Hasher:
         # as its own is done, so lanes stay busy without sorting by length, and neighbouring
         # lanes read neighbouring memory (sorting by length was measured 1.2x slower).
         total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all it needs
-        permutations = total_bytes // spec.rate + count * (1 + (out_len - 1) // spec.rate)
-        threads = max(1, min(self.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+        threads = self._threads_for(count, total_bytes)
         uniform = batch_size is None and _single_block_uniform(
             offsets, spec.rate, out_len, equal_lengths
         )
@@ -251,6 +250,63 @@ class Hasher:
             workers=threads,
         )
         return out
+
+    def _threads_for(self, count: int, total_bytes: int) -> int:
+        """Threads worth starting for ``count`` messages of ``total_bytes`` in all."""
+        spec = self.algorithm
+        permutations = total_bytes // spec.rate + count * (
+            1 + (self.output_length - 1) // spec.rate
+        )
+        return max(1, min(self.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+
+    def one_call(self):
+        """This hasher's batch kernel as a function ``(data, offsets, out)`` that hashes on the
+        calling thread in one compiled call; None for a mode with its own :meth:`hash_flat`
+        (framing, HMAC's second hash, trees) or with states per message.
+
+        For engines that call once per vector of a few thousand values, from threads of
+        their own (DuckDB): what :meth:`hash_flat` checks and chooses in Python, in numpy
+        calls that each may hand the GIL to another of those threads, is done inside the
+        kernel. ``data`` and ``offsets`` (int32 or int64, ``N + 1`` entries) are read-only
+        arrays; the offsets may be the caller's own, unchecked (Arrow's, read in place): the
+        kernel copies them and checks the copy. ``out`` is a C-contiguous
+        ``(N, output_length)`` uint8 array. It loads the kernels, and never hands work to
+        hashlib: the caller decides when that is worth it (:meth:`hash_in_one_call`).
+        """
+        if type(self).hash_flat is not Hasher.hash_flat or self.batch_size is not None:
+            return None
+        from batchkeccak.sponge import hash_offsets
+
+        initial, domain = self.initial_state, self.domain
+        rate, first_round = self.algorithm.rate, self.algorithm.first_round
+
+        def hash_batch(data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
+            hash_offsets(data, offsets, initial, rate, domain, first_round, out)
+
+        return hash_batch
+
+    def hash_in_one_call(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> bool:
+        """Hash a batch through :meth:`one_call`'s kernel where that is this hasher's best
+        path, with :meth:`one_call`'s arguments; True if it did.
+
+        False, having done nothing, where :meth:`hash_flat` does better: a mode without a
+        one-call kernel, work the dispatcher gives to hashlib (and every batch before the
+        kernels are loaded, so that the dispatcher keeps its account), or work worth
+        spreading over this hasher's threads.
+        """
+        count = offsets.shape[0] - 1
+        total_bytes = int(offsets[-1]) - int(offsets[0])
+        if self.oneshot_backend and (
+            not kernels_loaded() or use_oneshot(self.algorithm, self.domain, count, total_bytes)
+        ):
+            return False
+        if self.threads > 1 and self._threads_for(count, total_bytes) > 1:
+            return False
+        kernel = self.one_call()
+        if kernel is None:
+            return False
+        kernel(readonly(data), readonly(offsets), out)
+        return True
 
     def check_batch(self, count: int) -> None:
         """ValueError unless a batch of ``count`` messages fits this hasher: any count, or

@@ -645,6 +645,50 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
 
 
 @njit(cache=True, nogil=True)
+def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
+    """Hash messages ``data[offsets[i]:offsets[i + 1]]`` into rows ``out[i]`` in one call.
+
+    For a caller that hands over many small batches (an engine calling once per vector):
+    everything ``Hasher.hash_flat`` decides in Python for a batch is decided here, so the
+    GIL is released once per batch, not once per check. ``offsets`` may be int32 or int64
+    and may be the caller's own array (Arrow's, read in place): it is copied first, and only
+    the copy is checked (in ``data``, non-decreasing) and read. Equal single-block messages
+    take whole tiles through ``hash_uniform``; the rest go through the lane queue.
+    """
+    count = offsets.shape[0] - 1
+    if count < 0 or out.shape[0] < count:
+        raise ValueError("hash_offsets: offsets must hold one more entry than out has rows")
+    own = np.empty(count + 1, dtype=np.int64)
+    for i in range(count + 1):
+        own[i] = offsets[i]
+    if own[0] < 0 or own[count] > data.shape[0]:
+        raise ValueError("hash_offsets: the offsets leave the data buffer")
+    for i in range(count):
+        if own[i + 1] < own[i]:
+            raise ValueError("hash_offsets: the offsets decrease")
+    if count == 0 or out.shape[1] == 0:
+        return
+    length = own[1] - own[0]
+    uniform = (
+        initial.shape[0] == 1 and length < rate and out.shape[1] <= rate
+        and count >= TILE_WIDTH
+    )
+    for i in range(count):
+        uniform = uniform and own[i + 1] - own[i] == length
+    tiles_end = count // TILE_WIDTH * TILE_WIDTH if uniform else 0
+    if tiles_end > 0:
+        hash_uniform(
+            data, own[0], tiles_end, length, initial, rate, suffix, first_round,
+            out[:tiles_end],
+        )
+    if tiles_end < count:
+        hash_queue(
+            data, own[tiles_end:], np.arange(count - tiles_end), initial, rate, suffix,
+            first_round, out[tiles_end:count],
+        )
+
+
+@njit(cache=True, nogil=True)
 def absorb_prefixes(initial, data, offsets, rate, first_round):
     """The states after absorbing whole-block prefixes: ``(N, 25)``, row ``i`` the state
     ``initial[0]`` (or ``initial[i]``) has after absorbing ``data[offsets[i]:offsets[i+1]]``.

@@ -195,6 +195,64 @@ def test_chunked_dictionaries_with_different_dictionaries():
     assert result.to_pylist() == expected(["a", "b", "a", "c", None, "a"], hex=True)
 
 
+@pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_512", "shake_128", "turboshake128"])
+@pytest.mark.parametrize("arrow_type", [pa.binary(), pa.large_string()], ids=str)
+def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_type):
+    # A plain binary or string chunk goes to the kernel in one call, its Arrow offsets read
+    # in place: equal single-block values (whole tiles, then a short tail), varied ones (the
+    # lane queue), slices of both, nulls among them, and output longer than one block.
+    length = 200 if algorithm in XOFS else None
+    W = 32
+    rng = np.random.default_rng(7)
+    equal = [rng.bytes(23) for _ in range(3 * W + 5)]
+    varied = [rng.bytes(int(n)) for n in rng.integers(0, 300, size=2 * W + 3)]
+    calls = []
+    real = Hasher.hash_in_one_call
+
+    def counting(self, *args):
+        calls.append(real(self, *args))
+        return calls[-1]
+
+    for values in (equal, varied, [v if i % 5 else None for i, v in enumerate(equal)]):
+        if pa.types.is_large_string(arrow_type):
+            values = [None if v is None else v.hex() for v in values]
+        array = pa.array(values, type=arrow_type)
+        for chunk in (array, array.slice(3), array.slice(1, W)):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(Hasher, "hash_in_one_call", counting)
+                got = hash_array(chunk, algorithm, length=length, threads=1)
+            assert calls.pop() is True
+            assert got.to_pylist() == expected(chunk.to_pylist(), algorithm, length)
+
+
+def test_one_kernel_call_declines_for_modes_that_frame_or_hash_twice():
+    values = pa.array(["a", None, "bc"] * 20)
+    for name, params in [("kmac_256", {"key": b"k", "length": 32}),
+                         ("hmac_sha3_256", {"key": b"k"}), ("kt128", {"length": 32})]:
+        resolved = bk.hasher(name, threads=1, **params)
+        data, offsets = binary_buffers(values.drop_null())
+        out = np.empty((len(offsets) - 1, resolved.output_length), np.uint8)
+        assert resolved.hash_in_one_call(data, offsets, out) is False
+        want = [None if v is None else resolved.hash_flat(
+            np.frombuffer(v.encode(), np.uint8), np.array([0, len(v)], np.int64)
+        )[0].tobytes() for v in values.to_pylist()]
+        assert hash_array(values, resolved).to_pylist() == want
+    customized = bk.hasher("cshake_128", length=16, customization=b"c", threads=1)
+    data, offsets = binary_buffers(values.drop_null())
+    out = np.empty((len(offsets) - 1, 16), np.uint8)
+    assert customized.hash_in_one_call(data, offsets, out) is True
+    assert out.tolist() == customized.hash_flat(data, offsets).tolist()
+
+
+def test_as_binary_keeps_bytes_nulls_and_slices():
+    digests = hash_array(pa.array(TEXTS), "sha3_256")
+    for column in (digests, digests.slice(3), digests.slice(1, 5)):
+        binary = arrow.as_binary(column)
+        assert binary.type == pa.binary()
+        assert binary.to_pylist() == column.to_pylist()
+        assert binary.null_count == column.null_count
+
+
 def test_large_binary_offsets_beyond_2_gib():
     # A 2 GiB + 1 KiB buffer of zero pages: only the pages written here are ever touched,
     # and slicing off the first value means only the small values past 2**31 are hashed.

@@ -98,6 +98,54 @@ def test_many_vectors(con):
     assert all(d == engine_oracle("keccak_256", v.encode()) for v, d in rows)
 
 
+@pytest.mark.parametrize("threads", [None, 2])
+def test_vectors_from_several_duckdb_threads_with_nulls(threads):
+    # DuckDB calls from its own threads at once, a vector each: equal-length values (whole
+    # tiles), varied ones, nulls among both, as VARCHAR and as BLOB; register(threads=2)
+    # also spreads each vector over threads of its own.
+    connection = duckdb.connect()
+    connection.execute("SET threads = 4")
+    register(connection, keys={"pii": KEY}, threads=threads)
+    rows = connection.execute(
+        "SELECT v, sha3_256(v), sha3_256_hex(v), keccak_256(encode(v)), shake_128(v, 200), "
+        "kmac_256(encode(v), 'pii', 32) FROM (SELECT CASE WHEN i % 7 = 3 THEN NULL "
+        "WHEN i < 6000 THEN 'user' || (i + 1000000)::VARCHAR || '@example.org' "
+        "ELSE repeat('x', (i % 300)::INTEGER) END AS v FROM range(10000) r(i))"
+    ).fetchall()
+    assert len(rows) == 10000
+    for value, raw, hex_text, from_blob, xof, mac in rows:
+        if value is None:
+            assert (raw, hex_text, from_blob, xof, mac) == (None,) * 5
+            continue
+        message = value.encode()
+        assert raw == engine_oracle("sha3_256", message)
+        assert hex_text == raw.hex()
+        assert from_blob == engine_oracle("keccak_256", message)
+        assert xof == engine_oracle("shake_128", message, length=200)
+        assert mac == engine_oracle("kmac_256", message, length=32, key=KEY)
+
+
+def test_without_typed_macros_one_function_over_a_union(monkeypatch):
+    # Older DuckDB releases: each name is one function over UNION(text VARCHAR, bytes BLOB).
+    import batchkeccak.duckdb as bk_duckdb
+
+    monkeypatch.setattr(bk_duckdb, "_supports_typed_macros", lambda connection, duckdb: False)
+    connection = duckdb.connect()
+    register(connection, keys={"pii": KEY})
+    rows = connection.execute(
+        "SELECT v, sha3_256(v), sha3_256_hex(encode(v)), hmac_sha3_256(v, 'pii') FROM "
+        "(SELECT CASE WHEN i % 5 = 0 THEN NULL ELSE 'v' || i::VARCHAR END AS v "
+        "FROM range(3000) r(i))"
+    ).fetchall()
+    for value, raw, hex_text, mac in rows:
+        if value is None:
+            assert (raw, hex_text, mac) == (None, None, None)
+            continue
+        assert raw == engine_oracle("sha3_256", value.encode())
+        assert hex_text == raw.hex()
+        assert mac == engine_oracle("hmac_sha3_256", value.encode(), key=KEY)
+
+
 def test_an_ethereum_address_is_hashed_as_its_20_bytes(con):
     address = "0x" + "ab" * 20
     as_bytes, as_text = con.execute(

@@ -212,6 +212,31 @@ def test_kernels_refuse_offsets_outside_the_data():
         hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
 
 
+def test_the_one_call_kernel_checks_the_offsets_it_reads_in_place():
+    # hash_offsets takes an engine's own Arrow offsets (int32 or int64), unchecked: it copies
+    # them and refuses a copy that leaves the data or decreases.
+    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import hash_offsets
+
+    data = readonly(np.frombuffer(b"abcdefghij", np.uint8))
+    for dtype in (np.int32, np.int64):
+        out = np.zeros((2, 32), np.uint8)
+        hash_offsets(data, readonly(np.array([0, 3, 10], dtype)), ZERO_STATE, 136, 6, 0, out)
+        assert [bytes(row) for row in out] == [sha3(b"abc"), sha3(b"defghij")]
+        for offsets in ([0, 11], [-1, 3], [0, 5, 4]):
+            with pytest.raises(ValueError, match="leave the data buffer|decrease"):
+                hash_offsets(
+                    data, readonly(np.array(offsets, dtype)), ZERO_STATE, 136, 6, 0,
+                    np.zeros((2, 32), np.uint8),
+                )
+    with pytest.raises(ValueError, match="one more entry than out has rows"):
+        hash_offsets(
+            data, readonly(np.array([0, 1, 2], np.int64)), ZERO_STATE, 136, 6, 0,
+            np.zeros((1, 32), np.uint8),
+        )
+
+
 def test_offsets_are_copied_so_later_changes_cannot_reach_the_kernel():
     data = np.frombuffer(b"abcdef", np.uint8)
     offsets = np.array([0, 3, 6], np.int64)

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak.inputs.flat import check_flat
+from batchkeccak.inputs.flat import check_flat, readonly
 
 __all__ = [
     "ACCEPTED_TYPES",
@@ -64,9 +64,14 @@ def check_hashable_type(arrow_type: pa.DataType, argument: str, function: str) -
     )
 
 
+_NO_BYTES = readonly(np.empty(0, dtype=np.uint8))
+"""The data of an array without a data buffer (every value empty): read-only, like every
+other buffer read here, so that the kernels see one array type."""
+
+
 def buffer_as_uint8(buffer: pa.Buffer | None, argument: str) -> np.ndarray:
     if buffer is None:
-        return np.empty(0, dtype=np.uint8)
+        return _NO_BYTES
     if not buffer.is_cpu:
         raise TypeError(f"{argument} lives in device memory; copy it to the CPU first")
     return np.frombuffer(buffer, dtype=np.uint8)
