@@ -215,6 +215,36 @@ def test_trietest_vectors(name):
     assert trie_root(keys, values, secure=True) == reference_root(state.items(), True)
 
 
+TRIETEST_SECURE = json.loads((VECTORS / "trietest_secureTrie.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(TRIETEST_SECURE))
+def test_trietest_secure_vectors(name):
+    case = TRIETEST_SECURE[name]
+    state = final_pairs(case["in"])
+    keys, values = list(state), list(state.values())
+    assert trie_root(keys, values, secure=True).hex() == case["root"][2:]
+
+
+ANY_ORDER = [
+    pytest.param(secure, name, case, id=f"{file_name[:-5]}-{name}")
+    for file_name, secure in (("trieanyorder.json", False), ("trieanyorder_secureTrie.json", True))
+    for name, case in sorted(json.loads((VECTORS / file_name).read_text()).items())
+]
+
+
+@pytest.mark.parametrize(("secure", "name", "case"), ANY_ORDER)
+def test_trieanyorder_vectors(secure, name, case):
+    keys = [vector_bytes(k) for k in case["in"]]
+    values = [vector_bytes(v) for v in case["in"].values()]
+    expected = case["root"][2:]
+    assert trie_root(keys, values, secure=secure).hex() == expected
+    order = list(range(len(keys)))
+    random.Random(name).shuffle(order)
+    shuffled = trie_root([keys[i] for i in order], [values[i] for i in order], secure=secure)
+    assert shuffled.hex() == expected
+
+
 def test_hex_encoded_secure_trie_vector():
     text = (VECTORS / "hex_encoded_securetrie_test.json").read_text()
     cases = json.loads(text.replace("},\n}", "}\n}"))  # the published file's trailing comma
