@@ -15,6 +15,8 @@ from batchkeccak._jit import njit
 LEAF = 0
 EXTENSION = 1
 BRANCH = 2
+BRANCH_VALUE = 3
+"""A branch that holds a value too: the value of its key ``key_row``."""
 
 HASH_REFERENCE = 33
 """Bytes a hashed child takes in its parent: 0xa0 (a 32-byte string) and the hash."""
@@ -25,6 +27,26 @@ PROOF_MISSING_NODE = 1
 PROOF_WRONG_HASH = 2
 PROOF_MALFORMED = 3
 PROOF_EXTRA_NODES = 4
+
+
+# -- bytes -------------------------------------------------------------------------------------
+#
+# numba reads a negative signed index from the end of the array, and the check it adds for
+# that on every computed index keeps LLVM from vectorizing a loop: byte copies indexed with
+# int64 offsets were measured 5 to 10 times slower than the same copies indexed unsigned.
+# The hot loops below therefore index through ``at``, whose indices are never negative.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def at(index):
+    return np.uint64(index)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def copy_bytes(out, position, data, start, count):
+    for i in range(count):
+        out[at(position + i)] = data[at(start + i)]
+    return position + count
 
 
 # -- keys --------------------------------------------------------------------------------------
@@ -181,7 +203,7 @@ def ordered_keys(group_starts):
 
 @njit(cache=True, nogil=True, inline="always")
 def nibble(key_data, start, i):
-    byte = np.int64(key_data[start + (i >> 1)])
+    byte = np.int64(key_data[at(start + (i >> 1))])
     return (byte >> 4) if (i & 1) == 0 else (byte & 0x0F)
 
 
@@ -194,15 +216,21 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
     one key; else an extension over the nibbles all of them share beyond ``d`` (the minimum
     of their neighbours' common-prefix lengths), or, when there are none, a branch whose
     children are the runs of keys with the same nibble at ``d`` (a key that ends at ``d`` is
-    the branch's value). A branch's children are numbered consecutively, in nibble order.
+    the branch's value: kind ``BRANCH_VALUE``). A branch's children are numbered
+    consecutively, in nibble order.
 
-    Returns ``(kind, depth, key_row, path_start, path_stop, value_row, first_child,
-    child_mask, roots)``: a node's path is nibbles ``path_start:path_stop`` of key
-    ``key_row``; ``depth`` counts nodes from the root; ``roots[g]`` is -1 for an empty trie.
+    Nodes are numbered breadth first across all the tries: the roots first (in trie order),
+    then every node one below a root, and so on, so each level is one range of numbers and
+    is encoded and hashed without gathering its nodes.
+
+    Returns ``(kind, key_row, path_start, path_stop, first_child, child_mask, roots,
+    levels)``: a node's path is nibbles ``path_start:path_stop`` of key ``key_row`` (whose
+    value a leaf or a ``BRANCH_VALUE`` holds); level ``d`` is nodes ``levels[d]:levels[d +
+    1]``; ``roots[g]`` is -1 for an empty trie.
     """
     count = order.shape[0]
     groups = group_starts.shape[0] - 1
-    shared = np.zeros(max(count - 1, 1), dtype=np.int32)
+    shared = np.zeros(max(count - 1, 1), dtype=np.int64)
     for i in range(count - 1):
         a = order[i]
         b = order[i + 1]
@@ -211,95 +239,95 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
         length = min(key_offsets[a + 1] - start_a, key_offsets[b + 1] - start_b)
         n = 2 * length
         for j in range(length):
-            x = key_data[start_a + j]
-            y = key_data[start_b + j]
+            x = key_data[at(start_a + j)]
+            y = key_data[at(start_b + j)]
             if x != y:
                 n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
                 break
         shared[i] = n
+    longest = 0
+    for i in range(count):
+        row = order[i]
+        longest = max(longest, key_offsets[row + 1] - key_offsets[row])
+    # A leaf, a branch or an extension per key at most, and no path runs deeper than one
+    # level per nibble plus the extension above each branch.
     capacity = 3 * count + 1
     kind = np.empty(capacity, dtype=np.int8)
-    depth = np.empty(capacity, dtype=np.int32)
     key_row = np.empty(capacity, dtype=np.int64)
     path_start = np.empty(capacity, dtype=np.int64)
     path_stop = np.empty(capacity, dtype=np.int64)
-    value_row = np.full(capacity, -1, dtype=np.int64)
-    first_child = np.full(capacity, -1, dtype=np.int64)
+    first_child = np.empty(capacity, dtype=np.int64)
     child_mask = np.zeros(capacity, dtype=np.int32)
+    node_lo = np.empty(capacity, dtype=np.int64)
+    node_hi = np.empty(capacity, dtype=np.int64)
+    levels = np.empty(4 * longest + 3, dtype=np.int64)
     roots = np.full(groups, -1, dtype=np.int64)
-    task_node = np.empty(capacity, dtype=np.int64)
-    task_lo = np.empty(capacity, dtype=np.int64)
-    task_hi = np.empty(capacity, dtype=np.int64)
-    task_nibble = np.empty(capacity, dtype=np.int64)
-    task_depth = np.empty(capacity, dtype=np.int32)
     nodes = 0
     for g in range(groups):
-        if group_starts[g + 1] == group_starts[g]:
+        if group_starts[g + 1] > group_starts[g]:
+            roots[g] = nodes
+            node_lo[nodes] = group_starts[g]
+            node_hi[nodes] = group_starts[g + 1]
+            path_start[nodes] = 0
+            nodes += 1
+    depth = 0
+    levels[0] = 0
+    level_end = nodes
+    node = 0
+    while node < nodes:
+        if node == level_end:
+            depth += 1
+            levels[depth] = node
+            level_end = nodes
+        lo = node_lo[node]
+        hi = node_hi[node]
+        d = path_start[node]
+        first_row = order[lo]
+        key_row[node] = first_row
+        if hi - lo == 1:
+            kind[node] = LEAF
+            path_stop[node] = 2 * (key_offsets[first_row + 1] - key_offsets[first_row])
+            node += 1
             continue
-        roots[g] = nodes
-        task_node[0] = nodes
-        task_lo[0] = group_starts[g]
-        task_hi[0] = group_starts[g + 1]
-        task_nibble[0] = 0
-        task_depth[0] = 0
-        nodes += 1
-        pending = 1
-        while pending > 0:
-            pending -= 1
-            node = task_node[pending]
-            lo = task_lo[pending]
-            hi = task_hi[pending]
-            d = task_nibble[pending]
-            depth[node] = task_depth[pending]
-            first_row = order[lo]
-            key_row[node] = first_row
-            path_start[node] = d
-            if hi - lo == 1:
-                kind[node] = LEAF
-                path_stop[node] = 2 * (key_offsets[first_row + 1] - key_offsets[first_row])
-                value_row[node] = first_row
-                continue
-            common = shared[lo]
-            for i in range(lo + 1, hi - 1):
-                common = min(common, shared[i])
-            if common > d:
-                kind[node] = EXTENSION
-                path_stop[node] = common
-                first_child[node] = nodes
-                task_node[pending] = nodes
-                task_lo[pending] = lo
-                task_hi[pending] = hi
-                task_nibble[pending] = common
-                task_depth[pending] = depth[node] + 1
-                pending += 1
-                nodes += 1
-                continue
-            kind[node] = BRANCH
-            path_stop[node] = d
-            if 2 * (key_offsets[first_row + 1] - key_offsets[first_row]) == d:
-                value_row[node] = first_row
-                lo += 1
+        common = shared[lo]
+        for i in range(lo + 1, hi - 1):
+            common = min(common, shared[i])
+        if common > d:
+            kind[node] = EXTENSION
+            path_stop[node] = common
             first_child[node] = nodes
-            mask = 0
-            i = lo
-            while i < hi:
-                j = i
-                while j < hi - 1 and shared[j] > d:
-                    j += 1
-                row = order[i]
-                mask |= 1 << nibble(key_data, key_offsets[row], d)
-                task_node[pending] = nodes
-                task_lo[pending] = i
-                task_hi[pending] = j + 1
-                task_nibble[pending] = d + 1
-                task_depth[pending] = depth[node] + 1
-                pending += 1
-                nodes += 1
-                i = j + 1
-            child_mask[node] = mask
+            node_lo[nodes] = lo
+            node_hi[nodes] = hi
+            path_start[nodes] = common
+            nodes += 1
+            node += 1
+            continue
+        kind[node] = BRANCH
+        path_stop[node] = d
+        if 2 * (key_offsets[first_row + 1] - key_offsets[first_row]) == d:
+            kind[node] = BRANCH_VALUE
+            lo += 1
+        first_child[node] = nodes
+        mask = 0
+        i = lo
+        while i < hi:
+            j = i
+            while j < hi - 1 and shared[j] > d:
+                j += 1
+            row = order[i]
+            mask |= 1 << nibble(key_data, key_offsets[row], d)
+            node_lo[nodes] = i
+            node_hi[nodes] = j + 1
+            path_start[nodes] = d + 1
+            nodes += 1
+            i = j + 1
+        child_mask[node] = mask
+        node += 1
+    levels[depth + 1] = nodes
     return (
-        kind[:nodes], depth[:nodes], key_row[:nodes], path_start[:nodes], path_stop[:nodes],
-        value_row[:nodes], first_child[:nodes], child_mask[:nodes], roots,
+        kind[:nodes], key_row[:nodes], path_start[:nodes], path_stop[:nodes],
+        first_child[:nodes], child_mask[:nodes], roots, levels[:depth + 2] if nodes else
+        levels[:1],
     )
 
 
@@ -321,12 +349,12 @@ def header_length(payload):
 def write_header(out, position, payload, short_base):
     """RLP's length prefix (``short_base`` 0x80 for strings, 0xc0 for lists)."""
     if payload <= 55:
-        out[position] = short_base + payload
+        out[at(position)] = short_base + payload
         return position + 1
     size = header_length(payload) - 1
-    out[position] = short_base + 55 + size
+    out[at(position)] = short_base + 55 + size
     for b in range(size, 0, -1):
-        out[position + b] = payload & 0xFF
+        out[at(position + b)] = payload & 0xFF
         payload >>= 8
     return position + 1 + size
 
@@ -334,7 +362,7 @@ def write_header(out, position, payload, short_base):
 @njit(cache=True, nogil=True, inline="always")
 def string_length(data, start, stop):
     n = stop - start
-    if n == 1 and data[start] < 0x80:
+    if n == 1 and data[at(start)] < 0x80:
         return 1
     return header_length(n) + n
 
@@ -342,11 +370,9 @@ def string_length(data, start, stop):
 @njit(cache=True, nogil=True, inline="always")
 def write_string(out, position, data, start, stop):
     n = stop - start
-    if not (n == 1 and data[start] < 0x80):
+    if not (n == 1 and data[at(start)] < 0x80):
         position = write_header(out, position, n, 0x80)
-    for i in range(n):
-        out[position + i] = data[start + i]
-    return position + n
+    return copy_bytes(out, position, data, start, n)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -365,152 +391,133 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
         position = write_header(out, position, size, 0x80)
     flag = 2 if leaf else 0
     if nibbles & 1:
-        out[position] = ((flag + 1) << 4) | nibble(key_data, key_start, start)
+        out[at(position)] = ((flag + 1) << 4) | nibble(key_data, key_start, start)
         start += 1
     else:
-        out[position] = flag << 4
+        out[at(position)] = flag << 4
     position += 1
-    for i in range(start, stop, 2):
-        out[position] = (nibble(key_data, key_start, i) << 4) | nibble(key_data, key_start, i + 1)
-        position += 1
-    return position
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _payload_length(node, kind, path_start, path_stop, value_row, first_child, child_mask,
-                    value_offsets, value_data, reference_length):
-    k = kind[node]
-    if k == BRANCH:
-        total = 0
-        child = first_child[node]
-        mask = child_mask[node]
-        for slot in range(16):
-            if (mask >> slot) & 1:
-                total += reference_length[child]
-                child += 1
-            else:
-                total += 1
-        row = value_row[node]
-        if row >= 0:
-            total += string_length(value_data, value_offsets[row], value_offsets[row + 1])
-        else:
-            total += 1
-        return total
-    total = path_length(path_stop[node] - path_start[node])
-    if k == LEAF:
-        row = value_row[node]
-        return total + string_length(value_data, value_offsets[row], value_offsets[row + 1])
-    return total + reference_length[first_child[node]]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _write_node(out, position, node, payload, kind, key_row, path_start, path_stop, value_row,
-                first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
-                reference, reference_length):
-    position = write_header(out, position, payload, 0xC0)
-    k = kind[node]
-    if k == BRANCH:
-        child = first_child[node]
-        mask = child_mask[node]
-        for slot in range(16):
-            if (mask >> slot) & 1:
-                size = reference_length[child]
-                for b in range(size):
-                    out[position + b] = reference[child, b]
-                position += size
-                child += 1
-            else:
-                out[position] = 0x80
-                position += 1
-        row = value_row[node]
-        if row >= 0:
-            position = write_string(
-                out, position, value_data, value_offsets[row], value_offsets[row + 1]
-            )
-        else:
-            out[position] = 0x80
-            position += 1
-        return position
-    position = write_path(
-        out, position, key_data, key_offsets[key_row[node]], path_start[node], path_stop[node],
-        k == LEAF,
-    )
-    if k == LEAF:
-        row = value_row[node]
-        return write_string(out, position, value_data, value_offsets[row], value_offsets[row + 1])
-    child = first_child[node]
-    size = reference_length[child]
-    for b in range(size):
-        out[position + b] = reference[child, b]
-    return position + size
+    pairs = (stop - start) >> 1
+    first = key_start + (start >> 1)
+    if start & 1 == 0:  # the pairs are whole bytes of the key
+        return copy_bytes(out, position, key_data, first, pairs)
+    for i in range(pairs):
+        high = np.int64(key_data[at(first + i)]) & 0x0F
+        low = np.int64(key_data[at(first + i + 1)]) >> 4
+        out[at(position + i)] = (high << 4) | low
+    return position + pairs
 
 
 @njit(cache=True, nogil=True)
-def level_sizes(level, is_root, kind, path_start, path_stop, value_row, first_child,
-                child_mask, value_data, value_offsets, reference_length):
-    """The RLP payload length of every node of one level (whose children are all encoded),
-    and the bytes it takes in the level's hash buffer: 0 for a node to be embedded in its
-    parent (RLP under 32 bytes, not a root)."""
-    count = level.shape[0]
-    payloads = np.empty(count, dtype=np.int64)
-    sizes = np.empty(count, dtype=np.int64)
-    for t in range(count):
-        node = level[t]
-        payload = _payload_length(node, kind, path_start, path_stop, value_row, first_child,
-                                  child_mask, value_offsets, value_data, reference_length)
-        size = header_length(payload) + payload
-        payloads[t] = payload
-        sizes[t] = size if size >= 32 or is_root[node] else 0
-    return payloads, sizes
+def encode_level(first, stop, root_count, kind, key_row, path_start, path_stop, first_child,
+                 child_mask, key_data, key_offsets, value_data, value_offsets, slot, first_slot,
+                 digests, embedded, embedded_length, buffer):
+    """RLP of nodes ``first:stop`` of one level (whose children are all encoded), until
+    ``buffer`` is full.
 
+    A node whose RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is written into
+    ``buffer``, back to back, to be hashed in one batch: the i-th gets ``slot = first_slot +
+    i``, the row of ``digests`` its hash is to be written to. Any other node is embedded in
+    its parent: its RLP goes to bytes ``32 * node`` on of ``embedded``, and its slot is -1.
+    A parent refers to a hashed child as 0xa0 and its digest.
 
-@njit(cache=True, nogil=True)
-def encode_nodes(level, payloads, sizes, buffer, kind, key_row, path_start, path_stop, value_row,
-                 first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
-                 reference, reference_length):
-    """RLP of nodes of one level (``payloads``, ``sizes`` from :func:`level_sizes`). A node to be embedded
-    is written into its own ``reference`` row; the others back to back into ``buffer``, to be
-    hashed in one batch. Returns ``(offsets, hashed_nodes)`` of the nodes in ``buffer``."""
-    count = level.shape[0]
-    hashed = 0
-    for t in range(count):
-        if sizes[t] > 0:
-            hashed += 1
-    offsets = np.empty(hashed + 1, dtype=np.int64)
-    hashed_nodes = np.empty(hashed, dtype=np.int64)
+    Returns ``(reached, needed, offsets, hashed_nodes)``: the nodes ``first:reached`` are
+    done, those written to ``buffer`` are ``hashed_nodes`` at ``offsets``; ``needed`` is
+    the size of a node that does not fit in an empty ``buffer`` (0 otherwise).
+    """
+    capacity = buffer.shape[0]
+    most = min(stop - first, capacity // 32 + 1)
+    offsets = np.empty(most + 1, dtype=np.int64)
+    hashed_nodes = np.empty(most, dtype=np.int64)
+    digest_bytes = digests.reshape(-1)
     position = 0
-    h = 0
-    for t in range(count):
-        node = level[t]
-        payload = payloads[t]
-        if sizes[t] > 0:
-            offsets[h] = position
-            hashed_nodes[h] = node
-            h += 1
-            position = _write_node(
-                buffer, position, node, payload, kind, key_row, path_start, path_stop,
-                value_row, first_child, child_mask, key_data, key_offsets, value_data,
-                value_offsets, reference, reference_length,
-            )
+    hashed = 0
+    needed = 0
+    node = first
+    while node < stop:
+        k = kind[node]
+        # The payload's length first: whether the node is embedded, and whether it fits.
+        if k >= BRANCH:
+            payload = 1
+            child = first_child[node]
+            mask = child_mask[node]
+            for branch_slot in range(16):
+                if (mask >> branch_slot) & 1:
+                    payload += HASH_REFERENCE if slot[child] >= 0 else embedded_length[child]
+                    child += 1
+                else:
+                    payload += 1
+            if k == BRANCH_VALUE:
+                row = key_row[node]
+                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
         else:
-            _write_node(
-                reference[node], 0, node, payload, kind, key_row, path_start, path_stop,
-                value_row, first_child, child_mask, key_data, key_offsets, value_data,
-                value_offsets, reference, reference_length,
+            payload = path_length(path_stop[node] - path_start[node])
+            if k == LEAF:
+                row = key_row[node]
+                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1])
+            else:
+                child = first_child[node]
+                payload += HASH_REFERENCE if slot[child] >= 0 else embedded_length[child]
+        size = header_length(payload) + payload
+        if size < 32 and node >= root_count:
+            out = embedded
+            position_in_out = 32 * node
+            embedded_length[node] = size
+            slot[node] = -1
+        else:
+            if position + size > capacity:
+                if hashed == 0:
+                    needed = size
+                break
+            out = buffer
+            position_in_out = position
+            offsets[hashed] = position
+            hashed_nodes[hashed] = node
+            slot[node] = first_slot + hashed
+            hashed += 1
+            position += size
+        # Then the RLP itself.
+        at_byte = write_header(out, position_in_out, payload, 0xC0)
+        if k >= BRANCH:
+            child = first_child[node]
+            mask = child_mask[node]
+            for branch_slot in range(16):
+                if (mask >> branch_slot) & 1:
+                    child_slot = slot[child]
+                    if child_slot >= 0:
+                        out[at(at_byte)] = 0xA0
+                        at_byte = copy_bytes(out, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+                    else:
+                        at_byte = copy_bytes(
+                            out, at_byte, embedded, 32 * child, embedded_length[child]
+                        )
+                    child += 1
+                else:
+                    out[at(at_byte)] = 0x80
+                    at_byte += 1
+            if k == BRANCH_VALUE:
+                row = key_row[node]
+                write_string(out, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+            else:
+                out[at(at_byte)] = 0x80
+        else:
+            row = key_row[node]
+            at_byte = write_path(
+                out, at_byte, key_data, key_offsets[row], path_start[node], path_stop[node],
+                k == LEAF,
             )
-            reference_length[node] = header_length(payload) + payload
+            if k == LEAF:
+                write_string(out, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+            else:
+                child = first_child[node]
+                child_slot = slot[child]
+                if child_slot >= 0:
+                    out[at(at_byte)] = 0xA0
+                    copy_bytes(out, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+                else:
+                    copy_bytes(out, at_byte, embedded, 32 * child, embedded_length[child])
+        node += 1
     offsets[hashed] = position
-    return offsets, hashed_nodes
-
-
-@njit(cache=True, nogil=True)
-def set_hash_references(hashed_nodes, digests, reference, reference_length):
-    for h in range(hashed_nodes.shape[0]):
-        node = hashed_nodes[h]
-        reference[node, 0] = 0xA0
-        for b in range(32):
-            reference[node, 1 + b] = digests[h, b]
-        reference_length[node] = HASH_REFERENCE
+    return node, needed, offsets[:hashed + 1], hashed_nodes[:hashed]
 
 
 # -- proofs ------------------------------------------------------------------------------------
@@ -518,9 +525,10 @@ def set_hash_references(hashed_nodes, digests, reference, reference_length):
 
 @njit(cache=True, nogil=True)
 def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path_stop,
-                first_child, child_mask, key_data, key_offsets, hashed):
-    """The hashed nodes on the way from ``root`` to each query key, root first: the nodes an
-    ``eth_getProof`` proof lists (an embedded node travels inside its parent). Returns
+                first_child, child_mask, key_data, key_offsets, slot):
+    """The hashed nodes (``slot`` >= 0) on the way from ``root`` to each query key, root
+    first: the nodes an ``eth_getProof`` proof lists (an embedded node travels inside its
+    parent). Returns
     ``(nodes, starts)``: query q's nodes are ``nodes[starts[q]:starts[q + 1]]``."""
     queries = query_offsets.shape[0] - 1
     starts = np.empty(queries + 1, dtype=np.int64)
@@ -534,7 +542,7 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
         q_nibbles = 2 * (query_offsets[q + 1] - q_start)
         d = 0
         while node >= 0:
-            if hashed[node] or node == root:
+            if slot[node] >= 0:
                 if count == capacity:
                     capacity *= 2
                     grown = np.empty(capacity, dtype=np.int64)
@@ -558,11 +566,11 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
                     if same:
                         d += length
                         next_node = first_child[node]
-            elif k == BRANCH and d < q_nibbles:
-                slot = nibble(query_data, q_start, d)
+            elif k >= BRANCH and d < q_nibbles:
+                branch_slot = nibble(query_data, q_start, d)
                 mask = child_mask[node]
-                if (mask >> slot) & 1:
-                    below = mask & ((1 << slot) - 1)
+                if (mask >> branch_slot) & 1:
+                    below = mask & ((1 << branch_slot) - 1)
                     rank = 0
                     while below:
                         below &= below - 1
@@ -804,3 +812,4 @@ def create_messages(addresses, nonces):
                 data[position + b] = nonce & np.uint64(0xFF)
                 nonce >>= np.uint64(8)
     return data, offsets
+
