@@ -392,6 +392,9 @@ def test_checksum_addresses_match_eth_utils():
     assert arrow.to_pylist() == expected
     assert checksum_addresses(pa.array([bytes(r) for r in rows])).to_pylist() == expected
     assert checksum_addresses(np.zeros((0, 20), np.uint8)) == []
+    wide = np.zeros((rows.shape[0], 32), np.uint8)
+    wide[:, 7:27] = rows
+    assert checksum_addresses(wide[:, 7:27]) == expected  # a view with a row stride of 32
 
 
 def test_bad_addresses_are_named():

@@ -813,3 +813,35 @@ def create_messages(addresses, nonces):
                 nonce >>= np.uint64(8)
     return data, offsets
 
+
+HEX_CASES = np.frombuffer(b"0123456789abcdef0123456789ABCDEF", dtype=np.uint8)
+"""The hex digits in lower case, then in upper case (EIP-55)."""
+
+
+@njit(cache=True, nogil=True)
+def address_hex(addresses, digests, out):
+    """The hex of every 20-byte address into the last 40 bytes of each row of ``out``,
+    after ``0x`` when ``out`` has 42 bytes a row: in lower case, or, given the Keccak-256
+    of that lower-case hex (``digests``, one row per address; none for lower case), each
+    letter upper case where the digest's nibble at its place is 8 or more (EIP-55)."""
+    count = addresses.shape[0]
+    width = out.shape[1]
+    source = addresses.reshape(-1)
+    target = out.reshape(-1)
+    hashes = digests.reshape(-1)
+    checksum = digests.shape[0] > 0
+    for row in range(count):
+        position = row * width + width - 40
+        if width == 42:
+            target[at(position - 2)] = 0x30
+            target[at(position - 1)] = 0x78
+        for b in range(20):
+            byte = np.int64(source[at(20 * row + b)])
+            high_case = 0
+            low_case = 0
+            if checksum:
+                digest = np.int64(hashes[at(32 * row + b)])
+                high_case = (digest >> 7) << 4
+                low_case = ((digest >> 3) & 1) << 4
+            target[at(position + 2 * b)] = HEX_CASES[at(high_case | (byte >> 4))]
+            target[at(position + 2 * b + 1)] = HEX_CASES[at(low_case | (byte & 0x0F))]
