@@ -458,25 +458,14 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, path_stop, 
                 child = first_child[node]
                 payload += HASH_REFERENCE if slot[child] >= 0 else embedded_length[child]
         size = header_length(payload) + payload
-        if size < 32 and node >= root_count:
-            out = embedded
-            position_in_out = 32 * node
-            embedded_length[node] = size
-            slot[node] = -1
-        else:
-            if position + size > capacity:
-                if hashed == 0:
-                    needed = size
-                break
-            out = buffer
-            position_in_out = position
-            offsets[hashed] = position
-            hashed_nodes[hashed] = node
-            slot[node] = first_slot + hashed
-            hashed += 1
-            position += size
-        # Then the RLP itself.
-        at_byte = write_header(out, position_in_out, payload, 0xC0)
+        if position + max(size, 32) > capacity:
+            if hashed == 0 and position == 0:
+                needed = size
+            break
+        # Written at the end of the buffer either way (one output array: a variable that
+        # switched between two arrays cost two atomic reference counts per node); a node to
+        # be embedded is then copied to its place in ``embedded``.
+        at_byte = write_header(buffer, position, payload, 0xC0)
         if k >= BRANCH:
             child = first_child[node]
             mask = child_mask[node]
@@ -484,37 +473,47 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, path_stop, 
                 if (mask >> branch_slot) & 1:
                     child_slot = slot[child]
                     if child_slot >= 0:
-                        out[at(at_byte)] = 0xA0
-                        at_byte = copy_bytes(out, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+                        buffer[at(at_byte)] = 0xA0
+                        at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
                     else:
                         at_byte = copy_bytes(
-                            out, at_byte, embedded, 32 * child, embedded_length[child]
+                            buffer, at_byte, embedded, 32 * child, embedded_length[child]
                         )
                     child += 1
                 else:
-                    out[at(at_byte)] = 0x80
+                    buffer[at(at_byte)] = 0x80
                     at_byte += 1
             if k == BRANCH_VALUE:
                 row = key_row[node]
-                write_string(out, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
             else:
-                out[at(at_byte)] = 0x80
+                buffer[at(at_byte)] = 0x80
         else:
             row = key_row[node]
             at_byte = write_path(
-                out, at_byte, key_data, key_offsets[row], path_start[node], path_stop[node],
+                buffer, at_byte, key_data, key_offsets[row], path_start[node], path_stop[node],
                 k == LEAF,
             )
             if k == LEAF:
-                write_string(out, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
             else:
                 child = first_child[node]
                 child_slot = slot[child]
                 if child_slot >= 0:
-                    out[at(at_byte)] = 0xA0
-                    copy_bytes(out, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+                    buffer[at(at_byte)] = 0xA0
+                    copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
                 else:
-                    copy_bytes(out, at_byte, embedded, 32 * child, embedded_length[child])
+                    copy_bytes(buffer, at_byte, embedded, 32 * child, embedded_length[child])
+        if size < 32 and node >= root_count:
+            copy_bytes(embedded, 32 * node, buffer, position, size)
+            embedded_length[node] = size
+            slot[node] = -1
+        else:
+            offsets[hashed] = position
+            hashed_nodes[hashed] = node
+            slot[node] = first_slot + hashed
+            hashed += 1
+            position += size
         node += 1
     offsets[hashed] = position
     return node, needed, offsets[:hashed + 1], hashed_nodes[:hashed]
@@ -582,50 +581,6 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
     return nodes[:count], starts
 
 
-@njit(cache=True, nogil=True, inline="always")
-def read_item(data, position, stop):
-    """One RLP item at ``position``: ``(payload_start, payload_stop, is_list)``; a payload
-    stop of -1 means the item is malformed or runs past ``stop``."""
-    if position >= stop:
-        return position, -1, False
-    first = data[position]
-    if first < 0x80:
-        return position, position + 1, False
-    if first < 0xB8:
-        start = position + 1
-        end = start + (first - 0x80)
-        if end > stop or (first == 0x81 and data[start] < 0x80):
-            return position, -1, False
-        return start, end, False
-    if first < 0xC0:
-        size = first - 0xB7
-        if position + 1 + size > stop or data[position + 1] == 0:
-            return position, -1, False
-        length = 0
-        for b in range(size):
-            length = (length << 8) | data[position + 1 + b]
-        start = position + 1 + size
-        if length <= 55 or start + length > stop:
-            return position, -1, False
-        return start, start + length, False
-    if first < 0xF8:
-        start = position + 1
-        end = start + (first - 0xC0)
-        if end > stop:
-            return position, -1, True
-        return start, end, True
-    size = first - 0xF7
-    if position + 1 + size > stop or data[position + 1] == 0:
-        return position, -1, True
-    length = 0
-    for b in range(size):
-        length = (length << 8) | data[position + 1 + b]
-    start = position + 1 + size
-    if length <= 55 or start + length > stop:
-        return position, -1, True
-    return start, start + length, True
-
-
 @njit(cache=True, nogil=True)
 def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_data,
                 query_offsets, empty_root):
@@ -638,6 +593,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
     is ``PROOF_OK`` or an error code, and a value start of -1 means the key is absent.
     """
     queries = proof_starts.shape[0] - 1
+    digest_bytes = digests.reshape(-1)
     status = np.zeros(queries, dtype=np.int8)
     value_start = np.full(queries, -1, dtype=np.int64)
     value_stop = np.full(queries, -1, dtype=np.int64)
@@ -669,34 +625,66 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                 bad_node[q] = k - proof_starts[q]
                 break
             for b in range(32):
-                if digests[k, b] != expected[b]:
+                if digest_bytes[at(32 * k + b)] != expected[b]:
                     status[q] = PROOF_WRONG_HASH
                     bad_node[q] = k - proof_starts[q]
                     done = True
                     break
             if done:
                 break
-            node_start = node_offsets[k]
-            node_stop = node_offsets[k + 1]
+            # The node is one RLP list: it is read as a list of one item, then that item's
+            # items are the node's; an embedded child node is read the same way, inside.
+            start = node_offsets[k]
+            stop = node_offsets[k + 1]
             bad_node[q] = k - proof_starts[q]
             k += 1
-            # The node, then any embedded nodes inside it, until a hash or the answer.
-            start, stop, is_list = read_item(proof_data, node_start, node_stop)
-            if stop != node_stop or not is_list:
-                status[q] = PROOF_MALFORMED
-                break
+            whole_node = True
             while True:
+                # The items of start:stop, 17 at most. Written out here, not called: a
+                # function taking the array cost two atomic reference counts per call.
                 items = 0
                 position = start
                 while position < stop and items < 17:
-                    a, e, lst = read_item(proof_data, position, stop)
-                    if e < 0:
+                    first = np.int64(proof_data[at(position)])
+                    is_list = first >= 0xC0
+                    payload_start = position + 1
+                    payload_stop = -1
+                    if first < 0x80:
+                        payload_start = position
+                        payload_stop = position + 1
+                    elif first < 0xB8 or (is_list and first < 0xF8):
+                        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
+                        if payload_stop > stop or (
+                            first == 0x81 and proof_data[at(payload_start)] < 0x80
+                        ):
+                            payload_stop = -1
+                    else:
+                        size = first - (0xF7 if is_list else 0xB7)
+                        if position + 1 + size <= stop and proof_data[at(position + 1)] != 0:
+                            length = 0
+                            for b in range(size):
+                                length = (length << 8) | np.int64(
+                                    proof_data[at(position + 1 + b)]
+                                )
+                            payload_start = position + 1 + size
+                            if length > 55 and payload_start + length <= stop:
+                                payload_stop = payload_start + length
+                    if payload_stop < 0:
                         break
-                    item_start[items] = a
-                    item_stop[items] = e
-                    item_list[items] = lst
+                    item_start[items] = payload_start
+                    item_stop[items] = payload_stop
+                    item_list[items] = is_list
                     items += 1
-                    position = e
+                    position = payload_stop
+                if whole_node:
+                    if position != stop or items != 1 or not item_list[0]:
+                        status[q] = PROOF_MALFORMED
+                        done = True
+                        break
+                    start = item_start[0]
+                    stop = item_stop[0]
+                    whole_node = False
+                    continue
                 if position != stop or (items != 2 and items != 17):
                     status[q] = PROOF_MALFORMED
                     done = True
@@ -719,8 +707,8 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                         done = True
                         break
                     hp_start = item_start[0]
-                    flag = proof_data[hp_start] >> 4
-                    if flag > 3 or ((flag & 1) == 0 and (proof_data[hp_start] & 0x0F) != 0):
+                    flag = proof_data[at(hp_start)] >> 4
+                    if flag > 3 or ((flag & 1) == 0 and (proof_data[at(hp_start)] & 0x0F) != 0):
                         status[q] = PROOF_MALFORMED
                         done = True
                         break
@@ -763,7 +751,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                     done = True
                     break
                 for b in range(32):
-                    expected[b] = proof_data[a + b]
+                    expected[b] = proof_data[at(a + b)]
                 break
         if status[q] == PROOF_OK and k != last:
             status[q] = PROOF_EXTRA_NODES
