@@ -498,16 +498,18 @@ def verify_trie_proofs(
         raise ValueError(
             f"proofs has {len(proofs)} proofs but query_keys has {queries}: one proof per key"
         )
-    sizes = []
-    for q, proof in enumerate(proofs):
-        if isinstance(proof, (str, bytes, bytearray, memoryview)) or not hasattr(
-            proof, "__len__"
-        ):
-            raise TypeError(
-                f"proofs[{q}] must be a sequence of RLP-encoded nodes (bytes), got "
-                f"{type(proof).__name__}"
-            )
-        sizes.append(len(proof))
+    # The usual case, lists (or tuples) of nodes, is recognised in one pass over the types;
+    # anything else is looked at proof by proof, to name the first that is not a sequence.
+    if not set(map(type, proofs)) <= {list, tuple}:
+        for q, proof in enumerate(proofs):
+            if isinstance(proof, (str, bytes, bytearray, memoryview)) or not hasattr(
+                proof, "__len__"
+            ):
+                raise TypeError(
+                    f"proofs[{q}] must be a sequence of RLP-encoded nodes (bytes), got "
+                    f"{type(proof).__name__}"
+                )
+    sizes = list(map(len, proofs))
     proof_starts = np.zeros(queries + 1, dtype=np.int64)
     np.cumsum(np.asarray(sizes, dtype=np.int64), out=proof_starts[1:])
     nodes = list(chain.from_iterable(proofs))
@@ -527,8 +529,8 @@ def verify_trie_proofs(
         q = int(failed[0])
         reason = PROOF_ERRORS[int(status[q])].format(node=int(bad_node[q]))
         raise ValueError(f"proofs[{q}] {reason}")
-    starts = value_start.tolist()
-    stops = value_stop.tolist()
+    view = memoryview(data)  # slices of a memoryview were measured faster than of the array
     return [
-        None if start < 0 else data[start:stop].tobytes() for start, stop in zip(starts, stops)
+        None if start < 0 else view[start:stop].tobytes()
+        for start, stop in zip(value_start.tolist(), value_stop.tolist())
     ]
