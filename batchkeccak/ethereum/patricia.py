@@ -116,11 +116,11 @@ class TrieBatch:
 
     def __init__(self, key_data, key_offsets, value_data, value_offsets, order, group_starts,
                  keep_nodes: bool = False) -> None:
-        (self.kind, self.key_row, self.path_start, self.path_stop, self.first_child,
-         self.child_mask, self.root_nodes, levels) = _kernels.trie_shapes(
+        (self.kind, self.key_row, self.path_start, self.first_child, self.child_mask,
+         self.root_nodes, levels, self.key_data, self.key_offsets) = _kernels.trie_shapes(
             key_data, key_offsets, order, group_starts
         )
-        self.key_data, self.key_offsets = key_data, key_offsets
+        self.order = order
         self.value_data, self.value_offsets = value_data, value_offsets
         count = self.kind.shape[0]
         present = self.root_nodes >= 0
@@ -133,6 +133,7 @@ class TrieBatch:
         self.embedded_length = np.empty(count, dtype=np.int64)
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.spare: list[np.ndarray] = []
         threads = _parallel.available_cores()
         keccak = keccak256()
         one_thread = hasher("keccak_256", threads=1)
@@ -156,18 +157,19 @@ class TrieBatch:
     def encode_range(self, span: tuple[int, int], keccak: Hasher) -> None:
         """Encode and hash nodes ``first:stop`` of one level, a buffer at a time.
 
-        A buffer is reused: a fresh one per piece costs a page fault per 4 KiB written,
-        which was measured to take longer than encoding and hashing the nodes. The hashed
-        nodes of a piece that starts at node ``first`` take the digest rows (slots) from
-        ``first`` on, which no other piece takes.
+        The hashed nodes of a piece that starts at node ``first`` take the digest rows
+        (slots) from ``first`` on, which no other piece takes.
         """
         first, stop = span
-        buffer = np.empty(CHUNK_BYTES, dtype=np.uint8)
+        # Buffers go back to a pool shared by every level and thread: memory written for
+        # the first time costs a page fault per 4 KiB, which was measured to take longer
+        # than encoding and hashing the nodes written there.
+        buffer = self.spare.pop() if self.spare else np.empty(CHUNK_BYTES, dtype=np.uint8)
         while first < stop:
             reached, needed, offsets, hashed_nodes = _kernels.encode_level(
                 first, stop, self.root_count, self.kind, self.key_row, self.path_start,
-                self.path_stop, self.first_child, self.child_mask, self.key_data,
-                self.key_offsets, self.value_data, self.value_offsets, self.slot, first,
+                self.first_child, self.child_mask, self.key_data, self.key_offsets,
+                self.order, self.value_data, self.value_offsets, self.slot, first,
                 self.digests, self.embedded, self.embedded_length, buffer,
             )
             hashed = hashed_nodes.shape[0]
@@ -179,6 +181,7 @@ class TrieBatch:
             if needed:  # a node larger than the whole buffer: it gets one of its size
                 buffer = np.empty(needed, dtype=np.uint8)
             first = int(reached)
+        self.spare.append(buffer)
 
     def node_rlp(self, nodes: np.ndarray) -> dict[int, bytes]:
         """The RLP of some hashed nodes, by node (for the proofs)."""
@@ -411,8 +414,7 @@ def trie_proofs(
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
         root, query_data, query_offsets, batch.kind, batch.key_row, batch.path_start,
-        batch.path_stop, batch.first_child, batch.child_mask, key_data, key_offsets,
-        batch.slot,
+        batch.first_child, batch.child_mask, batch.key_data, batch.key_offsets, batch.slot,
     )
     encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
