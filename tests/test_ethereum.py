@@ -355,6 +355,12 @@ def test_duplicate_keys_name_their_rows():
     assert trie_root(keys, [b"x"] * 3) == reference_root(zip(keys, [b"x"] * 3))
     with pytest.raises(ValueError, match="rows 0 and 1"):
         trie_root([b"12345678a", b"12345678a"], [b"x", b"y"])
+    # The same key in two tries is no duplicate; an empty trie between them changes nothing.
+    twice = [b"12345678a", b"12345678b", b"12345678a"]
+    roots = trie_roots(twice, [b"x"] * 3, [0, 2, 2, 3])
+    assert roots[2].tobytes() == trie_root(twice[2:], [b"x"])
+    with pytest.raises(ValueError, match="rows 3 and 4 of trie 2 are equal"):
+        trie_roots(twice + [b"12345678b", b"12345678b"], [b"x"] * 5, [0, 2, 2, 5])
 
 
 def test_offsets_must_cover_the_rows():

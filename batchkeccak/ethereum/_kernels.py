@@ -119,31 +119,27 @@ def _merge_sort_run(key_data, key_offsets, order, scratch, first, stop):
 
 
 @njit(cache=True, nogil=True)
-def finish_key_order(key_data, key_offsets, group_of_row, prefixes, order):
-    """Sort, in place, each run of ``order`` whose rows tie on (group, 8-byte prefix), by
-    whole keys; ``order`` arrives sorted by (group, prefix). Returns the position of the first
-    of two equal keys of one group, or -1."""
-    count = order.shape[0]
-    scratch = np.empty(count, dtype=order.dtype)
-    i = 0
-    while i < count:
-        j = i + 1
-        while (
-            j < count
-            and group_of_row[order[j]] == group_of_row[order[i]]
-            and prefixes[order[j]] == prefixes[order[i]]
-        ):
-            j += 1
-        if j - i > 1:
-            _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
-        i = j
-    for i in range(count - 1):
-        a = order[i]
-        b = order[i + 1]
-        same_run = group_of_row[a] == group_of_row[b] and prefixes[a] == prefixes[b]
-        if same_run and not key_less(key_data, key_offsets, a, b):
-            return i
-    return -1
+def finish_key_order(key_data, key_offsets, group_starts, prefixes, order):
+    """Sort, in place, each run of ``order`` whose rows tie on their 8-byte prefix within one
+    group, by whole keys; ``order`` arrives sorted by (group, prefix), group g at positions
+    ``group_starts[g]:group_starts[g + 1]``. Returns the position of the first of two equal
+    keys of one group, or -1."""
+    scratch = np.empty(order.shape[0], dtype=order.dtype)
+    duplicate = -1
+    for g in range(group_starts.shape[0] - 1):
+        i = group_starts[g]
+        stop = group_starts[g + 1]
+        while i < stop:
+            j = i + 1
+            while j < stop and prefixes[order[j]] == prefixes[order[i]]:
+                j += 1
+            if j - i > 1:
+                _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
+                for t in range(i, j - 1):
+                    if duplicate < 0 and not key_less(key_data, key_offsets, order[t], order[t + 1]):
+                        duplicate = t
+            i = j
+    return duplicate
 
 
 @njit(cache=True, nogil=True)
