@@ -173,6 +173,34 @@ def test_many_ordered_tries():
         assert roots[g].tobytes() == expected
 
 
+@pytest.mark.parametrize("secure", [False, True])
+def test_pieces_and_threads_change_nothing(monkeypatch, secure):
+    """Levels and leaves cut into pieces of two nodes shared out among the threads, and a
+    buffer too small for most nodes (each gets one of its size): the same roots and proofs
+    as py-trie's."""
+    from batchkeccak.ethereum import patricia
+
+    monkeypatch.setattr(patricia, "MIN_PART_NODES", 2)
+    monkeypatch.setattr(patricia, "CHUNK_BYTES", 40)
+    rng = random.Random(f"pieces-{secure}")
+    for shape in sorted(SHAPES):
+        keys = random_key_set(rng, 4 if shape == "prefixes" else min(SHAPES[shape], 120), shape)
+        values = [random_value(rng) for _ in keys]
+        t = reference_trie(zip(keys, values), secure)
+        assert trie_root(keys, values, secure=secure) == t.root_hash, shape
+        proofs = trie_proofs(keys, values, keys[:12], secure=secure)
+        for key, proof in zip(keys[:12], proofs):
+            assert proof == reference_proof(t, keccak(key) if secure else key), shape
+    sizes = [3, 0, 150, 1, 40]
+    values = [rng.randbytes(rng.choice([1, 50, 200])) for _ in range(sum(sizes))]
+    offsets = np.cumsum([0] + sizes)
+    roots = ordered_trie_roots(values, offsets)
+    for g in range(len(sizes)):
+        block = values[offsets[g]:offsets[g + 1]]
+        expected = reference_root([(rlp.encode(i), v) for i, v in enumerate(block)])
+        assert roots[g].tobytes() == expected
+
+
 @pytest.mark.slow
 def test_large_secure_trie():
     rng = random.Random(3)

@@ -229,44 +229,31 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
     then every node one below a root, and so on, so each level is one range of numbers and
     is encoded and hashed without gathering its nodes.
 
-    The keys are first copied in key order, back to back (``sorted_keys``,
-    ``sorted_offsets``): every later pass, here and in the encoding, then reads them in
-    order instead of hopping across the rows (measured twice as fast for 2**16 hashed keys).
-
-    Returns ``(kind, key_row, path_start, first_child, child_mask, roots, levels,
-    sorted_keys, sorted_offsets)``: a node's path is nibbles from ``path_start`` (to the end
-    of a leaf's key, to the start of an extension's child's path, and none for a branch) of
-    key ``key_row`` of the sorted keys, whose row (and value, which a leaf or a
-    ``BRANCH_VALUE`` holds) is ``order[key_row]``; level ``d`` is nodes ``levels[d]:levels[d
-    + 1]``; ``roots[g]`` is -1 for an empty trie. Nothing else is kept per node: every byte
-    of these arrays is written once per call, and fresh memory costs a page fault per 4 KiB.
+    Returns ``(kind, key_row, path_start, first_child, child_mask, roots, levels)``: a
+    node's path is nibbles from ``path_start`` (to the end of a leaf's key, to the start of
+    an extension's child's path, and none for a branch) of the key at position ``key_row``
+    of the sorted keys (row ``order[key_row]``, whose value a leaf or a ``BRANCH_VALUE``
+    holds); level ``d`` is nodes ``levels[d]:levels[d + 1]``; ``roots[g]`` is -1 for an
+    empty trie. Nothing else is kept per node: every byte of these arrays is written once per
+    call, and fresh memory costs a page fault per 4 KiB.
     """
     count = order.shape[0]
     groups = group_starts.shape[0] - 1
-    sorted_offsets = np.empty(count + 1, dtype=np.int64)
-    sorted_offsets[0] = 0
+    shared = np.empty(max(count - 1, 1), dtype=np.int64)
     longest = 0
     for i in range(count):
         row = order[i]
-        length = key_offsets[row + 1] - key_offsets[row]
-        longest = max(longest, length)
-        sorted_offsets[i + 1] = sorted_offsets[i] + length
-    sorted_keys = np.empty(sorted_offsets[count], dtype=np.uint8)
-    for i in range(count):
-        row = order[i]
-        copy_bytes(
-            sorted_keys, sorted_offsets[i], key_data, key_offsets[row],
-            sorted_offsets[i + 1] - sorted_offsets[i],
-        )
-    shared = np.empty(max(count - 1, 1), dtype=np.int64)
-    for i in range(count - 1):
-        start_a = sorted_offsets[i]
-        start_b = sorted_offsets[i + 1]
-        length = min(start_b - start_a, sorted_offsets[i + 2] - start_b)
+        start_a = key_offsets[row]
+        length_a = key_offsets[row + 1] - start_a
+        longest = max(longest, length_a)
+        if i + 1 == count:
+            break
+        start_b = key_offsets[order[i + 1]]
+        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
         n = 2 * length
         for j in range(length):
-            x = sorted_keys[at(start_a + j)]
-            y = sorted_keys[at(start_b + j)]
+            x = key_data[at(start_a + j)]
+            y = key_data[at(start_b + j)]
             if x != y:
                 n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
                 break
@@ -303,7 +290,6 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
         lo = node_lo[node]
         hi = node_hi[node]
         d = path_start[node]
-        key_nibbles = 2 * (sorted_offsets[lo + 1] - sorted_offsets[lo])
         if hi - lo == 1:
             kind[node] = LEAF
             node += 1
@@ -321,7 +307,8 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
             node += 1
             continue
         kind[node] = BRANCH
-        if key_nibbles == d:
+        row = order[lo]
+        if 2 * (key_offsets[row + 1] - key_offsets[row]) == d:
             kind[node] = BRANCH_VALUE
             lo += 1
         first_child[node] = nodes
@@ -331,7 +318,7 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
             j = i
             while j < hi - 1 and shared[j] > d:
                 j += 1
-            mask |= 1 << nibble(sorted_keys, sorted_offsets[i], d)
+            mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
             node_lo[nodes] = i
             node_hi[nodes] = j + 1
             path_start[nodes] = d + 1
@@ -342,8 +329,7 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
     levels[depth + 1] = nodes
     return (
         kind[:nodes], node_lo[:nodes], path_start[:nodes], first_child[:nodes],
-        child_mask[:nodes], roots,
-        levels[:depth + 2] if nodes else levels[:1], sorted_keys, sorted_offsets,
+        child_mask[:nodes], roots, levels[:depth + 2] if nodes else levels[:1],
     )
 
 
@@ -424,38 +410,137 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
 
 
 @njit(cache=True, nogil=True)
-def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
-                 key_data, key_offsets, order, value_data, value_offsets, slot, first_slot,
-                 digests, embedded, embedded_length, buffer):
-    """RLP of nodes ``first:stop`` of one level (whose children are all encoded), until
-    ``buffer`` is full. The keys are those of :func:`trie_shapes` (in key order), the value
-    of the key at position i is row ``order[i]`` of the values.
+def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value_data,
+                  value_offsets, item_slot, digests, embedded, embedded_length, buffer):
+    """RLP of the leaves among the sorted keys ``first:stop`` (position i is row ``order[i]``,
+    trie g positions ``group_starts[g]:group_starts[g + 1]``), until ``buffer`` is full.
 
-    A node whose RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is written into
-    ``buffer``, back to back, to be hashed in one batch: the i-th gets ``slot = first_slot +
-    i``, the row of ``digests`` its hash is to be written to. Any other node is embedded in
-    its parent: its RLP goes to bytes ``32 * node`` on of ``embedded``, and its slot is -1.
-    A parent refers to a hashed child as 0xa0 and its digest.
+    A leaf needs no other node: its path starts one nibble past the longer of the prefixes
+    its key shares with its neighbours (where its parent branches), and a key that is a
+    prefix of the next one is no leaf but a branch's value. So the leaves, most of the
+    nodes and of the bytes, are encoded and hashed while the rest of the trie is built.
 
-    Returns ``(reached, needed, offsets, hashed_nodes)``: the nodes ``first:reached`` are
-    done, those written to ``buffer`` are ``hashed_nodes`` at ``offsets``; ``needed`` is
-    the size of a node that does not fit in an empty ``buffer`` (0 otherwise).
+    Leaves are items ``first:stop`` of :func:`encode_level`'s scheme: one written to
+    ``buffer`` (32 bytes or more, or the root of a one-key trie) gets ``item_slot = first +
+    i``, its row of ``digests``; any other is embedded in its parent, its RLP at bytes ``32 *
+    item`` on of ``embedded``, its slot -1. Returns ``(reached, needed, offsets, items)``
+    as :func:`encode_level` does.
     """
     capacity = buffer.shape[0]
     most = min(stop - first, capacity // 32 + 1)
     offsets = np.empty(most + 1, dtype=np.int64)
-    hashed_nodes = np.empty(most, dtype=np.int64)
+    hashed_items = np.empty(most, dtype=np.int64)
+    groups = group_starts.shape[0] - 1
+    low = 0
+    high = groups
+    while high - low > 1:  # the trie holding position first
+        middle = (low + high) // 2
+        if group_starts[middle] <= first:
+            low = middle
+        else:
+            high = middle
+    g = low
+    position = 0
+    hashed = 0
+    needed = 0
+    before = -1  # the nibbles key i shares with key i - 1 of its trie, -1 for its first
+    # Starting inside a trie, the step before first only measures what it shares with first.
+    i = first - 1 if first > group_starts[g] else first
+    while i < stop:
+        while group_starts[g + 1] <= i:
+            g += 1
+        lo = group_starts[g]
+        hi = group_starts[g + 1]
+        if i == lo:
+            before = -1
+        if i + PREFETCH_NODES < stop:
+            ahead = order[i + PREFETCH_NODES]
+            _prefetch(key_data, key_offsets[ahead])
+            _prefetch(value_data, value_offsets[ahead])
+        row = order[i]
+        start = key_offsets[row]
+        length = key_offsets[row + 1] - start
+        after = -1
+        if i + 1 < hi:
+            next_row = order[i + 1]
+            next_start = key_offsets[next_row]
+            common = min(length, key_offsets[next_row + 1] - next_start)
+            after = 2 * common
+            for j in range(common):
+                x = key_data[at(start + j)]
+                y = key_data[at(next_start + j)]
+                if x != y:
+                    after = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
+                    break
+        if i < first or after == 2 * length:  # not to encode, or a branch's value
+            before = after
+            i += 1
+            continue
+        depth = max(before, after) + 1
+        value_start = value_offsets[row]
+        value_stop = value_offsets[row + 1]
+        payload = path_length(2 * length - depth) + string_length(
+            value_data, value_start, value_stop
+        )
+        size = header_length(payload) + payload
+        if position + max(size, 32) > capacity:
+            if hashed == 0 and position == 0:
+                needed = size
+            break
+        at_byte = write_header(buffer, position, payload, 0xC0)
+        at_byte = write_path(buffer, at_byte, key_data, start, depth, 2 * length, True)
+        write_string(buffer, at_byte, value_data, value_start, value_stop)
+        if size < 32 and hi - lo > 1:
+            copy_bytes(embedded, 32 * i, buffer, position, size)
+            embedded_length[i] = size
+            item_slot[i] = -1
+        else:
+            offsets[hashed] = position
+            hashed_items[hashed] = i
+            item_slot[i] = first + hashed
+            hashed += 1
+            position += size
+        before = after
+        i += 1
+    offsets[hashed] = position
+    return max(i, first), needed, offsets[:hashed + 1], hashed_items[:hashed]
+
+
+@njit(cache=True, nogil=True)
+def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
+                 key_data, key_offsets, order, value_data, value_offsets, item_slot, digests,
+                 embedded, embedded_length, buffer):
+    """RLP of the branches and extensions among nodes ``first:stop`` of one level (whose
+    children are all encoded), until ``buffer`` is full; the leaves are
+    :func:`encode_leaves`' work.
+
+    Every node has an item, where its digest or embedded RLP is found: a leaf the position
+    of its key (``key_row``), any other node ``n`` the item ``len(order) + n``. A node whose
+    RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is written into ``buffer``,
+    back to back, to be hashed in one batch: the i-th gets ``item_slot = len(order) + first
+    + i``, the row of ``digests`` its hash is to be written to. Any other node is embedded
+    in its parent: its RLP goes to bytes ``32 * item`` on of ``embedded``, and its slot is
+    -1. A parent refers to a hashed child as 0xa0 and its digest.
+
+    Returns ``(reached, needed, offsets, items)``: the nodes ``first:reached`` are done,
+    those written to ``buffer`` are ``items`` at ``offsets``; ``needed`` is the size of a
+    node that does not fit in an empty ``buffer`` (0 otherwise).
+    """
+    items_base = order.shape[0]
+    capacity = buffer.shape[0]
+    most = min(stop - first, capacity // 32 + 1)
+    offsets = np.empty(most + 1, dtype=np.int64)
+    hashed_items = np.empty(most, dtype=np.int64)
     digest_bytes = digests.reshape(-1)
     position = 0
     hashed = 0
     needed = 0
     node = first
     while node < stop:
-        # The values are read in key order, which is no order in memory: their cache lines
-        # are asked for a few nodes ahead.
-        if node + PREFETCH_NODES < stop:
-            _prefetch(value_data, value_offsets[order[key_row[node + PREFETCH_NODES]]])
         k = kind[node]
+        if k == LEAF:
+            node += 1
+            continue
         # The payload's length first: whether the node is embedded, and whether it fits.
         if k >= BRANCH:
             payload = 1
@@ -463,27 +548,19 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             mask = child_mask[node]
             for branch_slot in range(16):
                 if (mask >> branch_slot) & 1:
-                    payload += HASH_REFERENCE if slot[child] >= 0 else embedded_length[child]
+                    item = key_row[child] if kind[child] == LEAF else items_base + child
+                    payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
                     child += 1
                 else:
                     payload += 1
             if k == BRANCH_VALUE:
                 row = order[key_row[node]]
                 payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
-        else:
-            # Where the path ends: at the end of a leaf's key, where an extension's child's
-            # path starts.
-            if k == LEAF:
-                end = 2 * (key_offsets[key_row[node] + 1] - key_offsets[key_row[node]])
-            else:
-                end = path_start[first_child[node]]
+        else:  # an extension, whose child is a branch
+            end = path_start[first_child[node]]
             payload = path_length(end - path_start[node])
-            if k == LEAF:
-                row = order[key_row[node]]
-                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1])
-            else:
-                child = first_child[node]
-                payload += HASH_REFERENCE if slot[child] >= 0 else embedded_length[child]
+            item = items_base + first_child[node]
+            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
         size = header_length(payload) + payload
         if position + max(size, 32) > capacity:
             if hashed == 0 and position == 0:
@@ -498,13 +575,14 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             mask = child_mask[node]
             for branch_slot in range(16):
                 if (mask >> branch_slot) & 1:
-                    child_slot = slot[child]
+                    item = key_row[child] if kind[child] == LEAF else items_base + child
+                    child_slot = item_slot[item]
                     if child_slot >= 0:
                         buffer[at(at_byte)] = 0xA0
                         at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
                     else:
                         at_byte = copy_bytes(
-                            buffer, at_byte, embedded, 32 * child, embedded_length[child]
+                            buffer, at_byte, embedded, 32 * item, embedded_length[item]
                         )
                     child += 1
                 else:
@@ -517,33 +595,30 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
                 buffer[at(at_byte)] = 0x80
         else:
             at_byte = write_path(
-                buffer, at_byte, key_data, key_offsets[key_row[node]], path_start[node], end,
-                k == LEAF,
+                buffer, at_byte, key_data, key_offsets[order[key_row[node]]], path_start[node],
+                end, False,
             )
-            if k == LEAF:
-                row = order[key_row[node]]
-                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+            item = items_base + first_child[node]
+            child_slot = item_slot[item]
+            if child_slot >= 0:
+                buffer[at(at_byte)] = 0xA0
+                copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
             else:
-                child = first_child[node]
-                child_slot = slot[child]
-                if child_slot >= 0:
-                    buffer[at(at_byte)] = 0xA0
-                    copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
-                else:
-                    copy_bytes(buffer, at_byte, embedded, 32 * child, embedded_length[child])
+                copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+        item = items_base + node
         if size < 32 and node >= root_count:
-            copy_bytes(embedded, 32 * node, buffer, position, size)
-            embedded_length[node] = size
-            slot[node] = -1
+            copy_bytes(embedded, 32 * item, buffer, position, size)
+            embedded_length[item] = size
+            item_slot[item] = -1
         else:
             offsets[hashed] = position
-            hashed_nodes[hashed] = node
-            slot[node] = first_slot + hashed
+            hashed_items[hashed] = item
+            item_slot[item] = items_base + first + hashed
             hashed += 1
             position += size
         node += 1
     offsets[hashed] = position
-    return node, needed, offsets[:hashed + 1], hashed_nodes[:hashed]
+    return node, needed, offsets[:hashed + 1], hashed_items[:hashed]
 
 
 # -- proofs ------------------------------------------------------------------------------------
@@ -551,11 +626,12 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
 
 @njit(cache=True, nogil=True)
 def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, first_child,
-                child_mask, key_data, key_offsets, slot):
-    """The hashed nodes (``slot`` >= 0) on the way from ``root`` to each query key, root
-    first: the nodes an ``eth_getProof`` proof lists (an embedded node travels inside its
-    parent). Returns
-    ``(nodes, starts)``: query q's nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+                child_mask, key_data, key_offsets, order, item_slot):
+    """The hashed nodes (an ``item_slot`` >= 0, items as in :func:`encode_level`) on the way
+    from ``root`` to each query key, root first: the nodes an ``eth_getProof`` proof lists
+    (an embedded node travels inside its parent). Returns ``(nodes, starts)``: query q's
+    nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+    items_base = order.shape[0]
     queries = query_offsets.shape[0] - 1
     starts = np.empty(queries + 1, dtype=np.int64)
     capacity = 16
@@ -568,7 +644,8 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, firs
         q_nibbles = 2 * (query_offsets[q + 1] - q_start)
         d = 0
         while node >= 0:
-            if slot[node] >= 0:
+            k = kind[node]
+            if item_slot[key_row[node] if k == LEAF else items_base + node] >= 0:
                 if count == capacity:
                     capacity *= 2
                     grown = np.empty(capacity, dtype=np.int64)
@@ -576,10 +653,9 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, firs
                     nodes = grown
                 nodes[count] = node
                 count += 1
-            k = kind[node]
             next_node = -1
             if k == EXTENSION:
-                start = key_offsets[key_row[node]]
+                start = key_offsets[order[key_row[node]]]
                 length = path_start[first_child[node]] - path_start[node]
                 if q_nibbles - d >= length:
                     same = True

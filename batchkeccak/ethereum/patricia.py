@@ -112,87 +112,126 @@ def matching_values(values: object, rows: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class TrieBatch:
-    """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP."""
+    """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP.
+
+    Every node has an item, where its digest (at row ``item_slot[item]`` of ``digests``) or,
+    for a node embedded in its parent, its RLP (``embedded``) is kept: a leaf the position
+    of its key in ``order``, any other node ``n`` the item ``len(order) + n``.
+    """
 
     def __init__(self, key_data, key_offsets, value_data, value_offsets, order, group_starts,
                  keep_nodes: bool = False) -> None:
-        (self.kind, self.key_row, self.path_start, self.first_child, self.child_mask,
-         self.root_nodes, levels, self.key_data, self.key_offsets) = _kernels.trie_shapes(
-            key_data, key_offsets, order, group_starts
-        )
-        self.order = order
+        self.key_data, self.key_offsets = key_data, key_offsets
         self.value_data, self.value_offsets = value_data, value_offsets
-        count = self.kind.shape[0]
-        present = self.root_nodes >= 0
-        self.root_count = int(present.sum())
-        # Room for every node, though only the hashed ones (digests, at their slot) or the
-        # embedded ones (embedded) are written: pages never written are never mapped.
-        self.slot = np.empty(count, dtype=np.int64)
-        self.digests = np.empty((count, 32), dtype=np.uint8)
-        self.embedded = np.empty(32 * count, dtype=np.uint8)
-        self.embedded_length = np.empty(count, dtype=np.int64)
+        self.order, self.group_starts = order, group_starts
+        count = order.shape[0]
+        # Room for the leaves and for as many nodes as trie_shapes may make, though only the
+        # hashed items (digests) or the embedded ones (embedded) are written: pages never
+        # written are never mapped.
+        items = 4 * count + 1
+        self.item_slot = np.empty(items, dtype=np.int64)
+        self.digests = np.empty((items, 32), dtype=np.uint8)
+        self.embedded = np.empty(32 * items, dtype=np.uint8)
+        self.embedded_length = np.empty(items, dtype=np.int64)
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.spare: list[np.ndarray] = []
         threads = _parallel.available_cores()
         keccak = keccak256()
         one_thread = hasher("keccak_256", threads=1)
+        # The leaves are encoded and hashed while the other nodes are worked out: the shapes
+        # are one task, the leaves the others, taken by whichever thread is free.
+        tasks = [("shapes", 0, 0)] + [
+            ("leaves", first, stop) for first, stop in self.parts(0, count, threads)
+        ]
+        _parallel.run_parallel(
+            self.run_task, tasks, one_thread if threads > 1 else keccak, workers=threads
+        )
+        levels = self.levels
         for level in range(levels.shape[0] - 2, -1, -1):
-            first, stop = int(levels[level]), int(levels[level + 1])
-            parts = min(PARTS_PER_THREAD * threads, (stop - first) // MIN_PART_NODES)
-            if threads == 1 or parts <= 1:
-                self.encode_range((first, stop), keccak)
+            spans = self.parts(int(levels[level]), int(levels[level + 1]), threads)
+            if len(spans) == 1:
+                self.encode_range(_kernels.encode_level, *spans[0], keccak)
                 continue
-            # Encoding takes about half as long as hashing: each thread encodes and hashes
-            # its own nodes, where one thread encoding for all the threads hashing would
-            # leave the others idle a third of the time.
-            bounds = np.linspace(first, stop, parts + 1).astype(np.int64).tolist()
+            # Each thread encodes and hashes its own nodes, where one thread encoding for all
+            # the threads hashing would leave the others idle a third of the time.
             _parallel.run_parallel(
-                self.encode_range, list(pairwise(bounds)), one_thread, workers=threads
+                self.run_task, [("nodes", first, stop) for first, stop in spans], one_thread,
+                workers=threads,
             )
+        present = self.root_nodes >= 0
         self.roots = np.empty((group_starts.shape[0] - 1, 32), dtype=np.uint8)
         self.roots[:] = np.frombuffer(EMPTY_ROOT, dtype=np.uint8)
-        self.roots[present] = self.digests[self.slot[self.root_nodes[present]]]
+        self.roots[present] = self.digests[self.item_slot[self.items(self.root_nodes[present])]]
 
-    def encode_range(self, span: tuple[int, int], keccak: Hasher) -> None:
-        """Encode and hash nodes ``first:stop`` of one level, a buffer at a time.
+    @staticmethod
+    def parts(first: int, stop: int, threads: int) -> list[tuple[int, int]]:
+        count = min(PARTS_PER_THREAD * threads, (stop - first) // MIN_PART_NODES)
+        if threads == 1 or count <= 1:
+            return [(first, stop)]
+        bounds = np.linspace(first, stop, count + 1).astype(np.int64).tolist()
+        return list(pairwise(bounds))
 
-        The hashed nodes of a piece that starts at node ``first`` take the digest rows
-        (slots) from ``first`` on, which no other piece takes.
-        """
-        first, stop = span
+    def run_task(self, task: tuple[str, int, int], keccak: Hasher) -> None:
+        what, first, stop = task
+        if what == "shapes":
+            (self.kind, self.key_row, self.path_start, self.first_child, self.child_mask,
+             self.root_nodes, self.levels) = _kernels.trie_shapes(
+                self.key_data, self.key_offsets, self.order, self.group_starts
+            )
+            self.root_count = int((self.root_nodes >= 0).sum())
+        elif what == "leaves":
+            self.encode_range(_kernels.encode_leaves, first, stop, keccak)
+        else:
+            self.encode_range(_kernels.encode_level, first, stop, keccak)
+
+    def encode_range(self, kernel, first: int, stop: int, keccak: Hasher) -> None:
+        """Encode and hash the leaves (``encode_leaves``) or the other nodes
+        (``encode_level``) among ``first:stop``, a buffer at a time."""
+        if kernel is _kernels.encode_leaves:
+            shape = (self.group_starts, self.key_data, self.key_offsets)
+        else:
+            shape = (self.root_count, self.kind, self.key_row, self.path_start,
+                     self.first_child, self.child_mask, self.key_data, self.key_offsets)
         # Buffers go back to a pool shared by every level and thread: memory written for
         # the first time costs a page fault per 4 KiB, which was measured to take longer
         # than encoding and hashing the nodes written there.
         buffer = self.spare.pop() if self.spare else np.empty(CHUNK_BYTES, dtype=np.uint8)
         while first < stop:
-            reached, needed, offsets, hashed_nodes = _kernels.encode_level(
-                first, stop, self.root_count, self.kind, self.key_row, self.path_start,
-                self.first_child, self.child_mask, self.key_data, self.key_offsets,
-                self.order, self.value_data, self.value_offsets, self.slot, first,
-                self.digests, self.embedded, self.embedded_length, buffer,
+            reached, needed, offsets, items = kernel(
+                first, stop, *shape, self.order, self.value_data, self.value_offsets,
+                self.item_slot, self.digests, self.embedded, self.embedded_length, buffer,
             )
-            hashed = hashed_nodes.shape[0]
+            hashed = items.shape[0]
             if hashed:
-                keccak.hash_flat(buffer, offsets, out=self.digests[first:first + hashed])
+                slot = int(self.item_slot[items[0]])
+                keccak.hash_flat(buffer, offsets, out=self.digests[slot:slot + hashed])
                 if self.keep_nodes:
-                    self.chunks.append((buffer, offsets, hashed_nodes))
+                    self.chunks.append((buffer, offsets, items))
                     buffer = np.empty(buffer.shape[0], dtype=np.uint8)
             if needed:  # a node larger than the whole buffer: it gets one of its size
                 buffer = np.empty(needed, dtype=np.uint8)
             first = int(reached)
         self.spare.append(buffer)
 
+    def items(self, nodes: np.ndarray) -> np.ndarray:
+        """The item of each node: a leaf's key position, another node's ``len(order) + n``."""
+        return np.where(
+            self.kind[nodes] == _kernels.LEAF, self.key_row[nodes], self.order.shape[0] + nodes
+        )
+
     def node_rlp(self, nodes: np.ndarray) -> dict[int, bytes]:
         """The RLP of some hashed nodes, by node (for the proofs)."""
-        chunk_of = np.full(self.kind.shape[0], -1, dtype=np.int64)
-        start_of = np.zeros(self.kind.shape[0], dtype=np.int64)
-        stop_of = np.zeros(self.kind.shape[0], dtype=np.int64)
-        for c, (_, offsets, hashed_nodes) in enumerate(self.chunks):
-            chunk_of[hashed_nodes] = c
-            start_of[hashed_nodes] = offsets[:-1]
-            stop_of[hashed_nodes] = offsets[1:]
-        chunks = chunk_of[nodes]
+        size = self.item_slot.shape[0]
+        chunk_of = np.full(size, -1, dtype=np.int64)
+        start_of = np.zeros(size, dtype=np.int64)
+        stop_of = np.zeros(size, dtype=np.int64)
+        for c, (_, offsets, items) in enumerate(self.chunks):
+            chunk_of[items] = c
+            start_of[items] = offsets[:-1]
+            stop_of[items] = offsets[1:]
+        items = self.items(nodes)
+        chunks = chunk_of[items]
         blobs = {
             c: self.chunks[c][0][:int(self.chunks[c][1][-1])].tobytes()
             for c in np.unique(chunks).tolist()
@@ -200,8 +239,8 @@ class TrieBatch:
         return {
             node: blobs[chunk][start:stop]
             for node, chunk, start, stop in zip(
-                nodes.tolist(), chunks.tolist(), start_of[nodes].tolist(),
-                stop_of[nodes].tolist(),
+                nodes.tolist(), chunks.tolist(), start_of[items].tolist(),
+                stop_of[items].tolist(),
             )
         }
 
@@ -417,7 +456,8 @@ def trie_proofs(
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
         root, query_data, query_offsets, batch.kind, batch.key_row, batch.path_start,
-        batch.first_child, batch.child_mask, batch.key_data, batch.key_offsets, batch.slot,
+        batch.first_child, batch.child_mask, batch.key_data, batch.key_offsets, batch.order,
+        batch.item_slot,
     )
     encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
