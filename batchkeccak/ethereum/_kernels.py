@@ -214,7 +214,8 @@ def nibble(key_data, start, i):
 
 
 @njit(cache=True, nogil=True)
-def trie_shapes(key_data, key_offsets, order, group_starts):
+def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
+                child_mask, node_lo, node_hi, shared):
     """The nodes of every trie, from its keys in order (``order[group_starts[g]:
     group_starts[g + 1]]`` are trie g's rows, sorted, without absent keys).
 
@@ -229,17 +230,18 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
     then every node one below a root, and so on, so each level is one range of numbers and
     is encoded and hashed without gathering its nodes.
 
-    Returns ``(kind, key_row, path_start, first_child, child_mask, roots, levels)``: a
-    node's path is nibbles from ``path_start`` (to the end of a leaf's key, to the start of
-    an extension's child's path, and none for a branch) of the key at position ``key_row``
-    of the sorted keys (row ``order[key_row]``, whose value a leaf or a ``BRANCH_VALUE``
-    holds); level ``d`` is nodes ``levels[d]:levels[d + 1]``; ``roots[g]`` is -1 for an
-    empty trie. Nothing else is kept per node: every byte of these arrays is written once per
-    call, and fresh memory costs a page fault per 4 KiB.
+    The caller gives the arrays of the nodes, ``3 * len(order) + 1`` entries each (a leaf, a
+    branch or an extension per key at most), and ``shared``, ``len(order)`` entries: memory
+    it keeps from call to call (fresh memory costs a page fault per 4 KiB written). Returns
+    ``(nodes, roots, levels)``: the first ``nodes`` entries are filled in. A node's path is
+    nibbles from ``path_start`` (to the end of a leaf's key, to the start of an extension's
+    child's path, and none for a branch) of the key at position ``node_lo`` of the sorted
+    keys (row ``order[node_lo]``, whose value a leaf or a ``BRANCH_VALUE`` holds); it is the
+    run ``node_lo:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
+    ``roots[g]`` is -1 for an empty trie.
     """
     count = order.shape[0]
     groups = group_starts.shape[0] - 1
-    shared = np.empty(max(count - 1, 1), dtype=np.int64)
     longest = 0
     for i in range(count):
         row = order[i]
@@ -258,16 +260,7 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
                 n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
                 break
         shared[i] = n
-    # A leaf, a branch or an extension per key at most, and no path runs deeper than one
-    # level per nibble plus the extension above each branch.
-    capacity = 3 * count + 1
-    kind = np.empty(capacity, dtype=np.int8)
-    path_start = np.empty(capacity, dtype=np.int64)
-    first_child = np.empty(capacity, dtype=np.int64)
-    child_mask = np.empty(capacity, dtype=np.int32)
-    # A node is the run node_lo:node_hi of the sorted keys; its first key is its key_row.
-    node_lo = np.empty(capacity, dtype=np.int64)
-    node_hi = np.empty(capacity, dtype=np.int64)
+    # No path runs deeper than one level per nibble plus the extension above each branch.
     levels = np.empty(4 * longest + 3, dtype=np.int64)
     roots = np.full(groups, -1, dtype=np.int64)
     nodes = 0
@@ -327,10 +320,7 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
         child_mask[node] = mask
         node += 1
     levels[depth + 1] = nodes
-    return (
-        kind[:nodes], node_lo[:nodes], path_start[:nodes], first_child[:nodes],
-        child_mask[:nodes], roots, levels[:depth + 2] if nodes else levels[:1],
-    )
+    return nodes, roots, levels[:depth + 2] if nodes else levels[:1]
 
 
 # -- RLP ---------------------------------------------------------------------------------------
