@@ -244,6 +244,11 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
     groups = group_starts.shape[0] - 1
     longest = 0
     for i in range(count):
+        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
+        if i + 2 * PREFETCH_NODES < count:
+            _prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
+        if i + PREFETCH_NODES < count:
+            _prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
         row = order[i]
         start_a = key_offsets[row]
         length_a = key_offsets[row + 1] - start_a
@@ -443,6 +448,13 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
         hi = group_starts[g + 1]
         if i == lo:
             before = -1
+        # The keys and values are read in key order, which is no order in memory: their
+        # cache lines are asked for a few keys ahead, and the lines of their offsets
+        # (needed to find them) twice as far ahead.
+        if i + 2 * PREFETCH_NODES < stop:
+            further = order[i + 2 * PREFETCH_NODES]
+            _prefetch(key_offsets, further)
+            _prefetch(value_offsets, further)
         if i + PREFETCH_NODES < stop:
             ahead = order[i + PREFETCH_NODES]
             _prefetch(key_data, key_offsets[ahead])
