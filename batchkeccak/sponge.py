@@ -49,7 +49,7 @@ _U = tuple(np.uint64(i) for i in range(57))  # small uint64 constants for shifts
 
 
 @intrinsic
-def _prefetch(typingctx, array, index):
+def prefetch(typingctx, array, index):
     """Hint the CPU to fetch the cache line holding ``array[index]`` (no fault, no effect).
 
     32 lanes read 32 separate places of the buffer, more streams than the hardware
@@ -63,13 +63,13 @@ def _prefetch(typingctx, array, index):
         byte_pointer = ir.IntType(8).as_pointer()
         address = builder.bitcast(builder.gep(view.data, [args[1]]), byte_pointer)
         i32 = ir.IntType(32)
-        prefetch = cgutils.get_or_insert_function(
+        llvm_prefetch = cgutils.get_or_insert_function(
             builder.module,
             ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
             "llvm.prefetch.p0",
         )
         # read access, keep in all cache levels, data cache
-        builder.call(prefetch, [address, i32(0), i32(3), i32(1)])
+        builder.call(llvm_prefetch, [address, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
     return sig, codegen
@@ -195,10 +195,10 @@ def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, po
 
 @njit(cache=True, nogil=True, inline="always")
 def _prefetch_block(data, pos, rate):
-    _prefetch(data, pos)
-    _prefetch(data, pos + 64)
-    _prefetch(data, pos + 128)
-    _prefetch(data, pos + rate - 1)
+    prefetch(data, pos)
+    prefetch(data, pos + 64)
+    prefetch(data, pos + 128)
+    prefetch(data, pos + rate - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -219,7 +219,7 @@ def load_le64(data, pos):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _store_le64(flat, pos, word):
+def store_le64(flat, pos, word):
     # The mirror of load_le64: eight byte stores that LLVM merges into one.
     p = np.uint64(pos)
     flat[p] = np.uint8(word & _BYTE)
@@ -321,7 +321,7 @@ def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     ``first_word`` on (the words before it are left to the caller)."""
     whole_words = count >> 3
     for k in range(first_word, whole_words):
-        _store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
+        store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
     if count & 7:
         word = lanes[whole_words * width + lane]
         for b in range(count & 7):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak._jit import njit
-from batchkeccak.sponge import _prefetch, _store_le64, load_le64
+from batchkeccak.sponge import load_le64, prefetch, store_le64
 
 LEAF = 0
 EXTENSION = 1
@@ -53,7 +53,7 @@ def copy_bytes(out, position, data, start, count):
     # spends most of its time on its checks and its byte-by-byte tail.
     words = count >> 3
     for w in range(words):
-        _store_le64(out, position + 8 * w, load_le64(data, start + 8 * w))
+        store_le64(out, position + 8 * w, load_le64(data, start + 8 * w))
     for i in range(8 * words, count):
         out[at(position + i)] = data[at(start + i)]
     return position + count
@@ -246,9 +246,9 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
     for i in range(count):
         # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
         if i + 2 * PREFETCH_NODES < count:
-            _prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
+            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
         if i + PREFETCH_NODES < count:
-            _prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
+            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
         row = order[i]
         start_a = key_offsets[row]
         length_a = key_offsets[row + 1] - start_a
@@ -453,12 +453,12 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
         # (needed to find them) twice as far ahead.
         if i + 2 * PREFETCH_NODES < stop:
             further = order[i + 2 * PREFETCH_NODES]
-            _prefetch(key_offsets, further)
-            _prefetch(value_offsets, further)
+            prefetch(key_offsets, further)
+            prefetch(value_offsets, further)
         if i + PREFETCH_NODES < stop:
             ahead = order[i + PREFETCH_NODES]
-            _prefetch(key_data, key_offsets[ahead])
-            _prefetch(value_data, value_offsets[ahead])
+            prefetch(key_data, key_offsets[ahead])
+            prefetch(value_data, value_offsets[ahead])
         row = order[i]
         start = key_offsets[row]
         length = key_offsets[row + 1] - start
