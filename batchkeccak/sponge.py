@@ -60,7 +60,7 @@ def _prefetch_address(builder, address):
 
 
 @intrinsic
-def _prefetch(typingctx, array, index):
+def prefetch(typingctx, array, index):
     """Hint the CPU to fetch the cache line holding ``array[index]`` (no fault, no effect).
 
     32 lanes read 32 separate places of the buffer, more streams than the hardware
@@ -278,10 +278,10 @@ def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, po
 
 @njit(cache=True, nogil=True, inline="always")
 def _prefetch_block(data, pos, rate):
-    _prefetch(data, pos)
-    _prefetch(data, pos + 64)
-    _prefetch(data, pos + 128)
-    _prefetch(data, pos + rate - 1)
+    prefetch(data, pos)
+    prefetch(data, pos + 64)
+    prefetch(data, pos + 128)
+    prefetch(data, pos + rate - 1)
 
 
 @njit(cache=True, nogil=True)

@@ -173,6 +173,34 @@ def test_many_ordered_tries():
         assert roots[g].tobytes() == expected
 
 
+@pytest.mark.parametrize("secure", [False, True])
+def test_pieces_and_threads_change_nothing(monkeypatch, secure):
+    """Levels and leaves cut into pieces of two nodes shared out among the threads, and a
+    buffer too small for most nodes (each gets one of its size): the same roots and proofs
+    as py-trie's."""
+    from batchkeccak.ethereum import patricia
+
+    monkeypatch.setattr(patricia, "MIN_PART_NODES", 2)
+    monkeypatch.setattr(patricia, "CHUNK_BYTES", 40)
+    rng = random.Random(f"pieces-{secure}")
+    for shape in sorted(SHAPES):
+        keys = random_key_set(rng, 4 if shape == "prefixes" else min(SHAPES[shape], 120), shape)
+        values = [random_value(rng) for _ in keys]
+        t = reference_trie(zip(keys, values), secure)
+        assert trie_root(keys, values, secure=secure) == t.root_hash, shape
+        proofs = trie_proofs(keys, values, keys[:12], secure=secure)
+        for key, proof in zip(keys[:12], proofs):
+            assert proof == reference_proof(t, keccak(key) if secure else key), shape
+    sizes = [3, 0, 150, 1, 40]
+    values = [rng.randbytes(rng.choice([1, 50, 200])) for _ in range(sum(sizes))]
+    offsets = np.cumsum([0] + sizes)
+    roots = ordered_trie_roots(values, offsets)
+    for g in range(len(sizes)):
+        block = values[offsets[g]:offsets[g + 1]]
+        expected = reference_root([(rlp.encode(i), v) for i, v in enumerate(block)])
+        assert roots[g].tobytes() == expected
+
+
 @pytest.mark.slow
 def test_large_secure_trie():
     rng = random.Random(3)
@@ -213,6 +241,36 @@ def test_trietest_vectors(name):
     assert trie_root([keys[i] for i in order], [values[i] for i in order]) == expected
     # The secure variant of the same case, against py-trie.
     assert trie_root(keys, values, secure=True) == reference_root(state.items(), True)
+
+
+TRIETEST_SECURE = json.loads((VECTORS / "trietest_secureTrie.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(TRIETEST_SECURE))
+def test_trietest_secure_vectors(name):
+    case = TRIETEST_SECURE[name]
+    state = final_pairs(case["in"])
+    keys, values = list(state), list(state.values())
+    assert trie_root(keys, values, secure=True).hex() == case["root"][2:]
+
+
+ANY_ORDER = [
+    pytest.param(secure, name, case, id=f"{file_name[:-5]}-{name}")
+    for file_name, secure in (("trieanyorder.json", False), ("trieanyorder_secureTrie.json", True))
+    for name, case in sorted(json.loads((VECTORS / file_name).read_text()).items())
+]
+
+
+@pytest.mark.parametrize(("secure", "name", "case"), ANY_ORDER)
+def test_trieanyorder_vectors(secure, name, case):
+    keys = [vector_bytes(k) for k in case["in"]]
+    values = [vector_bytes(v) for v in case["in"].values()]
+    expected = case["root"][2:]
+    assert trie_root(keys, values, secure=secure).hex() == expected
+    order = list(range(len(keys)))
+    random.Random(name).shuffle(order)
+    shuffled = trie_root([keys[i] for i in order], [values[i] for i in order], secure=secure)
+    assert shuffled.hex() == expected
 
 
 def test_hex_encoded_secure_trie_vector():
@@ -325,6 +383,12 @@ def test_duplicate_keys_name_their_rows():
     assert trie_root(keys, [b"x"] * 3) == reference_root(zip(keys, [b"x"] * 3))
     with pytest.raises(ValueError, match="rows 0 and 1"):
         trie_root([b"12345678a", b"12345678a"], [b"x", b"y"])
+    # The same key in two tries is no duplicate; an empty trie between them changes nothing.
+    twice = [b"12345678a", b"12345678b", b"12345678a"]
+    roots = trie_roots(twice, [b"x"] * 3, [0, 2, 2, 3])
+    assert roots[2].tobytes() == trie_root(twice[2:], [b"x"])
+    with pytest.raises(ValueError, match="rows 3 and 4 of trie 2 are equal"):
+        trie_roots(twice + [b"12345678b", b"12345678b"], [b"x"] * 5, [0, 2, 2, 5])
 
 
 def test_offsets_must_cover_the_rows():
@@ -362,6 +426,9 @@ def test_checksum_addresses_match_eth_utils():
     assert arrow.to_pylist() == expected
     assert checksum_addresses(pa.array([bytes(r) for r in rows])).to_pylist() == expected
     assert checksum_addresses(np.zeros((0, 20), np.uint8)) == []
+    wide = np.zeros((rows.shape[0], 32), np.uint8)
+    wide[:, 7:27] = rows
+    assert checksum_addresses(wide[:, 7:27]) == expected  # a view with a row stride of 32
 
 
 def test_bad_addresses_are_named():

@@ -11,10 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak._jit import njit
+from batchkeccak.sponge import load_le64, prefetch, store_le64
 
 LEAF = 0
 EXTENSION = 1
 BRANCH = 2
+BRANCH_VALUE = 3
+"""A branch that holds a value too: the value of its key ``key_row``."""
+
+PREFETCH_NODES = 8
+"""How many nodes ahead the encoding asks for a value's cache line."""
 
 HASH_REFERENCE = 33
 """Bytes a hashed child takes in its parent: 0xa0 (a 32-byte string) and the hash."""
@@ -25,6 +31,32 @@ PROOF_MISSING_NODE = 1
 PROOF_WRONG_HASH = 2
 PROOF_MALFORMED = 3
 PROOF_EXTRA_NODES = 4
+
+
+# -- bytes -------------------------------------------------------------------------------------
+#
+# numba reads a negative signed index from the end of the array, and the check it adds for
+# that on every computed index keeps LLVM from vectorizing a loop: byte copies indexed with
+# int64 offsets were measured 5 to 10 times slower than the same copies indexed unsigned.
+# The hot loops below therefore index through ``at``, whose indices are never negative.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def at(index):
+    return np.uint64(index)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def copy_bytes(out, position, data, start, count):
+    # Eight bytes at a time (LLVM merges each eight into one load and one store), then the
+    # rest: the copies here are short (keys, values, digests), where a vectorized loop
+    # spends most of its time on its checks and its byte-by-byte tail.
+    words = count >> 3
+    for w in range(words):
+        store_le64(out, position + 8 * w, load_le64(data, start + 8 * w))
+    for i in range(8 * words, count):
+        out[at(position + i)] = data[at(start + i)]
+    return position + count
 
 
 # -- keys --------------------------------------------------------------------------------------
@@ -97,31 +129,27 @@ def _merge_sort_run(key_data, key_offsets, order, scratch, first, stop):
 
 
 @njit(cache=True, nogil=True)
-def finish_key_order(key_data, key_offsets, group_of_row, prefixes, order):
-    """Sort, in place, each run of ``order`` whose rows tie on (group, 8-byte prefix), by
-    whole keys; ``order`` arrives sorted by (group, prefix). Returns the position of the first
-    of two equal keys of one group, or -1."""
-    count = order.shape[0]
-    scratch = np.empty(count, dtype=order.dtype)
-    i = 0
-    while i < count:
-        j = i + 1
-        while (
-            j < count
-            and group_of_row[order[j]] == group_of_row[order[i]]
-            and prefixes[order[j]] == prefixes[order[i]]
-        ):
-            j += 1
-        if j - i > 1:
-            _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
-        i = j
-    for i in range(count - 1):
-        a = order[i]
-        b = order[i + 1]
-        same_run = group_of_row[a] == group_of_row[b] and prefixes[a] == prefixes[b]
-        if same_run and not key_less(key_data, key_offsets, a, b):
-            return i
-    return -1
+def finish_key_order(key_data, key_offsets, group_starts, prefixes, order):
+    """Sort, in place, each run of ``order`` whose rows tie on their 8-byte prefix within one
+    group, by whole keys; ``order`` arrives sorted by (group, prefix), group g at positions
+    ``group_starts[g]:group_starts[g + 1]``. Returns the position of the first of two equal
+    keys of one group, or -1."""
+    scratch = np.empty(order.shape[0], dtype=order.dtype)
+    duplicate = -1
+    for g in range(group_starts.shape[0] - 1):
+        i = group_starts[g]
+        stop = group_starts[g + 1]
+        while i < stop:
+            j = i + 1
+            while j < stop and prefixes[order[j]] == prefixes[order[i]]:
+                j += 1
+            if j - i > 1:
+                _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
+                for t in range(i, j - 1):
+                    if duplicate < 0 and not key_less(key_data, key_offsets, order[t], order[t + 1]):
+                        duplicate = t
+            i = j
+    return duplicate
 
 
 @njit(cache=True, nogil=True)
@@ -181,12 +209,13 @@ def ordered_keys(group_starts):
 
 @njit(cache=True, nogil=True, inline="always")
 def nibble(key_data, start, i):
-    byte = np.int64(key_data[start + (i >> 1)])
+    byte = np.int64(key_data[at(start + (i >> 1))])
     return (byte >> 4) if (i & 1) == 0 else (byte & 0x0F)
 
 
 @njit(cache=True, nogil=True)
-def trie_shapes(key_data, key_offsets, order, group_starts):
+def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
+                child_mask, node_lo, node_hi, shared):
     """The nodes of every trie, from its keys in order (``order[group_starts[g]:
     group_starts[g + 1]]`` are trie g's rows, sorted, without absent keys).
 
@@ -194,113 +223,109 @@ def trie_shapes(key_data, key_offsets, order, group_starts):
     one key; else an extension over the nibbles all of them share beyond ``d`` (the minimum
     of their neighbours' common-prefix lengths), or, when there are none, a branch whose
     children are the runs of keys with the same nibble at ``d`` (a key that ends at ``d`` is
-    the branch's value). A branch's children are numbered consecutively, in nibble order.
+    the branch's value: kind ``BRANCH_VALUE``). A branch's children are numbered
+    consecutively, in nibble order.
 
-    Returns ``(kind, depth, key_row, path_start, path_stop, value_row, first_child,
-    child_mask, roots)``: a node's path is nibbles ``path_start:path_stop`` of key
-    ``key_row``; ``depth`` counts nodes from the root; ``roots[g]`` is -1 for an empty trie.
+    Nodes are numbered breadth first across all the tries: the roots first (in trie order),
+    then every node one below a root, and so on, so each level is one range of numbers and
+    is encoded and hashed without gathering its nodes.
+
+    The caller gives the arrays of the nodes, ``3 * len(order) + 1`` entries each (a leaf, a
+    branch or an extension per key at most), and ``shared``, ``len(order)`` entries: memory
+    it keeps from call to call (fresh memory costs a page fault per 4 KiB written). Returns
+    ``(nodes, roots, levels)``: the first ``nodes`` entries are filled in. A node's path is
+    nibbles from ``path_start`` (to the end of a leaf's key, to the start of an extension's
+    child's path, and none for a branch) of the key at position ``node_lo`` of the sorted
+    keys (row ``order[node_lo]``, whose value a leaf or a ``BRANCH_VALUE`` holds); it is the
+    run ``node_lo:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
+    ``roots[g]`` is -1 for an empty trie.
     """
     count = order.shape[0]
     groups = group_starts.shape[0] - 1
-    shared = np.zeros(max(count - 1, 1), dtype=np.int32)
-    for i in range(count - 1):
-        a = order[i]
-        b = order[i + 1]
-        start_a = key_offsets[a]
-        start_b = key_offsets[b]
-        length = min(key_offsets[a + 1] - start_a, key_offsets[b + 1] - start_b)
+    longest = 0
+    for i in range(count):
+        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
+        if i + 2 * PREFETCH_NODES < count:
+            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
+        if i + PREFETCH_NODES < count:
+            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
+        row = order[i]
+        start_a = key_offsets[row]
+        length_a = key_offsets[row + 1] - start_a
+        longest = max(longest, length_a)
+        if i + 1 == count:
+            break
+        start_b = key_offsets[order[i + 1]]
+        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
         n = 2 * length
         for j in range(length):
-            x = key_data[start_a + j]
-            y = key_data[start_b + j]
+            x = key_data[at(start_a + j)]
+            y = key_data[at(start_b + j)]
             if x != y:
                 n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
                 break
         shared[i] = n
-    capacity = 3 * count + 1
-    kind = np.empty(capacity, dtype=np.int8)
-    depth = np.empty(capacity, dtype=np.int32)
-    key_row = np.empty(capacity, dtype=np.int64)
-    path_start = np.empty(capacity, dtype=np.int64)
-    path_stop = np.empty(capacity, dtype=np.int64)
-    value_row = np.full(capacity, -1, dtype=np.int64)
-    first_child = np.full(capacity, -1, dtype=np.int64)
-    child_mask = np.zeros(capacity, dtype=np.int32)
+    # No path runs deeper than one level per nibble plus the extension above each branch.
+    levels = np.empty(4 * longest + 3, dtype=np.int64)
     roots = np.full(groups, -1, dtype=np.int64)
-    task_node = np.empty(capacity, dtype=np.int64)
-    task_lo = np.empty(capacity, dtype=np.int64)
-    task_hi = np.empty(capacity, dtype=np.int64)
-    task_nibble = np.empty(capacity, dtype=np.int64)
-    task_depth = np.empty(capacity, dtype=np.int32)
     nodes = 0
     for g in range(groups):
-        if group_starts[g + 1] == group_starts[g]:
+        if group_starts[g + 1] > group_starts[g]:
+            roots[g] = nodes
+            node_lo[nodes] = group_starts[g]
+            node_hi[nodes] = group_starts[g + 1]
+            path_start[nodes] = 0
+            nodes += 1
+    depth = 0
+    levels[0] = 0
+    level_end = nodes
+    node = 0
+    while node < nodes:
+        if node == level_end:
+            depth += 1
+            levels[depth] = node
+            level_end = nodes
+        lo = node_lo[node]
+        hi = node_hi[node]
+        d = path_start[node]
+        if hi - lo == 1:
+            kind[node] = LEAF
+            node += 1
             continue
-        roots[g] = nodes
-        task_node[0] = nodes
-        task_lo[0] = group_starts[g]
-        task_hi[0] = group_starts[g + 1]
-        task_nibble[0] = 0
-        task_depth[0] = 0
-        nodes += 1
-        pending = 1
-        while pending > 0:
-            pending -= 1
-            node = task_node[pending]
-            lo = task_lo[pending]
-            hi = task_hi[pending]
-            d = task_nibble[pending]
-            depth[node] = task_depth[pending]
-            first_row = order[lo]
-            key_row[node] = first_row
-            path_start[node] = d
-            if hi - lo == 1:
-                kind[node] = LEAF
-                path_stop[node] = 2 * (key_offsets[first_row + 1] - key_offsets[first_row])
-                value_row[node] = first_row
-                continue
-            common = shared[lo]
-            for i in range(lo + 1, hi - 1):
-                common = min(common, shared[i])
-            if common > d:
-                kind[node] = EXTENSION
-                path_stop[node] = common
-                first_child[node] = nodes
-                task_node[pending] = nodes
-                task_lo[pending] = lo
-                task_hi[pending] = hi
-                task_nibble[pending] = common
-                task_depth[pending] = depth[node] + 1
-                pending += 1
-                nodes += 1
-                continue
-            kind[node] = BRANCH
-            path_stop[node] = d
-            if 2 * (key_offsets[first_row + 1] - key_offsets[first_row]) == d:
-                value_row[node] = first_row
-                lo += 1
+        common = shared[lo]
+        for i in range(lo + 1, hi - 1):
+            common = min(common, shared[i])
+        if common > d:
+            kind[node] = EXTENSION
             first_child[node] = nodes
-            mask = 0
-            i = lo
-            while i < hi:
-                j = i
-                while j < hi - 1 and shared[j] > d:
-                    j += 1
-                row = order[i]
-                mask |= 1 << nibble(key_data, key_offsets[row], d)
-                task_node[pending] = nodes
-                task_lo[pending] = i
-                task_hi[pending] = j + 1
-                task_nibble[pending] = d + 1
-                task_depth[pending] = depth[node] + 1
-                pending += 1
-                nodes += 1
-                i = j + 1
-            child_mask[node] = mask
-    return (
-        kind[:nodes], depth[:nodes], key_row[:nodes], path_start[:nodes], path_stop[:nodes],
-        value_row[:nodes], first_child[:nodes], child_mask[:nodes], roots,
-    )
+            node_lo[nodes] = lo
+            node_hi[nodes] = hi
+            path_start[nodes] = common
+            nodes += 1
+            node += 1
+            continue
+        kind[node] = BRANCH
+        row = order[lo]
+        if 2 * (key_offsets[row + 1] - key_offsets[row]) == d:
+            kind[node] = BRANCH_VALUE
+            lo += 1
+        first_child[node] = nodes
+        mask = 0
+        i = lo
+        while i < hi:
+            j = i
+            while j < hi - 1 and shared[j] > d:
+                j += 1
+            mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
+            node_lo[nodes] = i
+            node_hi[nodes] = j + 1
+            path_start[nodes] = d + 1
+            nodes += 1
+            i = j + 1
+        child_mask[node] = mask
+        node += 1
+    levels[depth + 1] = nodes
+    return nodes, roots, levels[:depth + 2] if nodes else levels[:1]
 
 
 # -- RLP ---------------------------------------------------------------------------------------
@@ -321,12 +346,12 @@ def header_length(payload):
 def write_header(out, position, payload, short_base):
     """RLP's length prefix (``short_base`` 0x80 for strings, 0xc0 for lists)."""
     if payload <= 55:
-        out[position] = short_base + payload
+        out[at(position)] = short_base + payload
         return position + 1
     size = header_length(payload) - 1
-    out[position] = short_base + 55 + size
+    out[at(position)] = short_base + 55 + size
     for b in range(size, 0, -1):
-        out[position + b] = payload & 0xFF
+        out[at(position + b)] = payload & 0xFF
         payload >>= 8
     return position + 1 + size
 
@@ -334,7 +359,7 @@ def write_header(out, position, payload, short_base):
 @njit(cache=True, nogil=True, inline="always")
 def string_length(data, start, stop):
     n = stop - start
-    if n == 1 and data[start] < 0x80:
+    if n == 1 and data[at(start)] < 0x80:
         return 1
     return header_length(n) + n
 
@@ -342,11 +367,9 @@ def string_length(data, start, stop):
 @njit(cache=True, nogil=True, inline="always")
 def write_string(out, position, data, start, stop):
     n = stop - start
-    if not (n == 1 and data[start] < 0x80):
+    if not (n == 1 and data[at(start)] < 0x80):
         position = write_header(out, position, n, 0x80)
-    for i in range(n):
-        out[position + i] = data[start + i]
-    return position + n
+    return copy_bytes(out, position, data, start, n)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -365,163 +388,252 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
         position = write_header(out, position, size, 0x80)
     flag = 2 if leaf else 0
     if nibbles & 1:
-        out[position] = ((flag + 1) << 4) | nibble(key_data, key_start, start)
+        out[at(position)] = ((flag + 1) << 4) | nibble(key_data, key_start, start)
         start += 1
     else:
-        out[position] = flag << 4
+        out[at(position)] = flag << 4
     position += 1
-    for i in range(start, stop, 2):
-        out[position] = (nibble(key_data, key_start, i) << 4) | nibble(key_data, key_start, i + 1)
-        position += 1
-    return position
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _payload_length(node, kind, path_start, path_stop, value_row, first_child, child_mask,
-                    value_offsets, value_data, reference_length):
-    k = kind[node]
-    if k == BRANCH:
-        total = 0
-        child = first_child[node]
-        mask = child_mask[node]
-        for slot in range(16):
-            if (mask >> slot) & 1:
-                total += reference_length[child]
-                child += 1
-            else:
-                total += 1
-        row = value_row[node]
-        if row >= 0:
-            total += string_length(value_data, value_offsets[row], value_offsets[row + 1])
-        else:
-            total += 1
-        return total
-    total = path_length(path_stop[node] - path_start[node])
-    if k == LEAF:
-        row = value_row[node]
-        return total + string_length(value_data, value_offsets[row], value_offsets[row + 1])
-    return total + reference_length[first_child[node]]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _write_node(out, position, node, payload, kind, key_row, path_start, path_stop, value_row,
-                first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
-                reference, reference_length):
-    position = write_header(out, position, payload, 0xC0)
-    k = kind[node]
-    if k == BRANCH:
-        child = first_child[node]
-        mask = child_mask[node]
-        for slot in range(16):
-            if (mask >> slot) & 1:
-                size = reference_length[child]
-                for b in range(size):
-                    out[position + b] = reference[child, b]
-                position += size
-                child += 1
-            else:
-                out[position] = 0x80
-                position += 1
-        row = value_row[node]
-        if row >= 0:
-            position = write_string(
-                out, position, value_data, value_offsets[row], value_offsets[row + 1]
-            )
-        else:
-            out[position] = 0x80
-            position += 1
-        return position
-    position = write_path(
-        out, position, key_data, key_offsets[key_row[node]], path_start[node], path_stop[node],
-        k == LEAF,
-    )
-    if k == LEAF:
-        row = value_row[node]
-        return write_string(out, position, value_data, value_offsets[row], value_offsets[row + 1])
-    child = first_child[node]
-    size = reference_length[child]
-    for b in range(size):
-        out[position + b] = reference[child, b]
-    return position + size
+    pairs = (stop - start) >> 1
+    first = key_start + (start >> 1)
+    if start & 1 == 0:  # the pairs are whole bytes of the key
+        return copy_bytes(out, position, key_data, first, pairs)
+    for i in range(pairs):
+        high = np.int64(key_data[at(first + i)]) & 0x0F
+        low = np.int64(key_data[at(first + i + 1)]) >> 4
+        out[at(position + i)] = (high << 4) | low
+    return position + pairs
 
 
 @njit(cache=True, nogil=True)
-def level_sizes(level, is_root, kind, path_start, path_stop, value_row, first_child,
-                child_mask, value_data, value_offsets, reference_length):
-    """The RLP payload length of every node of one level (whose children are all encoded),
-    and the bytes it takes in the level's hash buffer: 0 for a node to be embedded in its
-    parent (RLP under 32 bytes, not a root)."""
-    count = level.shape[0]
-    payloads = np.empty(count, dtype=np.int64)
-    sizes = np.empty(count, dtype=np.int64)
-    for t in range(count):
-        node = level[t]
-        payload = _payload_length(node, kind, path_start, path_stop, value_row, first_child,
-                                  child_mask, value_offsets, value_data, reference_length)
-        size = header_length(payload) + payload
-        payloads[t] = payload
-        sizes[t] = size if size >= 32 or is_root[node] else 0
-    return payloads, sizes
+def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value_data,
+                  value_offsets, item_slot, digests, embedded, embedded_length, buffer):
+    """RLP of the leaves among the sorted keys ``first:stop`` (position i is row ``order[i]``,
+    trie g positions ``group_starts[g]:group_starts[g + 1]``), until ``buffer`` is full.
 
+    A leaf needs no other node: its path starts one nibble past the longer of the prefixes
+    its key shares with its neighbours (where its parent branches), and a key that is a
+    prefix of the next one is no leaf but a branch's value. So the leaves, most of the
+    nodes and of the bytes, are encoded and hashed while the rest of the trie is built.
 
-@njit(cache=True, nogil=True)
-def encode_nodes(level, payloads, sizes, buffer, kind, key_row, path_start, path_stop, value_row,
-                 first_child, child_mask, key_data, key_offsets, value_data, value_offsets,
-                 reference, reference_length):
-    """RLP of nodes of one level (``payloads``, ``sizes`` from :func:`level_sizes`). A node to be embedded
-    is written into its own ``reference`` row; the others back to back into ``buffer``, to be
-    hashed in one batch. Returns ``(offsets, hashed_nodes)`` of the nodes in ``buffer``."""
-    count = level.shape[0]
-    hashed = 0
-    for t in range(count):
-        if sizes[t] > 0:
-            hashed += 1
-    offsets = np.empty(hashed + 1, dtype=np.int64)
-    hashed_nodes = np.empty(hashed, dtype=np.int64)
+    Leaves are items ``first:stop`` of :func:`encode_level`'s scheme: one written to
+    ``buffer`` (32 bytes or more, or the root of a one-key trie) gets ``item_slot = first +
+    i``, its row of ``digests``; any other is embedded in its parent, its RLP at bytes ``32 *
+    item`` on of ``embedded``, its slot -1. Returns ``(reached, needed, offsets, items)``
+    as :func:`encode_level` does.
+    """
+    capacity = buffer.shape[0]
+    most = min(stop - first, capacity // 32 + 1)
+    offsets = np.empty(most + 1, dtype=np.int64)
+    hashed_items = np.empty(most, dtype=np.int64)
+    groups = group_starts.shape[0] - 1
+    low = 0
+    high = groups
+    while high - low > 1:  # the trie holding position first
+        middle = (low + high) // 2
+        if group_starts[middle] <= first:
+            low = middle
+        else:
+            high = middle
+    g = low
     position = 0
-    h = 0
-    for t in range(count):
-        node = level[t]
-        payload = payloads[t]
-        if sizes[t] > 0:
-            offsets[h] = position
-            hashed_nodes[h] = node
-            h += 1
-            position = _write_node(
-                buffer, position, node, payload, kind, key_row, path_start, path_stop,
-                value_row, first_child, child_mask, key_data, key_offsets, value_data,
-                value_offsets, reference, reference_length,
-            )
+    hashed = 0
+    needed = 0
+    before = -1  # the nibbles key i shares with key i - 1 of its trie, -1 for its first
+    # Starting inside a trie, the step before first only measures what it shares with first.
+    i = first - 1 if first > group_starts[g] else first
+    while i < stop:
+        while group_starts[g + 1] <= i:
+            g += 1
+        lo = group_starts[g]
+        hi = group_starts[g + 1]
+        if i == lo:
+            before = -1
+        # The keys and values are read in key order, which is no order in memory: their
+        # cache lines are asked for a few keys ahead, and the lines of their offsets
+        # (needed to find them) twice as far ahead.
+        if i + 2 * PREFETCH_NODES < stop:
+            further = order[i + 2 * PREFETCH_NODES]
+            prefetch(key_offsets, further)
+            prefetch(value_offsets, further)
+        if i + PREFETCH_NODES < stop:
+            ahead = order[i + PREFETCH_NODES]
+            prefetch(key_data, key_offsets[ahead])
+            prefetch(value_data, value_offsets[ahead])
+        row = order[i]
+        start = key_offsets[row]
+        length = key_offsets[row + 1] - start
+        after = -1
+        if i + 1 < hi:
+            next_row = order[i + 1]
+            next_start = key_offsets[next_row]
+            common = min(length, key_offsets[next_row + 1] - next_start)
+            after = 2 * common
+            for j in range(common):
+                x = key_data[at(start + j)]
+                y = key_data[at(next_start + j)]
+                if x != y:
+                    after = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
+                    break
+        if i < first or after == 2 * length:  # not to encode, or a branch's value
+            before = after
+            i += 1
+            continue
+        depth = max(before, after) + 1
+        value_start = value_offsets[row]
+        value_stop = value_offsets[row + 1]
+        payload = path_length(2 * length - depth) + string_length(
+            value_data, value_start, value_stop
+        )
+        size = header_length(payload) + payload
+        if position + max(size, 32) > capacity:
+            if hashed == 0 and position == 0:
+                needed = size
+            break
+        at_byte = write_header(buffer, position, payload, 0xC0)
+        at_byte = write_path(buffer, at_byte, key_data, start, depth, 2 * length, True)
+        write_string(buffer, at_byte, value_data, value_start, value_stop)
+        if size < 32 and hi - lo > 1:
+            copy_bytes(embedded, 32 * i, buffer, position, size)
+            embedded_length[i] = size
+            item_slot[i] = -1
         else:
-            _write_node(
-                reference[node], 0, node, payload, kind, key_row, path_start, path_stop,
-                value_row, first_child, child_mask, key_data, key_offsets, value_data,
-                value_offsets, reference, reference_length,
-            )
-            reference_length[node] = header_length(payload) + payload
+            offsets[hashed] = position
+            hashed_items[hashed] = i
+            item_slot[i] = first + hashed
+            hashed += 1
+            position += size
+        before = after
+        i += 1
     offsets[hashed] = position
-    return offsets, hashed_nodes
+    return max(i, first), needed, offsets[:hashed + 1], hashed_items[:hashed]
 
 
 @njit(cache=True, nogil=True)
-def set_hash_references(hashed_nodes, digests, reference, reference_length):
-    for h in range(hashed_nodes.shape[0]):
-        node = hashed_nodes[h]
-        reference[node, 0] = 0xA0
-        for b in range(32):
-            reference[node, 1 + b] = digests[h, b]
-        reference_length[node] = HASH_REFERENCE
+def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
+                 key_data, key_offsets, order, value_data, value_offsets, item_slot, digests,
+                 embedded, embedded_length, buffer):
+    """RLP of the branches and extensions among nodes ``first:stop`` of one level (whose
+    children are all encoded), until ``buffer`` is full; the leaves are
+    :func:`encode_leaves`' work.
+
+    Every node has an item, where its digest or embedded RLP is found: a leaf the position
+    of its key (``key_row``), any other node ``n`` the item ``len(order) + n``. A node whose
+    RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is written into ``buffer``,
+    back to back, to be hashed in one batch: the i-th gets ``item_slot = len(order) + first
+    + i``, the row of ``digests`` its hash is to be written to. Any other node is embedded
+    in its parent: its RLP goes to bytes ``32 * item`` on of ``embedded``, and its slot is
+    -1. A parent refers to a hashed child as 0xa0 and its digest.
+
+    Returns ``(reached, needed, offsets, items)``: the nodes ``first:reached`` are done,
+    those written to ``buffer`` are ``items`` at ``offsets``; ``needed`` is the size of a
+    node that does not fit in an empty ``buffer`` (0 otherwise).
+    """
+    items_base = order.shape[0]
+    capacity = buffer.shape[0]
+    most = min(stop - first, capacity // 32 + 1)
+    offsets = np.empty(most + 1, dtype=np.int64)
+    hashed_items = np.empty(most, dtype=np.int64)
+    digest_bytes = digests.reshape(-1)
+    position = 0
+    hashed = 0
+    needed = 0
+    node = first
+    while node < stop:
+        k = kind[node]
+        if k == LEAF:
+            node += 1
+            continue
+        # The payload's length first: whether the node is embedded, and whether it fits.
+        if k >= BRANCH:
+            payload = 1
+            child = first_child[node]
+            mask = child_mask[node]
+            for branch_slot in range(16):
+                if (mask >> branch_slot) & 1:
+                    item = key_row[child] if kind[child] == LEAF else items_base + child
+                    payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+                    child += 1
+                else:
+                    payload += 1
+            if k == BRANCH_VALUE:
+                row = order[key_row[node]]
+                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+        else:  # an extension, whose child is a branch
+            end = path_start[first_child[node]]
+            payload = path_length(end - path_start[node])
+            item = items_base + first_child[node]
+            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+        size = header_length(payload) + payload
+        if position + max(size, 32) > capacity:
+            if hashed == 0 and position == 0:
+                needed = size
+            break
+        # Written at the end of the buffer either way (one output array: a variable that
+        # switched between two arrays cost two atomic reference counts per node); a node to
+        # be embedded is then copied to its place in ``embedded``.
+        at_byte = write_header(buffer, position, payload, 0xC0)
+        if k >= BRANCH:
+            child = first_child[node]
+            mask = child_mask[node]
+            for branch_slot in range(16):
+                if (mask >> branch_slot) & 1:
+                    item = key_row[child] if kind[child] == LEAF else items_base + child
+                    child_slot = item_slot[item]
+                    if child_slot >= 0:
+                        buffer[at(at_byte)] = 0xA0
+                        at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+                    else:
+                        at_byte = copy_bytes(
+                            buffer, at_byte, embedded, 32 * item, embedded_length[item]
+                        )
+                    child += 1
+                else:
+                    buffer[at(at_byte)] = 0x80
+                    at_byte += 1
+            if k == BRANCH_VALUE:
+                row = order[key_row[node]]
+                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+            else:
+                buffer[at(at_byte)] = 0x80
+        else:
+            at_byte = write_path(
+                buffer, at_byte, key_data, key_offsets[order[key_row[node]]], path_start[node],
+                end, False,
+            )
+            item = items_base + first_child[node]
+            child_slot = item_slot[item]
+            if child_slot >= 0:
+                buffer[at(at_byte)] = 0xA0
+                copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+            else:
+                copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+        item = items_base + node
+        if size < 32 and node >= root_count:
+            copy_bytes(embedded, 32 * item, buffer, position, size)
+            embedded_length[item] = size
+            item_slot[item] = -1
+        else:
+            offsets[hashed] = position
+            hashed_items[hashed] = item
+            item_slot[item] = items_base + first + hashed
+            hashed += 1
+            position += size
+        node += 1
+    offsets[hashed] = position
+    return node, needed, offsets[:hashed + 1], hashed_items[:hashed]
 
 
 # -- proofs ------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
-def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path_stop,
-                first_child, child_mask, key_data, key_offsets, hashed):
-    """The hashed nodes on the way from ``root`` to each query key, root first: the nodes an
-    ``eth_getProof`` proof lists (an embedded node travels inside its parent). Returns
-    ``(nodes, starts)``: query q's nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, first_child,
+                child_mask, key_data, key_offsets, order, item_slot):
+    """The hashed nodes (an ``item_slot`` >= 0, items as in :func:`encode_level`) on the way
+    from ``root`` to each query key, root first: the nodes an ``eth_getProof`` proof lists
+    (an embedded node travels inside its parent). Returns ``(nodes, starts)``: query q's
+    nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+    items_base = order.shape[0]
     queries = query_offsets.shape[0] - 1
     starts = np.empty(queries + 1, dtype=np.int64)
     capacity = 16
@@ -534,7 +646,8 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
         q_nibbles = 2 * (query_offsets[q + 1] - q_start)
         d = 0
         while node >= 0:
-            if hashed[node] or node == root:
+            k = kind[node]
+            if item_slot[key_row[node] if k == LEAF else items_base + node] >= 0:
                 if count == capacity:
                     capacity *= 2
                     grown = np.empty(capacity, dtype=np.int64)
@@ -543,11 +656,10 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
                     nodes = grown
                 nodes[count] = node
                 count += 1
-            k = kind[node]
             next_node = -1
             if k == EXTENSION:
-                start = key_offsets[key_row[node]]
-                length = path_stop[node] - path_start[node]
+                start = key_offsets[order[key_row[node]]]
+                length = path_start[first_child[node]] - path_start[node]
                 if q_nibbles - d >= length:
                     same = True
                     for i in range(length):
@@ -559,11 +671,11 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
                     if same:
                         d += length
                         next_node = first_child[node]
-            elif k == BRANCH and d < q_nibbles:
-                slot = nibble(query_data, q_start, d)
+            elif k >= BRANCH and d < q_nibbles:
+                branch_slot = nibble(query_data, q_start, d)
                 mask = child_mask[node]
-                if (mask >> slot) & 1:
-                    below = mask & ((1 << slot) - 1)
+                if (mask >> branch_slot) & 1:
+                    below = mask & ((1 << branch_slot) - 1)
                     rank = 0
                     while below:
                         below &= below - 1
@@ -573,50 +685,6 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, path
             node = next_node
     starts[queries] = count
     return nodes[:count], starts
-
-
-@njit(cache=True, nogil=True, inline="always")
-def read_item(data, position, stop):
-    """One RLP item at ``position``: ``(payload_start, payload_stop, is_list)``; a payload
-    stop of -1 means the item is malformed or runs past ``stop``."""
-    if position >= stop:
-        return position, -1, False
-    first = data[position]
-    if first < 0x80:
-        return position, position + 1, False
-    if first < 0xB8:
-        start = position + 1
-        end = start + (first - 0x80)
-        if end > stop or (first == 0x81 and data[start] < 0x80):
-            return position, -1, False
-        return start, end, False
-    if first < 0xC0:
-        size = first - 0xB7
-        if position + 1 + size > stop or data[position + 1] == 0:
-            return position, -1, False
-        length = 0
-        for b in range(size):
-            length = (length << 8) | data[position + 1 + b]
-        start = position + 1 + size
-        if length <= 55 or start + length > stop:
-            return position, -1, False
-        return start, start + length, False
-    if first < 0xF8:
-        start = position + 1
-        end = start + (first - 0xC0)
-        if end > stop:
-            return position, -1, True
-        return start, end, True
-    size = first - 0xF7
-    if position + 1 + size > stop or data[position + 1] == 0:
-        return position, -1, True
-    length = 0
-    for b in range(size):
-        length = (length << 8) | data[position + 1 + b]
-    start = position + 1 + size
-    if length <= 55 or start + length > stop:
-        return position, -1, True
-    return start, start + length, True
 
 
 @njit(cache=True, nogil=True)
@@ -631,6 +699,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
     is ``PROOF_OK`` or an error code, and a value start of -1 means the key is absent.
     """
     queries = proof_starts.shape[0] - 1
+    digest_bytes = digests.reshape(-1)
     status = np.zeros(queries, dtype=np.int8)
     value_start = np.full(queries, -1, dtype=np.int64)
     value_stop = np.full(queries, -1, dtype=np.int64)
@@ -662,34 +731,66 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                 bad_node[q] = k - proof_starts[q]
                 break
             for b in range(32):
-                if digests[k, b] != expected[b]:
+                if digest_bytes[at(32 * k + b)] != expected[b]:
                     status[q] = PROOF_WRONG_HASH
                     bad_node[q] = k - proof_starts[q]
                     done = True
                     break
             if done:
                 break
-            node_start = node_offsets[k]
-            node_stop = node_offsets[k + 1]
+            # The node is one RLP list: it is read as a list of one item, then that item's
+            # items are the node's; an embedded child node is read the same way, inside.
+            start = node_offsets[k]
+            stop = node_offsets[k + 1]
             bad_node[q] = k - proof_starts[q]
             k += 1
-            # The node, then any embedded nodes inside it, until a hash or the answer.
-            start, stop, is_list = read_item(proof_data, node_start, node_stop)
-            if stop != node_stop or not is_list:
-                status[q] = PROOF_MALFORMED
-                break
+            whole_node = True
             while True:
+                # The items of start:stop, 17 at most. Written out here, not called: a
+                # function taking the array cost two atomic reference counts per call.
                 items = 0
                 position = start
                 while position < stop and items < 17:
-                    a, e, lst = read_item(proof_data, position, stop)
-                    if e < 0:
+                    first = np.int64(proof_data[at(position)])
+                    is_list = first >= 0xC0
+                    payload_start = position + 1
+                    payload_stop = -1
+                    if first < 0x80:
+                        payload_start = position
+                        payload_stop = position + 1
+                    elif first < 0xB8 or (is_list and first < 0xF8):
+                        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
+                        if payload_stop > stop or (
+                            first == 0x81 and proof_data[at(payload_start)] < 0x80
+                        ):
+                            payload_stop = -1
+                    else:
+                        size = first - (0xF7 if is_list else 0xB7)
+                        if position + 1 + size <= stop and proof_data[at(position + 1)] != 0:
+                            length = 0
+                            for b in range(size):
+                                length = (length << 8) | np.int64(
+                                    proof_data[at(position + 1 + b)]
+                                )
+                            payload_start = position + 1 + size
+                            if length > 55 and payload_start + length <= stop:
+                                payload_stop = payload_start + length
+                    if payload_stop < 0:
                         break
-                    item_start[items] = a
-                    item_stop[items] = e
-                    item_list[items] = lst
+                    item_start[items] = payload_start
+                    item_stop[items] = payload_stop
+                    item_list[items] = is_list
                     items += 1
-                    position = e
+                    position = payload_stop
+                if whole_node:
+                    if position != stop or items != 1 or not item_list[0]:
+                        status[q] = PROOF_MALFORMED
+                        done = True
+                        break
+                    start = item_start[0]
+                    stop = item_stop[0]
+                    whole_node = False
+                    continue
                 if position != stop or (items != 2 and items != 17):
                     status[q] = PROOF_MALFORMED
                     done = True
@@ -712,8 +813,8 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                         done = True
                         break
                     hp_start = item_start[0]
-                    flag = proof_data[hp_start] >> 4
-                    if flag > 3 or ((flag & 1) == 0 and (proof_data[hp_start] & 0x0F) != 0):
+                    flag = proof_data[at(hp_start)] >> 4
+                    if flag > 3 or ((flag & 1) == 0 and (proof_data[at(hp_start)] & 0x0F) != 0):
                         status[q] = PROOF_MALFORMED
                         done = True
                         break
@@ -756,7 +857,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                     done = True
                     break
                 for b in range(32):
-                    expected[b] = proof_data[a + b]
+                    expected[b] = proof_data[at(a + b)]
                 break
         if status[q] == PROOF_OK and k != last:
             status[q] = PROOF_EXTRA_NODES
@@ -805,3 +906,36 @@ def create_messages(addresses, nonces):
                 data[position + b] = nonce & np.uint64(0xFF)
                 nonce >>= np.uint64(8)
     return data, offsets
+
+
+HEX_CASES = np.frombuffer(b"0123456789abcdef0123456789ABCDEF", dtype=np.uint8)
+"""The hex digits in lower case, then in upper case (EIP-55)."""
+
+
+@njit(cache=True, nogil=True)
+def address_hex(addresses, digests, out):
+    """The hex of every 20-byte address into the last 40 bytes of each row of ``out``,
+    after ``0x`` when ``out`` has 42 bytes a row: in lower case, or, given the Keccak-256
+    of that lower-case hex (``digests``, one row per address; none for lower case), each
+    letter upper case where the digest's nibble at its place is 8 or more (EIP-55)."""
+    count = addresses.shape[0]
+    width = out.shape[1]
+    source = addresses.reshape(-1)
+    target = out.reshape(-1)
+    hashes = digests.reshape(-1)
+    checksum = digests.shape[0] > 0
+    for row in range(count):
+        position = row * width + width - 40
+        if width == 42:
+            target[at(position - 2)] = 0x30
+            target[at(position - 1)] = 0x78
+        for b in range(20):
+            byte = np.int64(source[at(20 * row + b)])
+            high_case = 0
+            low_case = 0
+            if checksum:
+                digest = np.int64(hashes[at(32 * row + b)])
+                high_case = (digest >> 7) << 4
+                low_case = ((digest >> 3) & 1) << 4
+            target[at(position + 2 * b)] = HEX_CASES[at(high_case | (byte >> 4))]
+            target[at(position + 2 * b + 1)] = HEX_CASES[at(low_case | (byte & 0x0F))]

@@ -9,11 +9,13 @@ whose RLP is under 32 bytes is embedded in its parent instead of hashed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from itertools import chain, pairwise
 
 import numpy as np
 
+from batchkeccak import _parallel
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.hashers import Hasher
@@ -31,6 +33,58 @@ EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc00162
 CHUNK_BYTES = 1 << 22
 """Bytes of node encodings hashed per batch call: enough for every core (thousands of
 nodes), few enough to stay in a buffer that is reused and mostly in cache."""
+
+MIN_PART_NODES = 4096
+"""Nodes a thread takes at least from a level: fewer cost more to hand out than they save."""
+
+PARTS_PER_THREAD = 4
+"""Pieces of a level per thread, taken by whichever thread is free: on a shared machine a
+slowed core then delays the level by a small piece, not by half of it."""
+
+
+SCRATCH_KEPT_BYTES = 1 << 26
+"""Work memory kept from one call to the next, at most. Memory written for the first time
+costs a page fault per 4 KiB: with fresh work arrays in every call, the faults were measured
+to take a sixth of a secure trie's time."""
+
+_scratch: list[np.ndarray] = []
+_scratch_lock = threading.Lock()
+
+
+def take_scratch(size: int) -> np.ndarray:
+    """A uint8 block of at least ``size`` bytes: the smallest kept one that is large enough,
+    or a new one."""
+    with _scratch_lock:
+        fits = [k for k, block in enumerate(_scratch) if block.shape[0] >= size]
+        if fits:
+            return _scratch.pop(min(fits, key=lambda k: _scratch[k].shape[0]))
+    return np.empty(max(size, 1), dtype=np.uint8)
+
+
+def keep_scratch(block: np.ndarray) -> None:
+    """Keep a block for later calls while the kept ones stay under ``SCRATCH_KEPT_BYTES``
+    (the largest kept first)."""
+    with _scratch_lock:
+        _scratch.append(block)
+        _scratch.sort(key=lambda kept: -kept.shape[0])
+        total = 0
+        for k, kept in enumerate(_scratch):
+            total += kept.shape[0]
+            if total > SCRATCH_KEPT_BYTES:
+                del _scratch[k:]
+                break
+
+
+def carve(block: np.ndarray, shapes: list[tuple[tuple[int, ...], type]]) -> list[np.ndarray]:
+    """Arrays of these shapes and dtypes laid out in ``block``, each on a 64-byte boundary;
+    with ``block`` None, the bytes they need."""
+    views, at = [], 0
+    for shape, dtype in shapes:
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if block is not None:
+            views.append(block[at:at + size].view(dtype).reshape(shape))
+        at += (size + 63) & ~63
+    return views if block is not None else at
 
 
 def keccak256() -> Hasher:
@@ -104,69 +158,155 @@ def matching_values(values: object, rows: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class TrieBatch:
-    """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP."""
+    """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP.
+
+    Every node has an item, where its digest (at row ``item_slot[item]`` of ``digests``) or,
+    for a node embedded in its parent, its RLP (``embedded``) is kept: a leaf the position
+    of its key in ``order``, any other node ``n`` the item ``len(order) + n``.
+    """
 
     def __init__(self, key_data, key_offsets, value_data, value_offsets, order, group_starts,
                  keep_nodes: bool = False) -> None:
-        (self.kind, depth, self.key_row, self.path_start, self.path_stop, self.value_row,
-         self.first_child, self.child_mask, self.root_nodes) = _kernels.trie_shapes(
-            key_data, key_offsets, order, group_starts
-        )
         self.key_data, self.key_offsets = key_data, key_offsets
-        count = self.kind.shape[0]
-        is_root = np.zeros(count, dtype=np.bool_)
+        self.value_data, self.value_offsets = value_data, value_offsets
+        self.order, self.group_starts = order, group_starts
+        count = order.shape[0]
+        # Room for the leaves and for as many nodes as trie_shapes may make (a leaf, a branch
+        # or an extension per key at most), though only the hashed items (digests) or the
+        # embedded ones (embedded) are written.
+        items, capacity = 4 * count + 1, 3 * count + 1
+        layout = [
+            ((items,), np.int64), ((items, 32), np.uint8), ((32 * items,), np.uint8),
+            ((items,), np.int64), ((capacity,), np.int8), ((capacity,), np.int64),
+            ((capacity,), np.int64), ((capacity,), np.int32), ((capacity,), np.int64),
+            ((capacity,), np.int64), ((max(count, 1),), np.int64),
+        ]
+        self.block = take_scratch(carve(None, layout))
+        (self.item_slot, self.digests, self.embedded, self.embedded_length, self.kind,
+         self.path_start, self.first_child, self.child_mask, self.key_row, self.node_hi,
+         self.shared) = carve(self.block, layout)
+        self.keep_nodes = keep_nodes
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        threads = _parallel.available_cores()
+        self.spare: list[np.ndarray] = []
+        keccak = keccak256()
+        one_thread = hasher("keccak_256", threads=1)
+        # The leaves are encoded and hashed while the other nodes are worked out: the shapes
+        # are one task, the leaves the others, taken by whichever thread is free.
+        tasks = [("shapes", 0, 0)] + [
+            ("leaves", first, stop) for first, stop in self.parts(0, count, threads)
+        ]
+        _parallel.run_parallel(
+            self.run_task, tasks, one_thread if threads > 1 else keccak, workers=threads
+        )
+        levels = self.levels
+        for level in range(levels.shape[0] - 2, -1, -1):
+            spans = self.parts(int(levels[level]), int(levels[level + 1]), threads)
+            if len(spans) == 1:
+                self.encode_range(_kernels.encode_level, *spans[0], keccak)
+                continue
+            # Each thread encodes and hashes its own nodes, where one thread encoding for all
+            # the threads hashing would leave the others idle a third of the time.
+            _parallel.run_parallel(
+                self.run_task, [("nodes", first, stop) for first, stop in spans], one_thread,
+                workers=threads,
+            )
         present = self.root_nodes >= 0
-        is_root[self.root_nodes[present]] = True
-        reference = np.empty((count, _kernels.HASH_REFERENCE), dtype=np.uint8)
-        reference_length = np.zeros(count, dtype=np.int64)
         self.roots = np.empty((group_starts.shape[0] - 1, 32), dtype=np.uint8)
         self.roots[:] = np.frombuffer(EMPTY_ROOT, dtype=np.uint8)
-        self.hashed = np.zeros(count, dtype=np.bool_)
-        self.node_buffers: list[np.ndarray] = []
-        self.node_start = np.zeros(count, dtype=np.int64) if keep_nodes else None
-        self.node_stop = np.zeros(count, dtype=np.int64) if keep_nodes else None
-        self.node_buffer = np.zeros(count, dtype=np.int64) if keep_nodes else None
-        keccak = keccak256()
-        root_nodes = self.root_nodes[present]
-        group_of_root = np.flatnonzero(present)
-        by_depth = np.argsort(depth, kind="stable")
-        level_sizes = np.bincount(depth, minlength=1) if count else np.zeros(0, dtype=np.int64)
-        level_stops = np.cumsum(level_sizes)
-        scratch = np.empty(0, dtype=np.uint8)
-        for level in range(level_sizes.shape[0] - 1, -1, -1):
-            nodes = by_depth[level_stops[level] - level_sizes[level]:level_stops[level]]
-            payloads, sizes = _kernels.level_sizes(
-                nodes, is_root, self.kind, self.path_start, self.path_stop, self.value_row,
-                self.first_child, self.child_mask, value_data, value_offsets, reference_length,
+        self.roots[present] = self.digests[self.item_slot[self.items(self.root_nodes[present])]]
+
+    def release(self) -> None:
+        """Give the work memory back for later calls; nothing of the batch but its roots may
+        be read after."""
+        for block in [self.block, *self.spare]:
+            keep_scratch(block)
+        self.block = None
+        self.spare = []
+
+    @staticmethod
+    def parts(first: int, stop: int, threads: int) -> list[tuple[int, int]]:
+        count = min(PARTS_PER_THREAD * threads, (stop - first) // MIN_PART_NODES)
+        if threads == 1 or count <= 1:
+            return [(first, stop)]
+        bounds = np.linspace(first, stop, count + 1).astype(np.int64).tolist()
+        return list(pairwise(bounds))
+
+    def run_task(self, task: tuple[str, int, int], keccak: Hasher) -> None:
+        what, first, stop = task
+        if what == "shapes":
+            nodes, self.root_nodes, self.levels = _kernels.trie_shapes(
+                self.key_data, self.key_offsets, self.order, self.group_starts, self.kind,
+                self.path_start, self.first_child, self.child_mask, self.key_row,
+                self.node_hi, self.shared,
             )
-            # A level goes through in pieces of about CHUNK_BYTES, written into one reused
-            # buffer: a fresh buffer per level costs a page fault per 4 KiB written, which
-            # was measured to take longer than encoding and hashing the nodes.
-            ends = np.cumsum(sizes)
-            cuts = np.searchsorted(ends, np.arange(CHUNK_BYTES, int(ends[-1]), CHUNK_BYTES))
-            bounds = [0, *np.unique(cuts + 1).tolist(), nodes.shape[0]]
-            for first, stop in pairwise(bounds):
-                if first >= stop:
-                    continue
-                needed = int(ends[stop - 1] - (ends[first - 1] if first else 0))
-                if keep_nodes or scratch.shape[0] < needed:
-                    scratch = np.empty(max(needed, 1), dtype=np.uint8)
-                offsets, hashed_nodes = _kernels.encode_nodes(
-                    nodes[first:stop], payloads[first:stop], sizes[first:stop], scratch,
-                    self.kind, self.key_row, self.path_start, self.path_stop, self.value_row,
-                    self.first_child, self.child_mask, key_data, key_offsets, value_data,
-                    value_offsets, reference, reference_length,
-                )
-                digests = keccak.hash_flat(scratch, offsets)
-                _kernels.set_hash_references(hashed_nodes, digests, reference, reference_length)
-                self.hashed[hashed_nodes] = True
-                if level == 0:  # every node of depth 0 is a root, and roots are hashed
-                    self.roots[group_of_root[np.searchsorted(root_nodes, hashed_nodes)]] = digests
-                if keep_nodes:
-                    self.node_buffer[hashed_nodes] = len(self.node_buffers)
-                    self.node_start[hashed_nodes] = offsets[:-1]
-                    self.node_stop[hashed_nodes] = offsets[1:]
-                    self.node_buffers.append(scratch)
+            for name in ("kind", "path_start", "first_child", "child_mask", "key_row"):
+                setattr(self, name, getattr(self, name)[:nodes])
+            self.root_count = int((self.root_nodes >= 0).sum())
+        elif what == "leaves":
+            self.encode_range(_kernels.encode_leaves, first, stop, keccak)
+        else:
+            self.encode_range(_kernels.encode_level, first, stop, keccak)
+
+    def encode_range(self, kernel, first: int, stop: int, keccak: Hasher) -> None:
+        """Encode and hash the leaves (``encode_leaves``) or the other nodes
+        (``encode_level``) among ``first:stop``, a buffer at a time."""
+        if kernel is _kernels.encode_leaves:
+            shape = (self.group_starts, self.key_data, self.key_offsets)
+        else:
+            shape = (self.root_count, self.kind, self.key_row, self.path_start,
+                     self.first_child, self.child_mask, self.key_data, self.key_offsets)
+        # Buffers go back to a pool shared by every level and thread: memory written for
+        # the first time costs a page fault per 4 KiB, which was measured to take longer
+        # than encoding and hashing the nodes written there.
+        buffer = self.spare.pop() if self.spare else take_scratch(CHUNK_BYTES)
+        while first < stop:
+            reached, needed, offsets, items = kernel(
+                first, stop, *shape, self.order, self.value_data, self.value_offsets,
+                self.item_slot, self.digests, self.embedded, self.embedded_length, buffer,
+            )
+            hashed = items.shape[0]
+            if hashed:
+                slot = int(self.item_slot[items[0]])
+                keccak.hash_flat(buffer, offsets, out=self.digests[slot:slot + hashed])
+                if self.keep_nodes:
+                    self.chunks.append((buffer, offsets, items))
+                    buffer = np.empty(buffer.shape[0], dtype=np.uint8)
+            if needed:  # a node larger than the whole buffer: it gets one of its size
+                self.spare.append(buffer)
+                buffer = np.empty(needed, dtype=np.uint8)
+            first = int(reached)
+        self.spare.append(buffer)
+
+    def items(self, nodes: np.ndarray) -> np.ndarray:
+        """The item of each node: a leaf's key position, another node's ``len(order) + n``."""
+        return np.where(
+            self.kind[nodes] == _kernels.LEAF, self.key_row[nodes], self.order.shape[0] + nodes
+        )
+
+    def node_rlp(self, nodes: np.ndarray) -> dict[int, bytes]:
+        """The RLP of some hashed nodes, by node (for the proofs)."""
+        size = self.item_slot.shape[0]
+        chunk_of = np.full(size, -1, dtype=np.int64)
+        start_of = np.zeros(size, dtype=np.int64)
+        stop_of = np.zeros(size, dtype=np.int64)
+        for c, (_, offsets, items) in enumerate(self.chunks):
+            chunk_of[items] = c
+            start_of[items] = offsets[:-1]
+            stop_of[items] = offsets[1:]
+        items = self.items(nodes)
+        chunks = chunk_of[items]
+        blobs = {
+            c: self.chunks[c][0][:int(self.chunks[c][1][-1])].tobytes()
+            for c in np.unique(chunks).tolist()
+        }
+        return {
+            node: blobs[chunk][start:stop]
+            for node, chunk, start, stop in zip(
+                nodes.tolist(), chunks.tolist(), start_of[items].tolist(),
+                stop_of[items].tolist(),
+            )
+        }
 
 
 def sorted_rows(key_data, key_offsets, group_starts, value_offsets, argument="keys"):
@@ -174,35 +314,47 @@ def sorted_rows(key_data, key_offsets, group_starts, value_offsets, argument="ke
     group bounds; ValueError naming two rows with equal keys."""
     rows = key_offsets.shape[0] - 1
     groups = group_starts.shape[0] - 1
-    group_of_row = np.repeat(np.arange(groups, dtype=np.int64), np.diff(group_starts))
     prefixes = _kernels.key_prefixes(key_data, key_offsets)
-    order = np.lexsort((prefixes, group_of_row)) if rows else np.zeros(0, dtype=np.int64)
-    duplicate = _kernels.finish_key_order(key_data, key_offsets, group_of_row, prefixes, order)
+    if groups == 1:
+        # Ties on the prefix are put in key order below, so this sort need not be stable;
+        # numpy's unstable sort was measured 5 times faster than lexsort here.
+        order = np.argsort(prefixes)
+    elif rows:
+        group_of_row = np.repeat(np.arange(groups, dtype=np.int64), np.diff(group_starts))
+        order = np.lexsort((prefixes, group_of_row))
+    else:
+        order = np.zeros(0, dtype=np.int64)
+    # Sorted by (trie, prefix), the rows of trie g are at positions group_starts[g]: on.
+    duplicate = _kernels.finish_key_order(key_data, key_offsets, group_starts, prefixes, order)
     if duplicate >= 0:
         a, b = sorted((int(order[duplicate]), int(order[duplicate + 1])))
-        where = f" of trie {int(group_of_row[a])}" if groups > 1 else ""
+        trie = int(np.searchsorted(group_starts, duplicate, side="right")) - 1
+        where = f" of trie {trie}" if groups > 1 else ""
         raise ValueError(
             f"{argument} rows {a} and {b}{where} are equal: keys must be unique (set each "
             "key once, an empty value to leave it out)"
         )
-    return drop_absent(order, group_of_row, value_offsets, groups)
+    return drop_absent(order, value_offsets, group_starts)
 
 
-def drop_absent(order, group_of_row, value_offsets, groups):
-    present = np.diff(value_offsets)[order] > 0
-    if not present.all():
-        order = order[present]
-    counts = np.bincount(group_of_row[order], minlength=groups) if order.size else np.zeros(
-        groups, dtype=np.int64
-    )
-    group_starts = np.zeros(groups + 1, dtype=np.int64)
-    np.cumsum(counts, out=group_starts[1:])
-    return order.astype(np.int64, copy=False), group_starts
+def drop_absent(order, value_offsets, group_starts):
+    """``order`` without the rows whose value is empty, and the bounds of each trie in it
+    (trie g at positions ``group_starts[g]:group_starts[g + 1]`` of ``order``)."""
+    order = order.astype(np.int64, copy=False)
+    lengths = np.diff(value_offsets)
+    if lengths.shape[0] == 0 or lengths.min() > 0:
+        return order, group_starts
+    present = lengths[order] > 0
+    kept = np.zeros(order.shape[0] + 1, dtype=np.int64)
+    np.cumsum(present, out=kept[1:])
+    return order[present], kept[group_starts]
 
 
 def roots_of(key_data, key_offsets, value_data, value_offsets, group_starts) -> np.ndarray:
     order, present_starts = sorted_rows(key_data, key_offsets, group_starts, value_offsets)
-    return TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts).roots
+    batch = TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts)
+    batch.release()
+    return batch.roots
 
 
 def trie_roots(keys: object, values: object, offsets: object, *, secure: bool = False) -> np.ndarray:
@@ -297,10 +449,10 @@ def ordered_trie_roots(values: object, offsets: object) -> np.ndarray:
     rows = value_offsets.shape[0] - 1
     group_starts = check_group_offsets(offsets, rows)
     key_data, key_offsets, order = _kernels.ordered_keys(group_starts)
-    groups = group_starts.shape[0] - 1
-    group_of_row = np.repeat(np.arange(groups, dtype=np.int64), np.diff(group_starts))
-    order, present_starts = drop_absent(order, group_of_row, value_offsets, groups)
-    return TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts).roots
+    order, present_starts = drop_absent(order, value_offsets, group_starts)
+    batch = TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts)
+    batch.release()
+    return batch.roots
 
 
 def ordered_trie_root(values: object) -> bytes:
@@ -372,14 +524,10 @@ def trie_proofs(
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
         root, query_data, query_offsets, batch.kind, batch.key_row, batch.path_start,
-        batch.path_stop, batch.first_child, batch.child_mask, key_data, key_offsets,
-        batch.hashed,
+        batch.first_child, batch.child_mask, batch.key_data, batch.key_offsets, batch.order,
+        batch.item_slot,
     )
-    blobs = [buffer.tobytes() for buffer in batch.node_buffers]
-    encoded = {}
-    for node in np.unique(nodes).tolist():
-        blob = blobs[batch.node_buffer[node]]
-        encoded[node] = blob[batch.node_start[node]:batch.node_stop[node]]
+    encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
     bounds = starts.tolist()
     return [
@@ -463,16 +611,18 @@ def verify_trie_proofs(
         raise ValueError(
             f"proofs has {len(proofs)} proofs but query_keys has {queries}: one proof per key"
         )
-    sizes = []
-    for q, proof in enumerate(proofs):
-        if isinstance(proof, (str, bytes, bytearray, memoryview)) or not hasattr(
-            proof, "__len__"
-        ):
-            raise TypeError(
-                f"proofs[{q}] must be a sequence of RLP-encoded nodes (bytes), got "
-                f"{type(proof).__name__}"
-            )
-        sizes.append(len(proof))
+    # The usual case, lists (or tuples) of nodes, is recognised in one pass over the types;
+    # anything else is looked at proof by proof, to name the first that is not a sequence.
+    if not set(map(type, proofs)) <= {list, tuple}:
+        for q, proof in enumerate(proofs):
+            if isinstance(proof, (str, bytes, bytearray, memoryview)) or not hasattr(
+                proof, "__len__"
+            ):
+                raise TypeError(
+                    f"proofs[{q}] must be a sequence of RLP-encoded nodes (bytes), got "
+                    f"{type(proof).__name__}"
+                )
+    sizes = list(map(len, proofs))
     proof_starts = np.zeros(queries + 1, dtype=np.int64)
     np.cumsum(np.asarray(sizes, dtype=np.int64), out=proof_starts[1:])
     nodes = list(chain.from_iterable(proofs))
@@ -492,8 +642,8 @@ def verify_trie_proofs(
         q = int(failed[0])
         reason = PROOF_ERRORS[int(status[q])].format(node=int(bad_node[q]))
         raise ValueError(f"proofs[{q}] {reason}")
-    starts = value_start.tolist()
-    stops = value_stop.tolist()
+    view = memoryview(data)  # slices of a memoryview were measured faster than of the array
     return [
-        None if start < 0 else data[start:stop].tobytes() for start, stop in zip(starts, stops)
+        None if start < 0 else view[start:stop].tobytes()
+        for start, stop in zip(value_start.tolist(), value_stop.tolist())
     ]
