@@ -35,6 +35,7 @@ from pathlib import Path
 
 from batchkeccak.oneshot import backend_family
 from batchkeccak.parameters import Algorithm
+from batchkeccak.permutation.constants import MIN_TILE_LANES
 
 CROSSOVER_FILE = Path(__file__).with_name("crossover.json")
 
@@ -65,11 +66,33 @@ _spent_us = 0.0
 what the kernels would have spent on the same work."""
 
 
-def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int) -> bool:
+def _extra_us(measured: dict, family: str, count: int, threads: int,
+              backend_threads: int) -> tuple[float, float]:
+    """What the backend spends beyond what the kernels, once loaded, would spend: in all for
+    ``count`` messages, and per byte (microseconds; neither below zero).
+
+    The kernels' cost per byte depends on how many states share a tile: each thread takes a
+    share of the messages, and a thread left with fewer than ``MIN_TILE_LANES`` of them
+    runs them one state at a time, at about the backend's own speed (a few large files).
+    """
+    backend, kernels = (measured["inputs"][family][side] for side in ("backend_us", "kernels_us"))
+    threads = max(1, min(threads, count))
+    if count // threads >= MIN_TILE_LANES:
+        kernel_byte = kernels["byte"]
+    else:
+        kernel_byte = kernels["one_state_byte"] / threads
+    backend_byte = backend["byte"] / max(1, min(backend_threads, count))
+    return (max(0.0, count * (backend["message"] - kernels["message"])),
+            max(0.0, backend_byte - kernel_byte))
+
+
+def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int,
+                threads: int = 1, backend_threads: int = 1) -> bool:
     """Whether ``count`` messages of ``total_bytes`` in all go to the one-shot backend.
 
     Only for a plain function from the all-zero state (the caller checks that): a mode's
-    start state is the kernels' business.
+    start state is the kernels' business. ``threads`` is what the kernels would run on,
+    ``backend_threads`` what the backend runs on (files are read and hashed on several).
     """
     global _spent_us
     family = backend_family(spec, domain)
@@ -81,18 +104,16 @@ def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int) -> b
     if kernels_loaded():
         limit = measured["limits"][family]["warm"]
         return count <= limit["messages"] and total_bytes <= limit["bytes"]
-    # What the backend costs more than the kernels would, once loaded.
-    backend, kernels = (measured["inputs"][family][side] for side in ("backend_us", "kernels_us"))
-    estimate = max(0.0, count * (backend["message"] - kernels["message"])) + max(
-        0.0, total_bytes * (backend["byte"] - kernels["byte"])
-    )
+    per_messages, per_byte = _extra_us(measured, family, count, threads, backend_threads)
+    estimate = per_messages + total_bytes * per_byte
     if _spent_us + estimate > measured["inputs"]["kernel_load_seconds"] * 1e6:
         return False
     _spent_us += estimate
     return True
 
 
-def oneshot_bytes(spec: Algorithm, domain: int, count: int) -> int:
+def oneshot_bytes(spec: Algorithm, domain: int, count: int, threads: int = 1,
+                  backend_threads: int = 1) -> int:
     """The most bytes ``count`` messages may hold in all and still go to the one-shot backend
     (what :func:`use_oneshot` would allow, without taking it): -1 when none may.
 
@@ -109,13 +130,11 @@ def oneshot_bytes(spec: Algorithm, domain: int, count: int) -> int:
     if kernels_loaded():
         limit = measured["limits"][family]["warm"]
         return limit["bytes"] if count <= limit["messages"] else -1
-    backend, kernels = (measured["inputs"][family][side] for side in ("backend_us", "kernels_us"))
-    left = (measured["inputs"]["kernel_load_seconds"] * 1e6 - _spent_us
-            - max(0.0, count * (backend["message"] - kernels["message"])))
+    per_messages, per_byte = _extra_us(measured, family, count, threads, backend_threads)
+    left = measured["inputs"]["kernel_load_seconds"] * 1e6 - _spent_us - per_messages
     if left < 0:
         return -1
-    gain = backend["byte"] - kernels["byte"]
-    return sys.maxsize if gain <= 0 else int(left / gain)
+    return sys.maxsize if per_byte <= 0 else int(left / per_byte)
 
 
 @contextlib.contextmanager

@@ -169,11 +169,12 @@ def hash_files(
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
     total = total_file_bytes(names) if resolved.oneshot_backend and not kernels_loaded() else -1
-    if total >= 0 and use_oneshot(resolved.algorithm, resolved.domain, len(names), total):
-        # Reading and hashing a small file holds the GIL (hashlib lets go of it only for
-        # updates over 2 KiB): threads help only where the files are large.
-        threads = resolved.threads if total >= ONESHOT_THREAD_BYTES * len(names) else 1
-        _hash_files_oneshot(names, resolved.with_threads(threads), out, failures)
+    # Reading and hashing a small file holds the GIL (hashlib lets go of it only for updates
+    # over 2 KiB): the backend's threads help only where the files are large.
+    backend_threads = resolved.threads if total >= ONESHOT_THREAD_BYTES * len(names) else 1
+    if total >= 0 and use_oneshot(resolved.algorithm, resolved.domain, len(names), total,
+                                  resolved.threads, backend_threads):
+        _hash_files_oneshot(names, resolved.with_threads(backend_threads), out, failures)
         if errors == "raise":
             if failures:
                 raise failures[min(failures)]

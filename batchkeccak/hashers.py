@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.dispatch import kernels_loaded, use_oneshot
+from batchkeccak.dispatch import kernels_loaded, oneshot_bytes, use_oneshot
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
 from batchkeccak.parameters import Algorithm, get_algorithm
@@ -78,12 +78,13 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
     # so no per-message array is made for the whole batch up front. The queue is read-only,
     # as hash_one's is: one compiled specialization serves both.
-    from batchkeccak.sponge import hash_queue
+    from batchkeccak.sponge import run_jobs
 
     start, stop = span
-    hash_queue(
-        data, offsets[start : stop + 1], readonly(np.arange(stop - start, dtype=np.int64)),
-        _initial_rows(initial, start, stop), rate, suffix, first_round, out[start:stop],
+    run_jobs(
+        data, offsets[start : stop + 1], None, readonly(np.arange(stop - start, dtype=np.int64)),
+        None, _initial_rows(initial, start, stop), None, rate, suffix, first_round,
+        out[start:stop],
     )
 
 
@@ -231,7 +232,7 @@ class Hasher:
             return out
         spec = self.algorithm
         if self.oneshot_backend and use_oneshot(
-            spec, self.domain, count, int(offsets[-1]) - int(offsets[0])
+            spec, self.domain, count, int(offsets[-1]) - int(offsets[0]), self.threads
         ):
             return self._oneshot_flat(data, offsets, out)
         initial = readonly(self.initial_state)
@@ -297,7 +298,8 @@ class Hasher:
         count = offsets.shape[0] - 1
         total_bytes = int(offsets[-1]) - int(offsets[0])
         if self.oneshot_backend and (
-            not kernels_loaded() or use_oneshot(self.algorithm, self.domain, count, total_bytes)
+            not kernels_loaded()
+            or use_oneshot(self.algorithm, self.domain, count, total_bytes, self.threads)
         ):
             return False
         if self.threads > 1 and self._threads_for(count, total_bytes) > 1:
@@ -354,14 +356,14 @@ class Hasher:
         path. ``(N, output_length)`` uint8."""
         if not self.oneshot_backend or self.batch_size is not None:
             return None
-        if not use_oneshot(self.algorithm, self.domain, len(messages), 0):
+        if oneshot_bytes(self.algorithm, self.domain, len(messages), self.threads) < 0:
             return None  # too many messages, whatever their sizes
         total = 0
         for message in messages:
             if type(message) is not bytes:
                 return None
             total += len(message)
-        if not use_oneshot(self.algorithm, self.domain, len(messages), total):
+        if not use_oneshot(self.algorithm, self.domain, len(messages), total, self.threads):
             return None
         out = np.empty((len(messages), self.output_length), dtype=np.uint8)
         return self._oneshot_rows(messages, out) if self.output_length else out
@@ -425,11 +427,12 @@ class Hasher:
                 return oneshot_digest(  # type: ignore[return-value]
                     spec, self.domain, memoryview(data), self.output_length
                 )
-            from batchkeccak.sponge import hash_queue
+            from batchkeccak.sponge import run_jobs
 
-            hash_queue(
-                data, offsets, _SINGLE_QUEUE, readonly(self.initial_state), spec.rate,
-                self.domain, spec.first_round, out,
+            run_jobs(
+                data, offsets, None, _SINGLE_QUEUE, None,
+                readonly(self.initial_state), None, spec.rate, self.domain,
+                spec.first_round, out,
             )
         return out.tobytes()
 

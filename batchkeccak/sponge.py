@@ -1,17 +1,21 @@
-"""The sponge over many messages: absorb from a flat buffer, pad, permute tiles, squeeze.
+"""The sponge over many messages: absorb, pad, permute tiles, squeeze.
 
-Messages arrive as the Arrow layout: one flat ``uint8`` buffer and ``N + 1`` int64 offsets,
-message ``i`` being ``data[offsets[i]:offsets[i+1]]``. The kernel walks a queue of message
-indices (``order``) and keeps every lane of a tile busy: when a lane's message has produced
-its output, the lane takes the next message from the queue. When the queue is empty and fewer
-than ``MIN_TILE_LANES`` lanes are still working, those states leave the tile and finish on the
-single-state permutation, where a lone long message costs one state's work instead of W.
+``run_jobs`` is the one lane scheduler. A *job* is an item of bytes (``data[starts[m]:
+ends[m]]``) absorbed into a state that starts as ``initial[m]`` (or the batch's one
+``initial[0]``), and either padded and squeezed into ``out[m]`` (``hash_many``: one message
+per job, the Arrow layout read in place) or kept, whole blocks only, as ``states_out[m]``
+(the stored-state sponge of the streams, the files and the tree modes; such a job may go on
+through a chain of items, ``follow``). Every lane of a tile stays busy: when a lane's job is
+done it takes the next one from the queue (``order``). When the queue is empty and fewer
+than ``MIN_TILE_LANES`` lanes are still working, those states leave the tile and finish on
+the single-state permutation, where a lone long message costs one state's work instead of W.
+The bytes move between buffers and tile lanes through ``batchkeccak.permutation.lanes``.
 
-Every message starts from an *initial state*: ``initial`` is a read-only ``(1, 25)`` uint64
-array shared by the whole batch (all zeros for the plain FIPS 202 functions) or ``(N, 25)``,
-one state per message. Keyed and customized modes (SP 800-185, HMAC, KangarooTwelve) absorb
-their prefix once into such a state (``absorb_prefix``, ``absorb_prefixes``) instead of
-copying it in front of every message; the domain byte ``suffix`` is a runtime argument too.
+Keyed and customized modes (SP 800-185, HMAC, KangarooTwelve) absorb their prefix once into
+an initial state (``absorb_prefixes``) instead of copying it in front of every message; the
+domain byte ``suffix`` is a runtime argument too. ``hash_uniform`` is the fast path of equal
+single-block messages (whole tiles, no queue) and ``hash_offsets`` the one call that picks
+between them for an engine's batch.
 
 Nothing here validates its arguments beyond what keeps memory reads in bounds:
 ``batchkeccak.api`` does that once per call.
@@ -22,266 +26,32 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
 from batchkeccak.permutation import (
     LANE_COUNT,
+    MIN_TILE_LANES,
     TILE_WIDTH,
     state_absorb,
     tile_permute,
 )
-from batchkeccak.permutation._words import load_le64, store_le64
+from batchkeccak.permutation._words import load_le64
+from batchkeccak.permutation.lanes import (
+    SKIP_LANE,
+    absorb_whole_blocks_4,
+    get_words_4x4,
+    load_state,
+    prefetch_block,
+    set_words_4x4,
+    squeeze_block,
+    store_state,
+)
 
 if sys.byteorder != "little":  # pragma: no cover - numba targets little-endian CPUs only
     raise ImportError("batchkeccak's kernels read message words in little-endian order")
 
-MIN_TILE_LANES = TILE_WIDTH // 2
-"""Below this many busy lanes the single-state permutation is cheaper (measured: one tile
-state costs about 0.45x a scalar permutation with TILE_WIDTH = 32 on AVX2)."""
-
 PAD_LAST_BIT = np.uint64(0x8000000000000000)
-_BYTE = np.uint64(0xFF)
 
-
-def _prefetch_address(builder, address):
-    # read access, keep in all cache levels, data cache
-    byte_pointer = ir.IntType(8).as_pointer()
-    i32 = ir.IntType(32)
-    prefetch = cgutils.get_or_insert_function(
-        builder.module,
-        ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
-        "llvm.prefetch.p0",
-    )
-    builder.call(prefetch, [builder.bitcast(address, byte_pointer), i32(0), i32(3), i32(1)])
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Hint the CPU to fetch the cache line holding ``array[index]`` (no fault, no effect).
-
-    32 lanes read 32 separate places of the buffer, more streams than the hardware
-    prefetchers follow: fetching each lane's next block a step ahead measured 1.1-1.5x
-    faster on long messages.
-    """
-    sig = types.void(array, index)
-
-    def codegen(context, builder, signature, args):
-        view = context.make_array(signature.args[0])(context, builder, args[0])
-        _prefetch_address(builder, builder.gep(view.data, [args[1]]))
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-_WORD = ir.IntType(64)
-_WORD_VECTOR = ir.VectorType(_WORD, 4)
-
-
-def _transpose_4x4(builder, rows):
-    """Four <4 x i64> rows in, their transpose out (eight shuffles: ``vpunpck*qdq`` and
-    ``vperm2i128`` on AVX2). The transpose is its own inverse."""
-
-    def shuffle(a, b, mask):
-        return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 4), mask))
-
-    even01 = shuffle(rows[0], rows[1], [0, 4, 2, 6])
-    odd01 = shuffle(rows[0], rows[1], [1, 5, 3, 7])
-    even23 = shuffle(rows[2], rows[3], [0, 4, 2, 6])
-    odd23 = shuffle(rows[2], rows[3], [1, 5, 3, 7])
-    return [
-        shuffle(even01, even23, [0, 1, 4, 5]),
-        shuffle(odd01, odd23, [0, 1, 4, 5]),
-        shuffle(even01, even23, [2, 3, 6, 7]),
-        shuffle(odd01, odd23, [2, 3, 6, 7]),
-    ]
-
-
-def _vector_address(context, builder, array_type, array, index, index_type):
-    view = context.make_array(array_type)(context, builder, array)
-    position = context.cast(builder, index, index_type, types.int64)
-    return builder.bitcast(builder.gep(view.data, [position]), _WORD_VECTOR.as_pointer())
-
-
-def _tile_rows(context, builder, signature, args):
-    """Addresses of tile words ``tile_index + r * width``, r < 4 (args 0, 1, 2)."""
-    tile_type, index_type, width_type = signature.args[:3]
-    index = context.cast(builder, args[1], index_type, types.int64)
-    stride = context.cast(builder, args[2], width_type, types.int64)
-    addresses = []
-    for _ in range(4):
-        addresses.append(_vector_address(context, builder, tile_type, args[0], index, types.int64))
-        index = builder.add(index, stride)
-    return addresses
-
-
-def _xor_rows(builder, tile_words, tile_index, rows):
-    """XOR the transpose of four <4 x i64> ``rows`` into tile words ``tile_index + r * W``."""
-    for r, column in enumerate(_transpose_4x4(builder, rows)):
-        position = builder.add(tile_index, _WORD(r * TILE_WIDTH))
-        address = builder.bitcast(builder.gep(tile_words, [position]), _WORD_VECTOR.as_pointer())
-        builder.store(builder.xor(builder.load(address, align=8), column), address, align=8)
-
-
-@intrinsic
-def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, rate):
-    """XOR one whole block from ``data[p_j:p_j + rate]`` into each lane ``lane + j`` (j < 4)
-    and prefetch the block after it; a lane whose ``p_j`` is negative is left as it was.
-
-    Four lanes by four words at a time: four unaligned vector loads (a skipped lane reads
-    the 32 zero bytes of ``zeros``) and an in-register transpose instead of 16 scalar loads
-    and 16 scalar read-modify-writes of the tile. The words after the last group of four
-    are read by masked loads, so nothing past the block is read; the rows of the tile past
-    the rate get zeros XORed into them. Words are read in host order: numba's targets are
-    all little-endian, as the sponge's byte order requires (checked at import).
-
-    Emitted into the caller rather than compiled as a function: the steady state calls
-    this eight times a block, and a compiled function's calls each paid for atomic
-    reference counts of its three arrays (pruned by numba in some builds of the function,
-    not in others: a 5-8 % difference on long messages).
-    """
-    sig = types.void(tile, lane, data, zeros, p0, p1, p2, p3, rate)
-
-    def codegen(context, builder, signature, args):
-        tile_type, lane_type, data_type, zeros_type = signature.args[:4]
-        tile_words = context.make_array(tile_type)(context, builder, args[0]).data
-        data_bytes = context.make_array(data_type)(context, builder, args[2]).data
-        zeros_row = builder.bitcast(
-            context.make_array(zeros_type)(context, builder, args[3]).data,
-            _WORD_VECTOR.as_pointer(),
-        )
-        lane = context.cast(builder, args[1], lane_type, types.int64)
-        positions = [
-            context.cast(builder, value, kind, types.int64)
-            for value, kind in zip(args[4:8], signature.args[4:8])
-        ]
-        rate = context.cast(builder, args[8], signature.args[8], types.int64)
-        skipped = [builder.icmp_signed("<", position, _WORD(0)) for position in positions]
-        rate_words = builder.ashr(rate, _WORD(3))
-        grouped_words = builder.and_(rate_words, _WORD(~3))
-
-        def rows_at(word, load):
-            rows = []
-            for position, skip in zip(positions, skipped):
-                at = builder.add(position, builder.shl(word, _WORD(3)))
-                address = builder.bitcast(
-                    builder.gep(data_bytes, [at]), _WORD_VECTOR.as_pointer()
-                )
-                rows.append(load(builder.select(skip, zeros_row, address)))
-            return rows
-
-        def tile_index(word):
-            return builder.add(builder.mul(word, _WORD(TILE_WIDTH)), lane)
-
-        # Whole groups of four words: a loop over the groups.
-        entry = builder.block
-        test = builder.append_basic_block("absorb4.test")
-        body = builder.append_basic_block("absorb4.body")
-        after = builder.append_basic_block("absorb4.after")
-        builder.branch(test)
-        builder.position_at_end(test)
-        word = builder.phi(_WORD)
-        word.add_incoming(_WORD(0), entry)
-        builder.cbranch(builder.icmp_signed("<", word, grouped_words), body, after)
-        builder.position_at_end(body)
-        _xor_rows(
-            builder, tile_words, tile_index(word),
-            rows_at(word, lambda address: builder.load(address, align=1)),
-        )
-        word.add_incoming(builder.add(word, _WORD(4)), builder.block)
-        builder.branch(test)
-        builder.position_at_end(after)
-
-        # The words after the last group (one for SHA3-256, two for SHA3-224).
-        left = builder.sub(rate_words, grouped_words)
-        with builder.if_then(builder.icmp_signed(">", left, _WORD(0))):
-            mask_type = ir.VectorType(ir.IntType(1), 4)
-            masked_load = cgutils.get_or_insert_function(
-                builder.module,
-                ir.FunctionType(_WORD_VECTOR, [
-                    _WORD_VECTOR.as_pointer(), ir.IntType(32), mask_type, _WORD_VECTOR,
-                ]),
-                "llvm.masked.load.v4i64.p0",
-            )
-            spread = builder.insert_element(
-                ir.Constant(_WORD_VECTOR, ir.Undefined), left, ir.IntType(32)(0)
-            )
-            spread = builder.shuffle_vector(
-                spread, spread, ir.Constant(ir.VectorType(ir.IntType(32), 4), [0, 0, 0, 0])
-            )
-            mask = builder.icmp_signed("<", ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]), spread)
-            nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
-            _xor_rows(
-                builder, tile_words, tile_index(grouped_words),
-                rows_at(grouped_words, lambda address: builder.call(
-                    masked_load, [address, ir.IntType(32)(1), mask, nothing]
-                )),
-            )
-
-        # Each lane's next block: 32 lanes read 32 places, more streams than the hardware
-        # prefetchers follow. Past the end of a message a prefetch is a harmless no-op.
-        for position, skip in zip(positions, skipped):
-            with builder.if_then(builder.not_(skip)):
-                start = builder.add(position, rate)
-                for offset in (_WORD(0), _WORD(64), _WORD(128), builder.sub(rate, _WORD(1))):
-                    _prefetch_address(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _set_words_4x4(typingctx, tile, tile_index, width, data, pos0, pos1, pos2, pos3):
-    """``_xor_words_4x4`` that overwrites the tile words instead (no lane skipped)."""
-    sig = types.void(tile, tile_index, width, data, pos0, pos1, pos2, pos3)
-
-    def codegen(context, builder, signature, args):
-        rows = [
-            builder.load(
-                _vector_address(context, builder, signature.args[3], args[3], pos, pos_type),
-                align=1,
-            )
-            for pos, pos_type in zip(args[4:8], signature.args[4:8])
-        ]
-        for address, column in zip(
-            _tile_rows(context, builder, signature, args), _transpose_4x4(builder, rows)
-        ):
-            builder.store(column, address, align=8)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, pos3):
-    """The squeeze's mirror of ``_set_words_4x4``: tile words ``k..k+3`` of lanes ``j..j+3``
-    to ``out[pos_j:pos_j + 32]``, little-endian."""
-    sig = types.void(tile, tile_index, width, out, pos0, pos1, pos2, pos3)
-
-    def codegen(context, builder, signature, args):
-        columns = [
-            builder.load(address, align=8)
-            for address in _tile_rows(context, builder, signature, args)
-        ]
-        for row, pos, pos_type in zip(
-            _transpose_4x4(builder, columns), args[4:8], signature.args[4:8]
-        ):
-            address = _vector_address(context, builder, signature.args[3], args[3], pos, pos_type)
-            builder.store(row, address, align=1)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _prefetch_block(data, pos, rate):
-    prefetch(data, pos)
-    prefetch(data, pos + 64)
-    prefetch(data, pos + 128)
-    prefetch(data, pos + rate - 1)
 
 
 @njit(cache=True, nogil=True)
@@ -303,7 +73,7 @@ def _absorb_block(
     at = np.uint64(lane)
     stride = np.uint64(width)
     if remaining >= 2 * rate:
-        _prefetch_block(data, pos + rate, rate)
+        prefetch_block(data, pos + rate, rate)
     if fresh:
         for k in range(whole_words):
             lanes[at] = initial[initial_row, k] ^ load_le64(data, pos + 8 * k)
@@ -326,25 +96,6 @@ def _absorb_block(
     lanes[(rate_words - 1) * width + lane] ^= PAD_LAST_BIT
 
 
-SKIP_LANE = -(1 << 40)
-"""A lane position that ``absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
-
-
-@njit(cache=True, nogil=True, inline="always")
-def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
-    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
-    ``first_word`` on (the words before it are left to the caller)."""
-    whole_words = count >> 3
-    for k in range(first_word, whole_words):
-        store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
-    if count & 7:
-        word = lanes[whole_words * width + lane]
-        for b in range(count & 7):
-            flat_out[start + 8 * whole_words + b] = np.uint8(
-                (word >> np.uint64(8 * b)) & _BYTE
-            )
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _initial_row(initial, message):
     # One state for the batch (row 0) or one per message: a multiply instead of a branch.
@@ -363,45 +114,112 @@ def _check_initial(initial, count):
 
 
 @njit(cache=True, nogil=True)
-def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
-    """Hash messages ``order[0], order[1], ...`` into rows ``out[order[i]]``.
+def _item_end(starts, ends, m):
+    # Arrow's layout (``ends`` None: item m ends where item m + 1 starts), or separate ends.
+    if ends is None:
+        return starts[m + 1]
+    return ends[m]
 
-    Message ``m`` starts from state ``initial[0]`` (a ``(1, 25)`` array: one state for the
-    batch, zeros for the plain functions) or ``initial[m]`` (an ``(N, 25)`` array).
 
-    ``rate`` is in bytes (a multiple of 8), ``suffix`` the domain byte (0x06 SHA-3, 0x1F
-    SHAKE and TurboSHAKE, 0x01 Keccak), ``first_round`` 0 for Keccak-f[1600] or 12 for
-    Keccak-p[1600, 12]; the output length is ``out.shape[1]``. Any order works; messages
-    in buffer order keep the reads of neighbouring lanes close together in memory.
-    Every message is checked to lie inside ``data`` before anything is read.
+@njit(cache=True, nogil=True)
+def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, out):
+    """Refuse any queued job that would read outside ``data`` or write outside the rows.
+
+    The last line of defence before the kernel reads memory without bounds checks. Callers
+    validate first; this catches a caller mistake, or an array changed by another thread
+    after it was validated, at a cost of a few nanoseconds per item.
     """
-    # The last line of defence before the kernels read memory without bounds checks: every
-    # message must lie inside ``data``. Callers validate first; this catches a caller
-    # mistake, or an array changed by another thread after it was validated, at a cost of a
-    # few nanoseconds per message.
-    count = offsets.shape[0] - 1
-    _check_initial(initial, count)
+    count = starts.shape[0] - 1 if ends is None else starts.shape[0]
+    if ends is not None and ends.shape[0] != count:
+        raise ValueError("run_jobs: starts and ends must have one entry per item")
+    if initial.shape[1] != LANE_COUNT:
+        raise ValueError("run_jobs: initial states must be rows of 25 lanes")
+    rows = out.shape[0]
+    links = 0
+    if states_out is not None:
+        rows = states_out.shape[0]
+        if states_out.shape[1] != LANE_COUNT:
+            raise ValueError("run_jobs: kept states must be rows of 25 lanes")
+        links = follow.shape[0]
+        if links != 0 and links != count:
+            raise ValueError("run_jobs: follow must be empty or have one entry per item")
     for i in range(order.shape[0]):
         m = order[i]
-        if m < 0 or m >= count:
-            raise ValueError("hash_queue: a message index is outside offsets")
-        start = offsets[m]
-        if start < 0 or start > offsets[m + 1] or offsets[m + 1] > data.shape[0]:
-            raise ValueError("hash_queue: a message's offsets leave the data buffer")
-    if out.shape[0] < count:
-        raise ValueError("hash_queue: fewer output rows than messages")
+        if m < 0 or m >= count or m >= rows or (
+            initial.shape[0] != 1 and m >= initial.shape[0]
+        ):
+            raise ValueError("run_jobs: a queued job is outside the items, the rows or the "
+                             "initial states")
+        while True:
+            start = starts[m]
+            end = _item_end(starts, ends, m)
+            if start < 0 or start > end or end > data.shape[0]:
+                raise ValueError("run_jobs: an item's bytes leave the data buffer")
+            if states_out is None:
+                break
+            if end == start or (end - start) % rate != 0:
+                raise ValueError("run_jobs: an item of a kept state is not whole blocks")
+            if links == 0 or follow[m] < 0:
+                break
+            if follow[m] <= m or follow[m] >= count:
+                raise ValueError("run_jobs: a follow link does not point to a later item")
+            m = follow[m]
+
+
+@njit(cache=True, nogil=True)
+def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffix,
+             first_round, out):
+    """The lane scheduler: run the jobs ``order[0], order[1], ...`` through tiles.
+
+    Job ``m`` reads the bytes ``data[starts[m]:ends[m]]`` (an *item*; with ``ends`` None,
+    ``starts`` holds N + 1 offsets in Arrow's layout and item ``m`` ends at ``starts[m + 1]``)
+    from the state
+    ``initial[0]`` (a ``(1, 25)`` array: one state for all, zeros for the plain functions)
+    or ``initial[m]`` (one per row). It ends one of two ways:
+
+    - ``states_out`` and ``follow`` are None: the item is a whole message. It is padded with
+      the domain byte ``suffix`` and ``out.shape[1]`` bytes are squeezed into ``out[m]``.
+    - ``states_out`` is an array: the item is whole blocks. When they are absorbed, the state
+      moves on to item ``follow[m]`` (when ``follow`` has entries and that one is not -1;
+      links point forward), and after the last item of the chain it is stored in
+      ``states_out[m]``: the stored-state sponge (streams, files, tree modes). Then
+      ``initial`` may be a read-only view of ``states_out``, ``out`` has no rows, and no
+      row may be queued twice.
+
+    ``rate`` is in bytes (a multiple of 8), ``first_round`` 0 for Keccak-f[1600] or 12 for
+    Keccak-p[1600, 12]. Every lane of a tile stays busy: a lane whose job is done takes the
+    next job of the queue. When the queue is empty and fewer than ``MIN_TILE_LANES`` lanes are
+    still working, those states leave the tile and finish on the single-state permutation,
+    where a lone long message costs one state's work instead of W. Any order works; jobs in
+    buffer order keep the reads of neighbouring lanes close together in memory. Every item
+    is checked to lie inside ``data`` before anything is read.
+    """
+    _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, out)
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
+    # Whether a job's state is kept is known when the kernel is compiled (``states_out`` is
+    # None or an array): each kind of job has its own specialization, with no branch for the
+    # other. A kept state stops after its last whole block: that block is the job's "final"
+    # one, absorbed unpadded (its bytes fill the block), and nothing is squeezed after it.
+    final_shift = np.int64(0)
     squeeze_blocks = (out_len + rate - 1) // rate
+    chained = False
+    if states_out is not None:
+        final_shift = np.int64(1)
+        squeeze_blocks = 1
+        chained = follow.shape[0] > 0
     # Every array is a zeroed uint64 or int64 one: each other allocation function or dtype
     # is one more numpy overload to compile on first use.
     tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
     spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    # Per lane: its message (-1: idle), where the message starts and how long it is, the index
-    # of its final (padded) block, and the block the lane is at. The division happens once per
-    # message here, not twice per block in the loop below.
+    # Per lane: its job (-1: idle) and the item it reads, where the item starts and how long
+    # it is, the index of its final block, and the block the lane is at. The division
+    # happens once per item here, not twice per block in the loop below. An item that
+    # follows another in the same state starts at block 1 of a range one block earlier: the
+    # lane's block 0 (the fresh state) never comes again.
     lane_message = np.zeros(width, dtype=np.int64)
+    lane_item = np.zeros(width, dtype=np.int64)
     lane_start = np.zeros(width, dtype=np.int64)
     lane_length = np.zeros(width, dtype=np.int64)
     lane_final = np.zeros(width, dtype=np.int64)
@@ -414,9 +232,10 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
         if taken < queued:
             m = order[taken]
             lane_message[lane] = m
-            lane_start[lane] = offsets[m]
-            lane_length[lane] = offsets[m + 1] - offsets[m]
-            lane_final[lane] = lane_length[lane] // rate
+            lane_item[lane] = m
+            lane_start[lane] = starts[m]
+            lane_length[lane] = _item_end(starts, ends, m) - starts[m]
+            lane_final[lane] = lane_length[lane] // rate - final_shift
             taken += 1
             busy += 1
 
@@ -467,9 +286,9 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
                     for lane in range(group, group + 4):
                         if positions[lane] >= 0 and lane_block[lane] == 0:
                             # A first block: the lane starts from its initial state.
-                            row = _initial_row(initial, lane_message[lane])
-                            for k in range(LANE_COUNT):
-                                tile[k * width + lane] = initial[row, k]
+                            load_state(
+                                tile, lane, initial, _initial_row(initial, lane_message[lane])
+                            )
                     absorb_whole_blocks_4(
                         tile, group, data, zeros, positions[group], positions[group + 1],
                         positions[group + 2], positions[group + 3], rate,
@@ -496,32 +315,45 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
             p = lane_block[lane]
             q = p - lane_final[lane]
             if q >= 0:
-                squeeze_block(
-                    tile, lane, width, flat_out, m * out_len + q * rate,
-                    min(rate, out_len - q * rate),
-                )
+                if states_out is None:
+                    squeeze_block(
+                        tile, lane, width, flat_out, m * out_len + q * rate,
+                        min(rate, out_len - q * rate),
+                    )
+                else:
+                    item = follow[lane_item[lane]] if chained else -1
+                    if item >= 0:
+                        # The state goes on with its next item, in the same lane.
+                        lane_item[lane] = item
+                        lane_start[lane] = starts[item] - rate
+                        lane_length[lane] = _item_end(starts, ends, item) - starts[item] + rate
+                        lane_final[lane] = lane_length[lane] // rate - 1
+                        lane_block[lane] = 1
+                        continue
+                    store_state(tile, lane, states_out, m)
             if q + 1 < squeeze_blocks:
                 lane_block[lane] = p + 1
                 continue
-            # This lane's message is done: refill it from the queue or leave it idle. (Its
-            # state is overwritten by the next message's first block.)
+            # This lane's job is done: refill it from the queue or leave it idle. (Its
+            # state is overwritten by the next job's first block.)
             lane_block[lane] = 0
             if taken < queued:
                 m = order[taken]
                 lane_message[lane] = m
-                lane_start[lane] = offsets[m]
-                lane_length[lane] = offsets[m + 1] - offsets[m]
-                lane_final[lane] = lane_length[lane] // rate
+                lane_item[lane] = m
+                lane_start[lane] = starts[m]
+                lane_length[lane] = _item_end(starts, ends, m) - starts[m]
+                lane_final[lane] = lane_length[lane] // rate - final_shift
                 taken += 1
                 if taken < queued:
-                    _prefetch_block(data, offsets[order[taken]], rate)
+                    prefetch_block(data, starts[order[taken]], rate)
             else:
                 lane_message[lane] = -1
                 busy -= 1
 
     if busy == 0:
         return
-    # Fewer than MIN_TILE_LANES messages are left: each finishes on its own, its state in
+    # Fewer than MIN_TILE_LANES jobs are left: each finishes on its own, its state in
     # registers through its whole blocks (state_absorb). The one-state permutation is
     # state_absorb of nothing: one compiled single-state body for the whole sponge.
     state = np.zeros(LANE_COUNT, dtype=np.uint64)
@@ -538,6 +370,19 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
         row = _initial_row(initial, m)
         for k in range(LANE_COUNT):
             state[k] = initial[row, k] if next_block == 0 else tile[k * width + lane]
+        if states_out is not None:
+            # The rest of this item, then every item that follows it, all whole blocks.
+            state_absorb(state, data, start + next_block * rate, final + 1 - next_block,
+                         rate_words, first_round)
+            item = follow[lane_item[lane]] if chained else -1
+            while item >= 0:
+                state_absorb(state, data, starts[item],
+                             (_item_end(starts, ends, item) - starts[item]) // rate,
+                             rate_words, first_round)
+                item = follow[item]
+            for k in range(LANE_COUNT):
+                states_out[m, k] = state[k]
+            continue
         if next_block < final:
             state_absorb(
                 state, data, start + next_block * rate, final - next_block, rate_words,
@@ -555,6 +400,14 @@ def hash_queue(data, offsets, order, initial, rate, suffix, first_round, out):
             squeeze_block(
                 state, 0, 1, flat_out, m * out_len + q * rate, min(rate, out_len - q * rate),
             )
+
+
+NO_FOLLOW = np.zeros(0, dtype=np.int64)
+"""``follow`` for kept jobs of one item each (read-only, as every caller's arrays are: one
+compiled specialization of ``run_jobs`` serves them all)."""
+NO_FOLLOW.flags.writeable = False
+NO_DIGESTS = np.zeros((0, 0), dtype=np.uint8)
+"""``out`` for jobs whose states are kept."""
 
 
 @njit(cache=True, nogil=True)
@@ -595,7 +448,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
         last = min(width, count - first) - 1
         for k in range(0, grouped_words, 4):
             for j in range(0, width, 4):
-                _set_words_4x4(
+                set_words_4x4(
                     tile, k * width + j, width, data, base + min(j, last) * length + 8 * k,
                     base + min(j + 1, last) * length + 8 * k,
                     base + min(j + 2, last) * length + 8 * k,
@@ -634,7 +487,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
         for j in range(0, grouped_lanes, 4):
             at = (first + j) * out_len
             for k in range(0, grouped_out_words, 4):
-                _get_words_4x4(
+                get_words_4x4(
                     tile, k * width + j, width, flat_out, at + 8 * k, at + out_len + 8 * k,
                     at + 2 * out_len + 8 * k, at + 3 * out_len + 8 * k,
                 )
@@ -682,9 +535,9 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
             out[:tiles_end],
         )
     if tiles_end < count:
-        hash_queue(
-            data, own[tiles_end:], np.arange(count - tiles_end), initial, rate, suffix,
-            first_round, out[tiles_end:count],
+        run_jobs(
+            data, own[tiles_end:], None, np.arange(count - tiles_end), None, initial, None,
+            rate, suffix, first_round, out[tiles_end:count],
         )
 
 
@@ -696,7 +549,7 @@ def absorb_prefixes(initial, data, offsets, rate, first_round):
     Every prefix is a whole number of ``rate``-byte blocks and is not padded: this is the
     first half of a sponge, for constructions that fix the start of every message (a key, a
     customization string, a tree-node header) and then hash many messages from the state it
-    leaves (``initial`` of ``hash_queue``). Prefixes are checked to lie in ``data``.
+    leaves (``initial`` of ``run_jobs``). Prefixes are checked to lie in ``data``.
     """
     count = offsets.shape[0] - 1
     _check_initial(initial, count)

@@ -53,33 +53,45 @@ class StoredStates:
         job_blocks: np.ndarray, threads: int = 1,
     ) -> None:
         """Whole blocks of ``data`` into the states (one job per state at most)."""
-        from batchkeccak.sponge_states import absorb_jobs
-
         count = job_state.shape[0]
         if count == 0:
             return
-        total = int(job_blocks.sum())
+        # One item per state, indexed by the state (run_jobs' rows are its items).
+        starts = np.zeros(self.lanes.shape[0], dtype=np.int64)
+        ends = np.zeros(self.lanes.shape[0], dtype=np.int64)
+        starts[job_state] = job_start
+        ends[job_state] = job_start + job_blocks * self.rate
+        self.run(_readonly(data), starts, ends, job_state, None, job_blocks, threads)
+
+    def run(self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, heads: np.ndarray,
+            follow: np.ndarray | None, blocks: np.ndarray, threads: int) -> None:
+        """``batchkeccak.sponge.run_jobs`` on the states ``heads``, their items kept (the
+        states' whole blocks), spread over up to ``threads`` threads by ``blocks``, each
+        head's blocks in all."""
+        from batchkeccak.sponge import NO_DIGESTS, NO_FOLLOW, run_jobs
+
+        count = heads.shape[0]
+        total = int(blocks.sum())
         threads = max(1, min(threads, count, total // MIN_BLOCKS_PER_THREAD))
-        job_state, job_start, job_blocks = map(_readonly, (job_state, job_start, job_blocks))
-        if threads == 1:
-            absorb_jobs(
-                self.lanes, data, job_state, job_start, job_blocks, self.rate, self.first_round
-            )
-            return
-        # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
-        cuts = np.searchsorted(
-            np.cumsum(job_blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
-        )
-        bounds = sorted({0, *cuts.tolist(), count})
-        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        starts, ends, heads = map(_readonly, (starts, ends, heads))
+        follow = NO_FOLLOW if follow is None else _readonly(follow)
+        lanes = self.lanes
+        initial = _readonly(lanes)
 
         def run(span: tuple[int, int]) -> None:
             a, b = span
-            absorb_jobs(
-                self.lanes, data, job_state[a:b], job_start[a:b], job_blocks[a:b],
-                self.rate, self.first_round,
-            )
+            run_jobs(data, starts, ends, heads[a:b], follow, initial, lanes, self.rate, 0,
+                     self.first_round, NO_DIGESTS)
 
+        if threads == 1:
+            run((0, count))
+            return
+        # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
+        cuts = np.searchsorted(
+            np.cumsum(blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
+        )
+        bounds = sorted({0, *cuts.tolist(), count})
+        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
         _parallel.run_parallel(run, spans, workers=threads)
 
     def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:

@@ -9,18 +9,16 @@ through the tile kernel (``batchkeccak.sponge_states``).
 from __future__ import annotations
 
 import copy
-import itertools
 import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from batchkeccak import _parallel
 from batchkeccak.api import algorithm_names, hasher
 from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher
 from batchkeccak.inputs.sequences import message_view
 from batchkeccak.parameters import Algorithm, algorithms
-from batchkeccak.stored_states import MIN_BLOCKS_PER_THREAD, StoredStates
+from batchkeccak.stored_states import StoredStates
 
 algorithms_available: frozenset[str] = frozenset(algorithm_names())
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
@@ -421,34 +419,35 @@ class StreamHasher:
         streams = stream_of[order]
         run_first = np.flatnonzero(np.diff(streams, prepend=-1, append=-1))
         run_state = streams[run_first[:-1]]
-        base = int(address[present].min())
-        extent = int((address + size)[present].max()) - base
-        piece_start = np.where(present, address - base, 0)[order]
         piece_len = size[order]
-        run_bytes = np.cumsum(np.add.reduceat(piece_len, run_first[:-1]))
         rate = self._spec.rate
-        total = int(run_bytes[-1])
-        threads = max(1, min(self._threads, run_state.shape[0],
-                             total // (rate * MIN_BLOCKS_PER_THREAD)))
-        # Contiguous runs of streams holding about equal numbers of bytes, a few per thread.
-        cuts = np.searchsorted(run_bytes, np.linspace(0, total, 4 * threads + 1)[1:-1])
-        bounds = sorted({0, *cuts.tolist(), run_state.shape[0]})
-        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
-        from batchkeccak.sponge_states import absorb_pieces
-
         states = self._states
-        first_round = states.first_round
+        pieces = piece_len.shape[0]
+        # Blocks that span two pieces (or a state's waiting bytes and a piece) are copied
+        # here; every other block is read where it lies. At most one such block per piece,
+        # and one more for each run's waiting bytes.
+        scratch = np.zeros((pieces + 1) * rate, dtype=np.uint8)
+        low = min(int(address[present].min()), scratch.ctypes.data)
+        high = max(int((address + size)[present].max()), scratch.ctypes.data + scratch.shape[0])
+        window = _memory_window(low, high - low)
+        piece_start = np.where(present, address - low, 0)[order]
+        items = states.lanes.shape[0] + 2 * pieces
+        starts = np.empty(items, dtype=np.int64)
+        ends = np.empty(items, dtype=np.int64)
+        follow = np.empty(items, dtype=np.int64)
+        heads = np.empty(run_state.shape[0], dtype=np.int64)
+        from batchkeccak.sponge_states import plan_pieces
 
-        window = _memory_window(base, extent)
-
-        def absorb(span: tuple[int, int]) -> None:
-            a, b = span
-            absorb_pieces(
-                states.lanes, states.pending, states.pending_len, window, piece_start,
-                piece_len, run_state[a:b], run_first[a : b + 1], rate, first_round,
-            )
-
-        _parallel.run_parallel(absorb, spans, workers=threads)
+        jobs = plan_pieces(
+            states.pending, states.pending_len, window, piece_start, piece_len, run_state,
+            run_first, rate, scratch, scratch.ctypes.data - low, starts, ends, follow, heads,
+        )
+        heads = heads[:jobs]
+        # Each state's blocks in all, to share the jobs out among threads.
+        run_bytes = np.add.reduceat(piece_len, run_first[:-1])
+        blocks = (run_bytes[np.isin(run_state, heads)] // rate) + 1
+        states.run(window, starts, ends, heads, follow, blocks, self._threads)
+        del scratch  # read by the jobs above, through the window
 
     def _finish(self, which: np.ndarray) -> np.ndarray:
         form = self._form

@@ -138,9 +138,28 @@ def one_each(count, size):
     return lambda bk: [bk.hash_one(m, "sha3_256") for m in messages]
 
 
-def kt128(size):
+def kt128(size, threads=1, from_file=False):
     message = rng.bytes(size)
-    return lambda bk: bk.kt128(message, threads=1)
+    if from_file:
+        path = Path(tempfile.mkdtemp(prefix="ab-kt128-")) / "message"
+        path.write_bytes(message)
+        return lambda bk: bk.kt128(path, threads=threads)
+    return lambda bk: bk.kt128(message, threads=threads)
+
+
+def keyed(name, count, size, **params):
+    messages = np.frombuffer(rng.bytes(count * size), np.uint8).reshape(count, size)
+    return lambda bk: bk.hash_many(messages, name, **params)
+
+
+def files(count, size):
+    folder = Path(tempfile.mkdtemp(prefix="ab-files-"))
+    paths = []
+    for i in range(count):
+        path = folder / f"{i}"
+        path.write_bytes(rng.bytes(size))
+        paths.append(path)
+    return lambda bk: bk.hash_files(paths, "sha3_256", threads=1)
 
 
 MIXED = np.minimum(np.exp(rng.uniform(0, np.log(16385), 1 << 15)).astype(np.int64) - 1, 16384)
@@ -161,6 +180,11 @@ CASES = {
     "hash objects 2000 x 200 B, digest": finishes(2000, 200),
     "StreamHasher 512, 2 x 4096 chunks": streams(512, 4096),
     "KT128 32 MiB": kt128(32 << 20),
+    "KT128 32 MiB, 2 threads, from a file": kt128(32 << 20, threads=2, from_file=True),
+    "kmac_256 2^17 x 64 B": keyed("kmac_256", 1 << 17, 64, key=b"k" * 32, length=32),
+    "hmac_sha3_256 2^17 x 64 B": keyed("hmac_sha3_256", 1 << 17, 64, key=b"k" * 32),
+    "parallelhash128 256 x 20 KiB": keyed("parallelhash128", 256, 20 << 10, length=32),
+    "hash_files 40 x 2 MiB (streamed: stored states)": files(40, 2 << 20),
 }
 
 

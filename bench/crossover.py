@@ -11,7 +11,9 @@ With ``c`` the cost per message and ``p`` the cost per byte of each side, measur
 one process (the kernels on every core, as a call runs them), a call of ``n`` messages and
 ``b`` bytes stays with the backend while it is cheaper: ``n <= L / (c_backend - c_kernels)``
 and ``b <= L / (p_backend - p_kernels)`` (``K`` in place of ``L`` once the kernels are
-loaded)::
+loaded). A thread left with fewer messages than half a tile runs them one state at a time:
+for such calls ``batchkeccak.dispatch`` prices the kernels' bytes at the single-state figure
+measured here (``one_state_byte``: one long message on one thread)::
 
     python bench/crossover.py            # print the measured limits
     python bench/crossover.py --write    # and store them in batchkeccak/crossover.json
@@ -71,26 +73,29 @@ def kernel_load_seconds(repeats: int) -> float:
     return min(runs)
 
 
-def costs(algorithm: str, backend: str, repeats: int) -> tuple[float, float, float]:
-    """(seconds per call, per message, per byte) of ``backend`` for ``algorithm``."""
+def costs(algorithm: str, backend: str, repeats: int) -> tuple[float, float, float, float]:
+    """(seconds per call, per message, per byte, per byte of one long message on one
+    thread) of ``backend`` for ``algorithm``."""
     short = [bytes([i % 251]) * 8 for i in range(20_000)]
     long = [bytes([i % 251]) * 65_536 for i in range(128)]
     single = [b"x"]
+    lone = [bytes(4 << 20)]
     with forced_backend(backend):
         bk.hash_many(short[:64], algorithm)  # warm
         call = best(lambda: bk.hash_many(single, algorithm), repeats * 20)
         per_short = best(lambda: bk.hash_many(short, algorithm), repeats) / len(short)
         per_long = best(lambda: bk.hash_many(long, algorithm), repeats) / len(long)
+        per_lone = best(lambda: bk.hash_many(lone, algorithm, threads=1), repeats)
     per_byte = max(per_long - per_short, 0.0) / 65_528
-    return call, per_short, per_byte
+    return call, per_short, per_byte, per_lone / len(lone[0])
 
 
 def measure(repeats: int) -> dict:
     load = kernel_load_seconds(repeats)
     limits, inputs = {}, {"kernel_load_seconds": round(load, 4)}
     for family, algorithm in FAMILIES.items():
-        k_call, k_msg, k_byte = costs(algorithm, "kernels", repeats)
-        b_call, b_msg, b_byte = costs(algorithm, "oneshot", repeats)
+        k_call, k_msg, k_byte, k_one = costs(algorithm, "kernels", repeats)
+        b_call, b_msg, b_byte, _ = costs(algorithm, "oneshot", repeats)
         message_gain = max(b_msg - k_msg, 1e-9)
         byte_gain = max(b_byte - k_byte, 1e-12)
         limits[family] = {
@@ -102,7 +107,8 @@ def measure(repeats: int) -> dict:
         }
         inputs[family] = {
             "algorithm": algorithm,
-            "kernels_us": {"call": k_call * 1e6, "message": k_msg * 1e6, "byte": k_byte * 1e6},
+            "kernels_us": {"call": k_call * 1e6, "message": k_msg * 1e6, "byte": k_byte * 1e6,
+                           "one_state_byte": k_one * 1e6},
             "backend_us": {"call": b_call * 1e6, "message": b_msg * 1e6, "byte": b_byte * 1e6},
         }
     return {

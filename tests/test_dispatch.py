@@ -114,7 +114,8 @@ def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
         "inputs": {
             "kernel_load_seconds": 0.001,
             "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
-                        "kernels_us": {"message": 1.0, "byte": 0.002}},
+                        "kernels_us": {"message": 1.0, "byte": 0.002,
+                                       "one_state_byte": 0.003}},
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
@@ -154,7 +155,8 @@ def test_the_choice_follows_the_measured_limits(monkeypatch):
         "inputs": {
             "kernel_load_seconds": 0.001,  # 1000 us of extra backend time in all
             "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
-                        "kernels_us": {"message": 1.0, "byte": 0.002}},
+                        "kernels_us": {"message": 1.0, "byte": 0.002,
+                                       "one_state_byte": 0.003}},
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
@@ -175,6 +177,36 @@ def test_the_choice_follows_the_measured_limits(monkeypatch):
         assert not dispatch.use_oneshot(spec, spec.suffix, 1, 0)
     with pytest.raises(ValueError, match="backend must be"), forced_backend("gpu"):
         pass
+
+
+def test_few_large_messages_are_priced_at_one_state_each(monkeypatch):
+    # Fewer messages per thread than half a tile run one state at a time: the kernels' cost
+    # per byte is then the single-state figure shared by the threads, not the tile's.
+    spec = bk.algorithms["sha3_256"]
+    data = {
+        "inputs": {
+            "kernel_load_seconds": 0.001,  # 1000 us
+            "hashlib": {"backend_us": {"message": 1.0, "byte": 0.002},
+                        "kernels_us": {"message": 1.0, "byte": 0.0005,
+                                       "one_state_byte": 0.002}},
+        },
+    }
+    monkeypatch.setattr(dispatch, "crossover", lambda: data)
+    monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
+    big = 10**9
+    with forced_backend(None):
+        monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+        # 8 files on 2 threads each side: no gain for the kernels, however many bytes.
+        assert dispatch.use_oneshot(spec, spec.suffix, 8, big, threads=2, backend_threads=2)
+        assert dispatch.oneshot_bytes(spec, spec.suffix, 8, 2, 2) == sys.maxsize
+        # The backend on one thread: the kernels' second thread earns back the load.
+        assert not dispatch.use_oneshot(spec, spec.suffix, 8, big, threads=2)
+        # Enough messages for full tiles on both threads: the tile's cost per byte.
+        count = 2 * dispatch.MIN_TILE_LANES
+        allowed = dispatch.oneshot_bytes(spec, spec.suffix, count, 2, 2)
+        assert allowed == int(1000 / (0.001 - 0.0005))
+        assert not dispatch.use_oneshot(spec, spec.suffix, count, allowed + 1, 2, 2)
+        assert dispatch.use_oneshot(spec, spec.suffix, count, allowed, 2, 2)
 
 
 def test_the_stored_limits_are_measured_figures():

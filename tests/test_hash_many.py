@@ -449,11 +449,11 @@ def _four_lane_absorb():
     # The four-lane absorb is emitted into compiled callers (an intrinsic): call it from one.
     import numba
 
-    from batchkeccak import sponge
+    from batchkeccak.permutation import lanes
 
     @numba.njit
     def absorb(tile, lane, data, zeros, p0, p1, p2, p3, rate):
-        sponge.absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate)
+        lanes.absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate)
 
     return absorb
 
@@ -493,7 +493,7 @@ def test_whole_block_absorb_equals_lane_by_lane():
 def test_four_lane_absorb_leaves_skipped_lanes_alone():
     from batchkeccak import sponge
     from batchkeccak.hashers import ZERO_STATE
-    from batchkeccak.permutation import LANE_COUNT
+    from batchkeccak.permutation import LANE_COUNT, lanes
 
     absorb = _four_lane_absorb()
     rng = np.random.default_rng(4)
@@ -506,7 +506,7 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
             positions = [5 + 301 * j for j in range(4)]
             for j in range(4):
                 if j in skipped:
-                    positions[j] = sponge.SKIP_LANE
+                    positions[j] = lanes.SKIP_LANE
                 else:
                     sponge._absorb_block(
                         want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False,

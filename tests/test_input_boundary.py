@@ -192,22 +192,42 @@ def test_a_buffer_method_that_changes_the_list_is_read_once():
 def test_kernels_refuse_offsets_outside_the_data():
     from batchkeccak.hashers import ZERO_STATE
     from batchkeccak.inputs import readonly
-    from batchkeccak.sponge import hash_queue, hash_uniform
+    from batchkeccak.sponge import NO_FOLLOW, hash_uniform, run_jobs
 
     # Read-only inputs, as the boundary passes them: the specialization already compiled.
     data = readonly(np.zeros(10, np.uint8))
     out = np.zeros((1, 32), np.uint8)
     order = readonly(np.zeros(1, np.int64))
+
+    def run(offsets, queue=order, follow=None, states=None, digests=out):
+        offsets = readonly(np.array(offsets, np.int64))
+        if states is None:  # Arrow's offsets
+            run_jobs(data, offsets, None, queue, None, ZERO_STATE, None, 136, 6, 0, digests)
+        else:
+            run_jobs(data, offsets[:-1], offsets[1:], queue, follow, ZERO_STATE, states, 136, 6,
+                     0, digests)
+
     for offsets in ([0, 11], [-1, 3], [5, 4]):
         with pytest.raises(ValueError, match="leave the data buffer"):
-            hash_queue(
-                data, readonly(np.array(offsets, np.int64)), order, ZERO_STATE, 136, 6, 0, out
-            )
-    with pytest.raises(ValueError, match="message index"):
-        hash_queue(
-            data, readonly(np.array([0, 3], np.int64)), readonly(np.array([1], np.int64)),
-            ZERO_STATE, 136, 6, 0, out,
-        )
+            run(offsets)
+    with pytest.raises(ValueError, match="outside the items"):
+        run([0, 3], queue=readonly(np.array([1], np.int64)))
+    with pytest.raises(ValueError, match="outside the items"):
+        run([0, 3], queue=readonly(np.array([-1], np.int64)))
+    # Kept states: whole blocks only, and follow links that only point forward.
+    states = np.zeros((2, 25), np.uint64)
+    empty = np.zeros((0, 0), np.uint8)
+    with pytest.raises(ValueError, match="not whole blocks"):
+        run([0, 5], follow=NO_FOLLOW, states=states, digests=empty)
+    with pytest.raises(ValueError, match="one entry per item"):
+        run([0, 5], follow=readonly(np.array([-1, -1], np.int64)), states=states, digests=empty)
+    big = readonly(np.zeros(4 * 136, np.uint8))
+    starts = readonly(np.array([0, 136], np.int64))
+    ends = readonly(np.array([136, 272], np.int64))
+    for links in ([1, 0], [0, -1], [5, -1]):
+        with pytest.raises(ValueError, match="follow link"):
+            run_jobs(big, starts, ends, order, readonly(np.array(links, np.int64)), ZERO_STATE,
+                     states, 136, 6, 0, empty)
     with pytest.raises(ValueError, match="leave the data buffer"):
         hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
 

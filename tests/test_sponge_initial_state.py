@@ -15,7 +15,7 @@ from batchkeccak.hashers import ZERO_STATE, Hasher
 from batchkeccak.inputs import readonly
 from batchkeccak.parameters import get_algorithm
 from batchkeccak.permutation import TILE_WIDTH
-from batchkeccak.sponge import absorb_prefixes, hash_queue, hash_uniform
+from batchkeccak.sponge import absorb_prefixes, hash_uniform, run_jobs
 
 import reference_keccak
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
@@ -122,9 +122,11 @@ def test_kernels_refuse_an_initial_state_of_the_wrong_shape():
     offsets = readonly(np.array([0, 10, 20, 30], dtype=np.int64))
     order = readonly(np.arange(3, dtype=np.int64))
     out = np.empty((3, 32), dtype=np.uint8)
-    for bad in (np.zeros((2, 25), np.uint64), np.zeros((4, 25), np.uint64), np.zeros((1, 24), np.uint64)):
-        with pytest.raises(ValueError, match="initial state"):
-            hash_queue(data, offsets, order, readonly(bad), 136, 6, 0, out)
+    # Fewer rows than messages, or rows that are not 25 lanes.
+    for bad in (np.zeros((2, 25), np.uint64), np.zeros((1, 24), np.uint64)):
+        with pytest.raises(ValueError, match="initial states"):
+            run_jobs(data, offsets, None, order, None, readonly(bad),
+                     None, 136, 6, 0, out)
     with pytest.raises(ValueError):
         hash_uniform(data, 0, 32, 2, readonly(np.zeros((2, 25), np.uint64)), 136, 6, 0,
                      np.empty((32, 32), np.uint8))

@@ -209,3 +209,25 @@ def test_few_streams_many_chunks_each_in_one_call(name):
     digests = hasher.digests()
     for index in range(count):
         assert digests[index].tobytes() == oracle(name, messages[index], length), index
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_many_streams_many_chunks_each_through_the_tile(threads):
+    # More streams than a tile, each with a chain of pieces around the rate in one call:
+    # blocks that span pieces, whole blocks read in place and the waiting bytes all follow
+    # one another in the same lane, on one thread or spread over two.
+    rng = random.Random(f"chains-{threads}")
+    rate = RATES["sha3_256"]
+    sizes = [0, 1, 7, rate - 1, rate, rate + 1, 2 * rate - 3, 3 * rate, 5000]
+    count = 100
+    hasher = bk.StreamHasher("sha3_256", count, threads=threads)
+    messages = [b""] * count
+    for _ in range(3):
+        indices = [rng.randrange(count) for _ in range(1500)]
+        chunks = [rng.randbytes(rng.choice(sizes)) for _ in indices]
+        hasher.update_many(indices, chunks)
+        for index, chunk in zip(indices, chunks):
+            messages[index] += chunk
+    digests = hasher.digests()
+    for index in range(count):
+        assert digests[index].tobytes() == hashlib.sha3_256(messages[index]).digest(), index

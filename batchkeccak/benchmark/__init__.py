@@ -6,7 +6,7 @@ Layers are timed apart, bottom up:
     ``tile_permute`` and ``state_permute`` called from a jitted loop, so that no Python call
     overhead is measured: nanoseconds (and TSC cycles) per state per permutation.
 ``absorb``
-    ``sponge.hash_queue`` on one thread, straight on flat buffers: the sponge without the API.
+    ``sponge.run_jobs`` on one thread, straight on flat buffers: the sponge without the API.
 ``small``, ``small_keccak``, ``large``, ``varied``, ``single``
     ``hash_many`` as users call it, next to the other Keccak implementations in a Python loop.
 ``forms``

@@ -269,7 +269,7 @@ def bench_absorb(ctx: Context) -> Workload:
     from batchkeccak.inputs import to_flat
     from batchkeccak.parameters import get_algorithm
     from batchkeccak.permutation import TILE_WIDTH
-    from batchkeccak.sponge import hash_queue
+    from batchkeccak.sponge import run_jobs
 
     config = ctx.config
     algorithm = config.algorithm
@@ -278,7 +278,7 @@ def bench_absorb(ctx: Context) -> Workload:
     out_len = _out_len(algorithm)
     workload = Workload(
         "absorb",
-        "sponge.hash_queue on one thread, flat buffers, no API: ns per permutation "
+        "sponge.run_jobs on one thread, flat buffers, no API: ns per permutation "
         "(absorb + permute + squeeze + lane refills), interleaved with the bare tile "
         "permutation",
         algorithm,
@@ -314,10 +314,11 @@ def bench_absorb(ctx: Context) -> Workload:
         if order is None:
             order = np.arange(count, dtype=np.int64)
         out = np.empty((count, out_len), dtype=np.uint8)
-        args = (data, offsets, order, ZERO_STATE, spec.rate, spec.suffix, first_round, out)
-        hash_queue(*args)
-        check_same("absorb", f"hash_queue on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1))
-        candidates[key] = functools.partial(hash_queue, *args)
+        args = (data, offsets, None, order, None, ZERO_STATE, None,
+                spec.rate, spec.suffix, first_round, out)
+        run_jobs(*args)
+        check_same("absorb", f"run_jobs on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1))
+        candidates[key] = functools.partial(run_jobs, *args)
         shapes[key] = (label, count, int(offsets[-1] - offsets[0]),
                        _permutations(np.diff(offsets), algorithm))
     tile_loop, _, _, tile, spare, _ = _permutation_bench(ctx)
@@ -327,7 +328,7 @@ def bench_absorb(ctx: Context) -> Workload:
     tile_row = Row("tile", f"tile_permute alone ({TILE_WIDTH} states)", 1,
                    tile_calls * TILE_WIDTH, tile_calls * TILE_WIDTH * spec.rate, times["tile"])
     for key, (label, count, nbytes, perms) in shapes.items():
-        row = Row(key, f"hash_queue, {label}", 1, perms, nbytes, times[key])
+        row = Row(key, f"run_jobs, {label}", 1, perms, nbytes, times[key])
         share = tile_row.ns_per_item / row.ns_per_item
         row.note = f"the permutation is {share:.0%} of it"
         workload.figures[f"{key}_permutation_share"] = share

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak._jit import njit
-from batchkeccak.sponge import load_le64, prefetch, store_le64
+from batchkeccak.permutation._words import load_le64, store_le64
+from batchkeccak.permutation.lanes import prefetch
 
 LEAF = 0
 EXTENSION = 1

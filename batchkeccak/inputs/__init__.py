@@ -19,7 +19,7 @@ out is ``(data, offsets)`` under one contract, which the compiled kernels rely o
   returned array holds the reference.
 
 As a last line of defence the kernels check the offsets against ``data`` on entry
-(``sponge.hash_queue``'s entry check), so no caller mistake can make them read outside the buffer.
+(``sponge.run_jobs``'s entry check), so no caller mistake can make them read outside the buffer.
 
 The accepted forms (nothing is guessed from a dtype):
 

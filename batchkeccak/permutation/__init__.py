@@ -27,6 +27,7 @@ Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte
 from batchkeccak.permutation.constants import (
     LANE_COUNT,
     MAX_ROUNDS,
+    MIN_TILE_LANES,
     ROUND_CONSTANTS,
     TILE_ROUND_STEP,
     TILE_WIDTH,
@@ -37,6 +38,7 @@ _KERNELS = ("state_absorb", "state_permute", "tile_permute")
 __all__ = [
     "LANE_COUNT",
     "MAX_ROUNDS",
+    "MIN_TILE_LANES",
     "ROUND_CONSTANTS",
     "TILE_ROUND_STEP",
     "TILE_WIDTH",
