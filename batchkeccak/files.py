@@ -222,8 +222,10 @@ def _hash_files_oneshot(
     if threads <= 1:
         digest_files((0, count))
         return
-    # A few runs of files per thread, so that one slow file does not hold the others back.
-    spans = _parallel.chunk_ranges(count, min(count, 4 * threads))
+    # A few runs of files per thread, so that one slow file does not hold the others back
+    # (cut by count, not in whole tiles as a kernel's batch is: eight large files are eight).
+    runs = min(count, 4 * threads)
+    spans = [(count * i // runs, count * (i + 1) // runs) for i in range(runs)]
     for done in [_reader_pool().submit(digest_files, span) for span in spans]:
         done.result()
 

@@ -165,6 +165,109 @@ def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int,
     return results, total
 
 
+FORK_MIN_FILES = 1000
+"""Fewest files :func:`digest_paths_forked` shares with child processes: a fork and the
+return of the results cost about a millisecond each, an eighth of what 1,000 small files
+cost on one core."""
+
+
+def _fork_workers(count: int) -> int:
+    """How many processes may share ``count`` files: the cores this process may use, when
+    forking is safe (Linux, and no thread besides this one: a child forked from a process
+    with threads may inherit a lock that is never released)."""
+    if count < FORK_MIN_FILES or not sys.platform.startswith("linux"):
+        return 1
+    import threading
+
+    if threading.active_count() != 1:
+        return 1
+    return max(1, min(len(os.sched_getaffinity(0)), count // (FORK_MIN_FILES // 2), 8))
+
+
+def _encode_results(results: list, total: int) -> bytes:
+    # marshal (built in, nothing to import) has no exceptions: an OSError travels as its
+    # errno, text and file name, and OSError(errno, ...) rebuilds the same subclass.
+    import marshal
+
+    return marshal.dumps((total, [
+        item if isinstance(item, bytes) else (item.errno, item.strerror, item.filename)
+        for item in results
+    ]))
+
+
+def _decode_results(payload: bytes) -> tuple[list, int]:
+    import marshal
+
+    total, items = marshal.loads(payload)
+    return [item if isinstance(item, bytes) else OSError(*item) for item in items], total
+
+
+def _digest_in_child(paths: list, spec: Algorithm, domain: int, out_len: int,
+                     byte_limit: int | None, file_limit: int | None, pipe: int) -> None:
+    """The child's side of :func:`digest_paths_forked`: never returns."""
+    try:
+        import signal
+
+        # The parent's handlers clean up the parent's files: the child has none.
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        payload = memoryview(_encode_results(*digest_paths(
+            paths, spec, domain, out_len, byte_limit, file_limit)))
+        while payload:
+            payload = payload[os.write(pipe, payload):]
+        os._exit(0)
+    except BaseException:  # noqa: BLE001 - a child reports failure by its exit status only
+        os._exit(1)
+
+
+def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
+                        byte_limit: int | None = None, file_limit: int | None = None,
+                        ) -> tuple[list, int]:
+    """:func:`digest_paths`, the files shared with child processes on the other cores.
+
+    For a command-line process hashing many small files: one core opens, reads and hashes
+    about 100,000 small files a second, holding the GIL for each (hashlib lets go of it only
+    for more than 2 KiB), so threads do not help; processes do. Each process takes a
+    contiguous share of ``paths`` and of ``byte_limit``; the results come back in order.
+    Where a share stops short (its byte or file limit), the shares after it are dropped and
+    the list ends there, as :func:`digest_paths`' does. A child that fails has its share
+    hashed here instead. Runs :func:`digest_paths` alone where forking is not safe.
+    """
+    workers = _fork_workers(len(paths))
+    if workers <= 1:
+        return digest_paths(paths, spec, domain, out_len, byte_limit, file_limit)
+    cuts = [len(paths) * w // workers for w in range(workers + 1)]
+    share = None if byte_limit is None else byte_limit // workers
+    children = []
+    for w in range(1, workers):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            _digest_in_child(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len, share,
+                             file_limit, write_end)
+        os.close(write_end)
+        children.append((pid, read_end))
+    found, total = digest_paths(paths[:cuts[1]], spec, domain, out_len, share, file_limit)
+    complete = len(found) == cuts[1]
+    for w, (pid, read_end) in enumerate(children, 1):
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read() if complete else b""
+        _, status = os.waitpid(pid, 0)
+        if not complete:
+            continue
+        if status == 0 and payload:
+            part, part_total = _decode_results(payload)
+        else:
+            part, part_total = digest_paths(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len,
+                                            share, file_limit)
+        found += part
+        total += part_total
+        complete = len(part) == cuts[w + 1] - cuts[w]
+    return found, total
+
+
 def oneshot_object(spec: Algorithm, domain: int):
     """A new incremental object of the backend (``update(data)``), and the function that reads
     ``out_len`` bytes from it: for one message that arrives in pieces (a file). None where no

@@ -107,6 +107,61 @@ def test_files_through_the_backend_stop_at_their_limits(tmp_path):
     assert isinstance(got[1], IsADirectoryError) and got[1].filename == tmp_path
 
 
+_FORKED = textwrap.dedent(
+    """
+    import hashlib, os, sys, pathlib
+    from batchkeccak import oneshot
+    from batchkeccak.parameters import get_algorithm
+
+    folder = pathlib.Path(sys.argv[1])
+    paths = [folder / f"f{i}" for i in range(2100)]
+    for i, path in enumerate(paths):
+        path.write_bytes(bytes([i % 251]) * (i % 300))
+    paths[7] = folder / "missing"
+    paths[1500] = folder  # a directory: its error takes its place
+    spec = get_algorithm("sha3_256")
+    expected = []
+    for path in paths:
+        try:
+            expected.append(hashlib.sha3_256(path.read_bytes()).digest())
+        except OSError as exc:
+            expected.append((type(exc), exc.errno))
+    sizes = [0 if isinstance(e, tuple) else p.stat().st_size for e, p in zip(expected, paths)]
+
+    def same(found):
+        assert len(found) <= len(paths)
+        for got, want in zip(found, expected):
+            if isinstance(want, tuple):
+                assert (type(got), got.errno) == want, (got, want)
+            else:
+                assert got == want
+
+    oneshot._fork_workers = lambda count: 3  # three processes on any machine
+    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32)
+    assert len(found) == len(paths) and total == sum(sizes)
+    same(found)
+    # A byte limit: each process takes a third of it; the list ends where a share stopped.
+    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32, byte_limit=90_000)
+    assert 0 < len(found) < len(paths) and total == sum(sizes[: len(found)])
+    same(found)
+    # A child that fails has its share hashed by the parent.
+    oneshot._digest_in_child = lambda *args: os._exit(1)
+    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32)
+    assert len(found) == len(paths) and total == sum(sizes)
+    same(found)
+    print("ok")
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shares the files by fork")
+def test_many_files_shared_with_child_processes_equal_one_process(tmp_path):
+    # In a fresh interpreter: forking is safe only in a process with one thread.
+    done = subprocess.run([sys.executable, "-c", _FORKED, str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
 def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
     spec = bk.algorithms["sha3_256"]
     data = {

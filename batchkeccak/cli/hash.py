@@ -458,6 +458,9 @@ class _Output:
         _stderr(f"batchkeccak: {message}")
 
 
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
 def _escape(name: str) -> tuple[bytes, bytes]:
     """GNU 9's escaping of a file name: (prefix for the line, name), the prefix ``\\`` when
     the name holds a backslash, a newline or a carriage return, any of which would make
@@ -466,6 +469,11 @@ def _escape(name: str) -> tuple[bytes, bytes]:
     if b"\\" in raw or b"\n" in raw or b"\r" in raw:
         return b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
     return b"", raw
+
+
+def _escaped_text(name: str) -> str:
+    """:func:`_escape`'s name, as text."""
+    return name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _error(exc: OSError) -> str:
@@ -589,7 +597,7 @@ def _digest_small_work(files: list[str], spec: Choice, length: int | None) -> li
     run), and the sizes are read as the files are opened, not in a pass of their own.
     """
     from batchkeccak.dispatch import oneshot_bytes, use_oneshot
-    from batchkeccak.oneshot import ONESHOT_THREAD_BYTES, digest_paths
+    from batchkeccak.oneshot import ONESHOT_THREAD_BYTES, digest_paths_forked
 
     row = spec.row
     if row is None or spec.params:
@@ -598,8 +606,10 @@ def _digest_small_work(files: list[str], spec: Choice, length: int | None) -> li
     if limit < 0:
         return None
     # A large file stops it too: large files are hashed on several threads.
-    found, total = digest_paths(files, row, row.suffix, length if row.xof else row.digest_size,
-                                byte_limit=limit, file_limit=ONESHOT_THREAD_BYTES)
+    found, total = digest_paths_forked(
+        files, row, row.suffix, length if row.xof else row.digest_size, byte_limit=limit,
+        file_limit=ONESHOT_THREAD_BYTES,
+    )
     use_oneshot(row, row.suffix, len(found), total)  # what the backend took, on the account
     if len(found) < len(files):
         import batchkeccak as bk
@@ -616,30 +626,36 @@ def _hash_files(args, spec, output: _Output) -> int:
     length = args.length if spec.xof else None
     if length is None and isinstance(spec, Choice):
         length = spec.default_length
-    tag = TAGS[spec.name].encode()
-    end = b"\0" if args.zero else b"\n"
-    marker = b"*" if args.binary else b" "
+    tag = TAGS[spec.name]
+    end = "\0" if args.zero else "\n"
+    marker = "*" if args.binary else " "
     names = args.files or ["-"]
     failed = 0
     per_batch = _files_per_batch(length)
+
+    def encoded(lines: list[str]) -> bytes:
+        # One encode for a batch of lines: the names are encoded as os.fsencode would.
+        return "".join(lines).encode(_FS_ENCODING, _FS_ERRORS)
+
     with _progress(names if sys.stderr is not None and sys.stderr.isatty() else [], False) as bar:
         for first in range(0, len(names), per_batch):
             batch = names[first : first + per_batch]
-            lines: list[bytes] = []  # written together: one call per batch, not per file
+            lines: list[str] = []  # written together: one call per batch, not per file
             for name, result in zip(batch, _digest_names(batch, spec, length)):
                 if isinstance(result, OSError):
-                    output.write(b"".join(lines))  # what came before the warning
+                    output.write(encoded(lines))  # what came before the warning
                     lines.clear()
                     output.warn(f"{quotef(name) if name != '-' else name}: {_error(result)}")
                     failed += 1
                     continue
-                hex_digest = result.hex().encode()
-                prefix, shown = (b"", os.fsencode(name)) if args.zero else _escape(name)
+                prefix, shown = "", name
+                if not args.zero and ("\\" in name or "\n" in name or "\r" in name):
+                    prefix, shown = "\\", _escaped_text(name)
                 if args.tag:
-                    lines.append(prefix + tag + b" (" + shown + b") = " + hex_digest + end)
+                    lines.append(f"{prefix}{tag} ({shown}) = {result.hex()}{end}")
                 else:
-                    lines.append(prefix + hex_digest + b" " + marker + shown + end)
-            output.write(b"".join(lines))
+                    lines.append(f"{prefix}{result.hex()} {marker}{shown}{end}")
+            output.write(encoded(lines))
             bar.update(_sizes(batch) if bar.total else 0)
     return 1 if failed else 0
 
