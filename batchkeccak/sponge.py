@@ -154,7 +154,7 @@ def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, ou
             start = starts[m]
             end = _item_end(starts, ends, m)
             if start < 0 or start > end or end > data.shape[0]:
-                raise ValueError("run_jobs: an item's bytes leave the data buffer")
+                raise ValueError("run_jobs: an item's offsets leave the data buffer")
             if states_out is None:
                 break
             if end == start or (end - start) % rate != 0:

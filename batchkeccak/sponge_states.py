@@ -77,6 +77,20 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
                 break
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _chain_item(state, last, items, start, length, starts, ends, follow):
+    """Add bytes ``start .. start + length`` to the chain of ``state`` whose latest item is
+    ``last`` (-1: none yet, and the new item is ``state`` itself); ``items`` is the next free
+    item past the states. Returns the new latest item and the next free item."""
+    item = state if last < 0 else items
+    starts[item] = start
+    ends[item] = start + length
+    if last >= 0:
+        follow[last] = item
+        items += 1
+    return item, items
+
+
 @njit(cache=True, nogil=True)
 def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, run_first, rate,
                 scratch, scratch_start, starts, ends, follow, heads):
@@ -95,6 +109,15 @@ def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, r
     jobs never read ``pending``. No state may be in two runs of one call.
     """
     states = pending.shape[0]
+    pieces = piece_len.shape[0]
+    # Each piece completes at most one block in scratch and adds at most two items.
+    if (
+        scratch.shape[0] < (pieces + 1) * rate or scratch_start < 0
+        or scratch_start + scratch.shape[0] > data.shape[0]
+        or min(starts.shape[0], ends.shape[0], follow.shape[0]) < states + 2 * pieces
+        or heads.shape[0] < run_state.shape[0] or run_first.shape[0] != run_state.shape[0] + 1
+    ):
+        raise ValueError("plan_pieces: an array is too small for the pieces")
     items = states
     slot = 0  # the scratch block being filled
     jobs = 0
@@ -102,8 +125,12 @@ def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, r
         state = run_state[r]
         if state < 0 or state >= states:
             raise ValueError("plan_pieces: a run's state is outside the states")
+        if run_first[r] < 0 or run_first[r] > run_first[r + 1] or run_first[r + 1] > pieces:
+            raise ValueError("plan_pieces: a run's pieces are outside the pieces")
         at = slot * rate
         fill = pending_len[state]
+        if fill < 0 or fill >= rate or pending.shape[1] < rate:
+            raise ValueError("plan_pieces: a state's waiting bytes are not less than a block")
         for b in range(fill):
             scratch[at + b] = pending[state, b]
         last = -1  # the state's latest item
@@ -122,25 +149,15 @@ def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, r
                 used = take
                 if fill < rate:
                     continue
-                item = state if last < 0 else items
-                starts[item] = scratch_start + at
-                ends[item] = scratch_start + at + rate
-                if last >= 0:
-                    follow[last] = item
-                    items += 1
-                last = item
+                last, items = _chain_item(state, last, items, scratch_start + at, rate, starts,
+                                          ends, follow)
                 slot += 1
                 at = slot * rate
                 fill = 0
             whole = (length - used) // rate * rate
             if whole > 0:
-                item = state if last < 0 else items
-                starts[item] = start + used
-                ends[item] = start + used + whole
-                if last >= 0:
-                    follow[last] = item
-                    items += 1
-                last = item
+                last, items = _chain_item(state, last, items, start + used, whole, starts, ends,
+                                          follow)
                 used += whole
             fill = length - used
             for b in range(fill):

@@ -516,3 +516,34 @@ def test_unordered_collections_are_refused(messages):
     # Row i of the digests belongs to message i: a set's order is arbitrary.
     with pytest.raises(TypeError, match="ordered sequence"):
         bk.hash_many(messages)
+
+
+def test_the_piece_planner_refuses_arrays_that_do_not_fit():
+    from batchkeccak.inputs import readonly
+    from batchkeccak.sponge_states import plan_pieces
+
+    rate = 136
+    data = readonly(np.zeros(4096, np.uint8))
+    pending = np.zeros((2, rate), np.uint8)
+    pending_len = np.zeros(2, np.int64)
+    piece_start = np.array([0, 100], np.int64)
+    piece_len = np.array([300, 50], np.int64)
+    runs = np.array([0, 1], np.int64)
+    run_first = np.array([0, 1, 2], np.int64)
+
+    def plan(scratch_size=3 * rate, items=6, length=None, first=None, waiting=0):
+        pending_len[0] = waiting
+        return plan_pieces(
+            pending, pending_len, data, piece_start,
+            piece_len if length is None else np.array(length, np.int64), runs,
+            run_first if first is None else np.array(first, np.int64), rate,
+            np.zeros(scratch_size, np.uint8), 1000, np.zeros(items, np.int64),
+            np.zeros(items, np.int64), np.zeros(items, np.int64), np.zeros(2, np.int64),
+        )
+
+    # State 0: two whole blocks read in place, 28 bytes left waiting; state 1: 50 bytes wait.
+    assert plan() == 1 and pending_len.tolist() == [300 - 2 * rate, 50]
+    for bad in ({"scratch_size": 3 * rate - 1}, {"items": 5}, {"length": [300, 4000]},
+                {"first": [0, 2, 1]}, {"waiting": rate}):
+        with pytest.raises(ValueError, match="plan_pieces"):
+            plan(**bad)

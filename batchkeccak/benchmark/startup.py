@@ -23,6 +23,10 @@ t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_call_s": t2 - t1}))
 """
 
+# The same where SciPy is not installed (batchkeccak does not need it): numba's arraymath
+# imports SciPy's BLAS when it loads its registries, a sixth of a second where SciPy is there.
+_NO_SCIPY_SCRIPT = "import sys\nsys.modules['scipy'] = None\n" + _STARTUP_SCRIPT
+
 # The floor under the warm figure: numba's own import and the set-up of its compiler on the
 # first cached call, which every numba library pays once per process.
 _FLOOR_MODULE = """
@@ -185,13 +189,17 @@ def measure_startup(
                      "NUMBA_CACHE_DIR": os.path.join(floor_dir, "cache")}
         _spawn(algorithm, env)  # fills the cache if it is empty
         _spawn(algorithm, floor_env, _FLOOR_SCRIPT)
-        runs, floor = [], []
-        for _ in range(repeats):  # interleaved, so both see the same machine
+        runs, floor, no_scipy = [], [], []
+        for _ in range(repeats):  # interleaved, so all see the same machine
             runs.append(_spawn(algorithm, env))
             floor.append(_spawn(algorithm, floor_env, _FLOOR_SCRIPT))
+            no_scipy.append(_spawn(algorithm, env, _NO_SCIPY_SCRIPT))
     for suffix, name in phases.items():
         workload.rows.append(Row(f"warm-{suffix}", f"warm cache: {suffix.replace('-', ' ')}", 1, 1,
                                  0, [r[name] for r in runs]))
+    workload.rows.append(Row("warm-first-call-without-scipy",
+                             "warm cache, SciPy not importable: first call", 1, 1, 0,
+                             [r["first_call_s"] + r["import_s"] for r in no_scipy]))
     workload.rows.append(Row("numba-process", "numba alone (import, one cached call): process",
                              1, 1, 0, [r["process_s"] for r in floor]))
     above = min(r["process_s"] for r in runs) - min(r["process_s"] for r in floor)

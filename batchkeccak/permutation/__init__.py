@@ -22,6 +22,9 @@ Contract (everything above this layer is written against it alone):
     ``rate_words`` is at most 21; 0 absorbs nothing, and ``blocks`` bare permutations run.
 
 Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte order.
+
+``batchkeccak.permutation.lanes`` moves bytes between many buffers and the states of a tile
+(XKCP's AddLanesAll / ExtractLanesAll): what the sponge's lane scheduler is written against.
 """
 
 from batchkeccak.permutation.constants import (
