@@ -121,6 +121,17 @@ def _item_end(starts, ends, m):
     return ends[m]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _start_job(lane, m, starts, ends, rate, final_shift, lane_message, lane_item, lane_start,
+               lane_length, lane_final):
+    # A lane takes job m: its item's place, its length, and the index of its final block.
+    lane_message[lane] = m
+    lane_item[lane] = m
+    lane_start[lane] = starts[m]
+    lane_length[lane] = _item_end(starts, ends, m) - starts[m]
+    lane_final[lane] = lane_length[lane] // rate - final_shift
+
+
 @njit(cache=True, nogil=True)
 def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, out):
     """Refuse any queued job that would read outside ``data`` or write outside the rows.
@@ -230,12 +241,8 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
     for lane in range(width):
         lane_message[lane] = -1
         if taken < queued:
-            m = order[taken]
-            lane_message[lane] = m
-            lane_item[lane] = m
-            lane_start[lane] = starts[m]
-            lane_length[lane] = _item_end(starts, ends, m) - starts[m]
-            lane_final[lane] = lane_length[lane] // rate - final_shift
+            _start_job(lane, order[taken], starts, ends, rate, final_shift, lane_message,
+                       lane_item, lane_start, lane_length, lane_final)
             taken += 1
             busy += 1
 
@@ -338,12 +345,8 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             # state is overwritten by the next job's first block.)
             lane_block[lane] = 0
             if taken < queued:
-                m = order[taken]
-                lane_message[lane] = m
-                lane_item[lane] = m
-                lane_start[lane] = starts[m]
-                lane_length[lane] = _item_end(starts, ends, m) - starts[m]
-                lane_final[lane] = lane_length[lane] // rate - final_shift
+                _start_job(lane, order[taken], starts, ends, rate, final_shift, lane_message,
+                           lane_item, lane_start, lane_length, lane_final)
                 taken += 1
                 if taken < queued:
                     prefetch_block(data, starts[order[taken]], rate)

@@ -28,6 +28,7 @@ from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
 from batchkeccak.inputs.flat import changed_while_hashing
+from batchkeccak.permutation.lanes import emit_prefetch
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
@@ -56,22 +57,11 @@ _AHEAD = 16
 
 @intrinsic
 def _prefetch_address(typingctx, address):
-    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect).
-
-    The sponge has its own on array elements; this module does not import from the kernel
-    layer: numba's cache stamp of this file would not see changes there.
-    """
+    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect)."""
     sig = types.void(address)
 
     def codegen(context, builder, signature, args):
-        byte_pointer = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        prefetch = cgutils.get_or_insert_function(
-            builder.module,
-            ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
-            "llvm.prefetch.p0",
-        )
-        builder.call(prefetch, [builder.inttoptr(args[0], byte_pointer), i32(0), i32(3), i32(1)])
+        emit_prefetch(builder, builder.inttoptr(args[0], ir.IntType(8).as_pointer()))
         return context.get_dummy_value()
 
     return sig, codegen

@@ -97,6 +97,34 @@ def _rounds(builder, lanes, first):
     return lanes
 
 
+def emit_loop(builder, name, start, stop, step, carried, body):
+    """Emit ``for i in range(start, stop, step)`` (i64 values) with loop-carried values:
+    ``body(i, values)`` emits one iteration and returns the values for the next. Returns
+    the values after the loop; the builder is left after it."""
+    entry = builder.block
+    test = builder.append_basic_block(f"{name}.test")
+    loop = builder.append_basic_block(f"{name}.body")
+    done = builder.append_basic_block(f"{name}.done")
+    builder.branch(test)
+    builder.position_at_end(test)
+    index = builder.phi(_WORD)
+    index.add_incoming(start, entry)
+    values = []
+    for value in carried:
+        phi = builder.phi(value.type)
+        phi.add_incoming(value, entry)
+        values.append(phi)
+    builder.cbranch(builder.icmp_signed("<", index, stop), loop, done)
+    builder.position_at_end(loop)
+    following = body(index, values)
+    index.add_incoming(builder.add(index, step), builder.block)
+    for phi, value in zip(values, following):
+        phi.add_incoming(value, builder.block)
+    builder.branch(test)
+    builder.position_at_end(done)
+    return values
+
+
 def _words_of(context, builder, array_type, array):
     return context.make_array(array_type)(context, builder, array).data
 
@@ -182,27 +210,10 @@ def _state_rounds(typingctx, lanes, first_round):
         first = context.cast(builder, args[1], signature.args[1], types.int64)
         addresses = [builder.gep(words, [_WORD(k)]) for k in range(LANE_COUNT)]
         loaded = [builder.load(address) for address in addresses]
-        entry = builder.block
-        test = builder.append_basic_block("state_rounds.test")
-        body = builder.append_basic_block("state_rounds.body")
-        done = builder.append_basic_block("state_rounds.done")
-        builder.branch(test)
-        builder.position_at_end(test)
-        round_index = builder.phi(_WORD)
-        round_index.add_incoming(first, entry)
-        state = []
-        for value in loaded:
-            lane = builder.phi(_WORD)
-            lane.add_incoming(value, entry)
-            state.append(lane)
-        builder.cbranch(builder.icmp_signed("<", round_index, _WORD(MAX_ROUNDS)), body, done)
-        builder.position_at_end(body)
-        permuted = _rounds(builder, state, round_index)
-        round_index.add_incoming(builder.add(round_index, _WORD(ROUNDS_PER_PASS)), builder.block)
-        for lane, value in zip(state, permuted):
-            lane.add_incoming(value, builder.block)
-        builder.branch(test)
-        builder.position_at_end(done)
+        state = emit_loop(
+            builder, "state_rounds", first, _WORD(MAX_ROUNDS), _WORD(ROUNDS_PER_PASS), loaded,
+            lambda round_index, lanes: _rounds(builder, lanes, round_index),
+        )
         for address, lane in zip(addresses, state):
             builder.store(lane, address)
         return context.get_dummy_value()

@@ -29,14 +29,16 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
+from batchkeccak.permutation._kernels import emit_loop
 from batchkeccak.permutation._words import store_le64
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH
 
 _BYTE = np.uint64(0xFF)
 
 
-def _prefetch_address(builder, address):
-    # read access, keep in all cache levels, data cache
+def emit_prefetch(builder, address):
+    """Emit a prefetch of the cache line at pointer ``address`` (read, keep in every cache
+    level, data): a hint that never faults."""
     byte_pointer = ir.IntType(8).as_pointer()
     i32 = ir.IntType(32)
     prefetch = cgutils.get_or_insert_function(
@@ -59,7 +61,7 @@ def prefetch(typingctx, array, index):
 
     def codegen(context, builder, signature, args):
         view = context.make_array(signature.args[0])(context, builder, args[0])
-        _prefetch_address(builder, builder.gep(view.data, [args[1]]))
+        emit_prefetch(builder, builder.gep(view.data, [args[1]]))
         return context.get_dummy_value()
 
     return sig, codegen
@@ -165,23 +167,14 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
             return builder.add(builder.mul(word, _WORD(TILE_WIDTH)), lane)
 
         # Whole groups of four words: a loop over the groups.
-        entry = builder.block
-        test = builder.append_basic_block("absorb4.test")
-        body = builder.append_basic_block("absorb4.body")
-        after = builder.append_basic_block("absorb4.after")
-        builder.branch(test)
-        builder.position_at_end(test)
-        word = builder.phi(_WORD)
-        word.add_incoming(_WORD(0), entry)
-        builder.cbranch(builder.icmp_signed("<", word, grouped_words), body, after)
-        builder.position_at_end(body)
-        _xor_rows(
-            builder, tile_words, tile_index(word),
-            rows_at(word, lambda address: builder.load(address, align=1)),
-        )
-        word.add_incoming(builder.add(word, _WORD(4)), builder.block)
-        builder.branch(test)
-        builder.position_at_end(after)
+        def xor_group(word, _):
+            _xor_rows(
+                builder, tile_words, tile_index(word),
+                rows_at(word, lambda address: builder.load(address, align=1)),
+            )
+            return []
+
+        emit_loop(builder, "absorb4", _WORD(0), grouped_words, _WORD(4), [], xor_group)
 
         # The words after the last group (one for SHA3-256, two for SHA3-224).
         left = builder.sub(rate_words, grouped_words)
@@ -215,7 +208,7 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
             with builder.if_then(builder.not_(skip)):
                 start = builder.add(position, rate)
                 for offset in (_WORD(0), _WORD(64), _WORD(128), builder.sub(rate, _WORD(1))):
-                    _prefetch_address(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
+                    emit_prefetch(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
         return context.get_dummy_value()
 
     return sig, codegen
