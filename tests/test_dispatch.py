@@ -272,6 +272,9 @@ def test_the_stored_limits_are_measured_figures():
             limit = data["limits"][family][side]
             assert limit["messages"] >= 1 and limit["bytes"] >= 0
         assert data["inputs"][family]["backend_us"]["message"] > 0
+        kernels = data["inputs"][family]["kernels_us"]
+        # One state per long message costs more per byte than a full tile on every core.
+        assert kernels["one_state_byte"] > kernels["byte"] > 0
 
 
 _FRESH = textwrap.dedent(
