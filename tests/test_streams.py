@@ -211,6 +211,7 @@ def test_few_streams_many_chunks_each_in_one_call(name):
         assert digests[index].tobytes() == oracle(name, messages[index], length), index
 
 
+@pytest.mark.aarch64
 @pytest.mark.parametrize("threads", [1, 2])
 def test_many_streams_many_chunks_each_through_the_tile(threads):
     # More streams than a tile, each with a chain of pieces around the rate in one call:
