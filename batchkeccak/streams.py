@@ -447,7 +447,6 @@ class StreamHasher:
         run_bytes = np.add.reduceat(piece_len, run_first[:-1])
         blocks = (run_bytes[np.isin(run_state, heads)] // rate) + 1
         states.run(window, starts, ends, heads, follow, blocks, self._threads)
-        del scratch  # read by the jobs above, through the window
 
     def _finish(self, which: np.ndarray) -> np.ndarray:
         form = self._form

@@ -111,10 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)
-    if argv and argv[0] in SUBCOMMANDS and argv[0] in parser.get_default("subcommands"):
+    subcommands = parser.get_default("subcommands")
+    if argv and argv[0] in subcommands:
         # Straight to the subcommand's parser: the top level would read every argument
         # (20,000 file names) once more only to hand them on.
-        args = parser.get_default("subcommands")[argv[0]].parse_args(argv[1:])
+        args = subcommands[argv[0]].parse_args(argv[1:])
         args.command = argv[0]
     else:
         args = parser.parse_args(argv)

@@ -461,19 +461,19 @@ class _Output:
 _FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
-def _escape(name: str) -> tuple[bytes, bytes]:
+def _escape_text(name: str) -> tuple[str, str]:
     """GNU 9's escaping of a file name: (prefix for the line, name), the prefix ``\\`` when
     the name holds a backslash, a newline or a carriage return, any of which would make
     the line read back differently."""
-    raw = os.fsencode(name)
-    if b"\\" in raw or b"\n" in raw or b"\r" in raw:
-        return b"\\", raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
-    return b"", raw
+    if "\\" in name or "\n" in name or "\r" in name:
+        return "\\", name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return "", name
 
 
-def _escaped_text(name: str) -> str:
-    """:func:`_escape`'s name, as text."""
-    return name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+def _escape(name: str) -> tuple[bytes, bytes]:
+    """:func:`_escape_text`, encoded as the file system encodes the name."""
+    prefix, shown = _escape_text(name)
+    return prefix.encode(), os.fsencode(shown)
 
 
 def _error(exc: OSError) -> str:
@@ -648,9 +648,7 @@ def _hash_files(args, spec, output: _Output) -> int:
                     output.warn(f"{quotef(name) if name != '-' else name}: {_error(result)}")
                     failed += 1
                     continue
-                prefix, shown = "", name
-                if not args.zero and ("\\" in name or "\n" in name or "\r" in name):
-                    prefix, shown = "\\", _escaped_text(name)
+                prefix, shown = ("", name) if args.zero else _escape_text(name)
                 if args.tag:
                     lines.append(f"{prefix}{tag} ({shown}) = {result.hex()}{end}")
                 else:
