@@ -23,8 +23,8 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak.api import hasher
-from batchkeccak.dispatch import kernels_loaded, use_oneshot
-from batchkeccak.hashers import Hasher
+from batchkeccak.dispatch import kernels_loaded
+from batchkeccak.hashers import ONESHOT, Hasher
 from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.oneshot import (
     ONESHOT_THREAD_BYTES,
@@ -172,8 +172,7 @@ def hash_files(
     # Reading and hashing a small file holds the GIL (hashlib lets go of it only for updates
     # over 2 KiB): the backend's threads help only where the files are large.
     backend_threads = resolved.threads if total >= ONESHOT_THREAD_BYTES * len(names) else 1
-    if total >= 0 and use_oneshot(resolved.algorithm, resolved.domain, len(names), total,
-                                  resolved.threads, backend_threads):
+    if total >= 0 and resolved.plan(len(names), total, backend_threads) == ONESHOT:
         _hash_files_oneshot(names, resolved.with_threads(backend_threads), out, failures)
         if errors == "raise":
             if failures:

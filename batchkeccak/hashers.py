@@ -13,7 +13,7 @@ read-only uint8 data, private int64 offsets that are non-decreasing and inside t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -26,6 +26,11 @@ from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 
 if TYPE_CHECKING:
     from batchkeccak.stored_states import IncrementalSponge
+
+KERNELS = "kernels"
+"""A :meth:`Hasher.plan`: the compiled kernels hash the work."""
+ONESHOT = "oneshot"
+"""A :meth:`Hasher.plan`: hashlib or pycryptodome hash the work, one message at a time."""
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
@@ -141,6 +146,13 @@ class Hasher:
 
     __slots__ = ("algorithm", "domain", "initial_state", "output_length", "threads")
 
+    plain_sponge: ClassVar[bool] = True
+    """Whether :meth:`hash_flat` is the table row's sponge over each message exactly as given
+    (from ``initial_state``, padded with ``domain``): the capability that lets hashlib or
+    pycryptodome (:meth:`plan`) and the one-call kernel (:meth:`one_call`) stand in for it.
+    A mode that frames its messages, hashes them twice or as a tree declares False, and then
+    only its own :meth:`hash_flat` hashes for it."""
+
     algorithm: Algorithm
     output_length: int
     threads: int
@@ -231,9 +243,7 @@ class Hasher:
         if count == 0 or out_len == 0:
             return out
         spec = self.algorithm
-        if self.oneshot_backend and use_oneshot(
-            spec, self.domain, count, int(offsets[-1]) - int(offsets[0]), self.threads
-        ):
+        if self.plan(count, int(offsets[-1]) - int(offsets[0])) == ONESHOT:
             return self._oneshot_flat(data, offsets, out)
         initial = readonly(self.initial_state)
         # Messages go to the lanes in buffer order: each lane takes the next message as soon
@@ -274,7 +284,7 @@ class Hasher:
         ``(N, output_length)`` uint8 array. It loads the kernels, and never hands work to
         hashlib: the caller decides when that is worth it (:meth:`hash_in_one_call`).
         """
-        if type(self).hash_flat is not Hasher.hash_flat or self.batch_size is not None:
+        if not self.plain_sponge or self.batch_size is not None:
             return None
         from batchkeccak.sponge import hash_offsets
 
@@ -298,8 +308,7 @@ class Hasher:
         count = offsets.shape[0] - 1
         total_bytes = int(offsets[-1]) - int(offsets[0])
         if self.oneshot_backend and (
-            not kernels_loaded()
-            or use_oneshot(self.algorithm, self.domain, count, total_bytes, self.threads)
+            not kernels_loaded() or self.plan(count, total_bytes) == ONESHOT
         ):
             return False
         if self.threads > 1 and self._threads_for(count, total_bytes) > 1:
@@ -324,13 +333,38 @@ class Hasher:
 
     @property
     def oneshot_backend(self) -> bool:
-        """Whether hashlib or pycryptodome computes this hasher's function: a plain row from
-        the all-zero state, with a domain byte they take. (A mode's start state is the
-        kernels' business.)"""
+        """Whether hashlib or pycryptodome computes this hasher's function: a plain sponge
+        (:attr:`plain_sponge`) of a row from the all-zero state, with a domain byte they
+        take. (A mode's start state and framing are the kernels' business.)"""
+        if not self.plain_sponge:
+            return False
         state = self.initial_state
         return (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())) and (
             backend_family(self.algorithm, self.domain) is not None
         )
+
+    def plan(self, count: int, total_bytes: int, backend_threads: int = 1) -> str:
+        """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT`
+        (hashlib or pycryptodome, one message at a time) or :data:`KERNELS`.
+
+        The one decision every entry point asks: only a hasher with a one-shot backend
+        (:attr:`oneshot_backend`) may get ``ONESHOT``, and then as the dispatcher's measured
+        limits say (:func:`batchkeccak.dispatch.use_oneshot`, which books the work it gives
+        the backend). ``backend_threads``: the threads the backend would run on (files).
+        """
+        if self.oneshot_backend and use_oneshot(
+            self.algorithm, self.domain, count, total_bytes, self.threads, backend_threads
+        ):
+            return ONESHOT
+        return KERNELS
+
+    def oneshot_byte_budget(self, count: int, backend_threads: int = 1) -> int:
+        """The most bytes ``count`` messages may hold in all and still be planned
+        :data:`ONESHOT` (-1 when none may), for work whose size shows only as it is read;
+        the caller then books what it did with :meth:`plan`."""
+        if not self.oneshot_backend:
+            return -1
+        return oneshot_bytes(self.algorithm, self.domain, count, self.threads, backend_threads)
 
     def _oneshot_flat(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> np.ndarray:
         view = memoryview(data)
@@ -354,16 +388,14 @@ class Hasher:
         """The digests of a list of ``bytes`` when it is small work for the one-shot backend
         (read as it is: no flat copy, no compiled reader); None otherwise, for the batch
         path. ``(N, output_length)`` uint8."""
-        if not self.oneshot_backend or self.batch_size is not None:
-            return None
-        if oneshot_bytes(self.algorithm, self.domain, len(messages), self.threads) < 0:
-            return None  # too many messages, whatever their sizes
+        if self.batch_size is not None or self.oneshot_byte_budget(len(messages)) < 0:
+            return None  # no one-shot backend, or too many messages whatever their sizes
         total = 0
         for message in messages:
             if type(message) is not bytes:
                 return None
             total += len(message)
-        if not use_oneshot(self.algorithm, self.domain, len(messages), total, self.threads):
+        if self.plan(len(messages), total) != ONESHOT:
             return None
         out = np.empty((len(messages), self.output_length), dtype=np.uint8)
         return self._oneshot_rows(messages, out) if self.output_length else out
@@ -414,7 +446,7 @@ class Hasher:
         """
         data, offsets = single_message(message)
         out = np.empty((1, self.output_length), dtype=np.uint8)
-        if type(self).hash_flat is not Hasher.hash_flat:
+        if not self.plain_sponge:
             return self.hash_flat(data, offsets, out=out).tobytes()
         if self.batch_size not in (None, 1):
             raise ValueError(
@@ -423,7 +455,7 @@ class Hasher:
             )
         if self.output_length:
             spec = self.algorithm
-            if self.oneshot_backend and use_oneshot(spec, self.domain, 1, int(offsets[1])):
+            if self.plan(1, int(offsets[1])) == ONESHOT:
                 return oneshot_digest(  # type: ignore[return-value]
                     spec, self.domain, memoryview(data), self.output_length
                 )

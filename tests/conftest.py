@@ -21,8 +21,57 @@ settings.load_profile("batchkeccak")
 
 # The kernels are what most tests test: a small test batch must not slip to the one-shot
 # backends (hashlib, pycryptodome) that small work takes. Subprocesses inherit this too.
-# Tests of the choice itself (tests/test_dispatch.py) set it back to the measured limits.
+# Tests of the choice itself (tests/test_dispatch.py) set it back to the measured limits,
+# and the digest tests run on every backend policy (below).
 os.environ["BATCHKECCAK_BACKEND"] = "kernels"
+
+
+# ---------------------------------------------------------------------------------------
+# Every backend policy. Each entry point has two implementations, the kernels and the
+# one-shot backends (hashlib, pycryptodome), and the size-aware dispatcher picks one per
+# call; a test marked ``every_backend`` (a module's ``pytestmark`` or one test) runs once per
+# policy, so no path that users get by default goes untested:
+#
+# - ``kernels`` and ``oneshot``: each side forced (``oneshot`` wherever a backend has the
+#   function; a mode without one still takes the kernels);
+# - ``default-cold``: the measured limits in a process that has not loaded the kernels (the
+#   dispatcher's account starts empty, so small calls go to hashlib or pycryptodome);
+# - ``default-warm``: the measured limits once the kernels are loaded.
+#
+# Subprocesses the test starts (the command line) follow the same policy.
+
+BACKEND_POLICIES = ("kernels", "oneshot", "default-cold", "default-warm")
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.get_closest_marker("every_backend") is not None:
+        metafunc.parametrize("backend_policy", BACKEND_POLICIES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def backend_policy(request, monkeypatch):
+    """The backend policy a test runs under: ``kernels`` unless the test is marked
+    ``every_backend`` (then each of :data:`BACKEND_POLICIES` in turn)."""
+    policy = getattr(request, "param", "kernels")
+    if policy == "kernels":
+        yield policy  # the session's setting: nothing to change
+        return
+    from batchkeccak import dispatch
+
+    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    if policy == "oneshot":
+        monkeypatch.setenv("BATCHKECCAK_BACKEND", "oneshot")
+        forced = "oneshot"
+    else:
+        monkeypatch.delenv("BATCHKECCAK_BACKEND")
+        forced = None
+        if policy == "default-cold":
+            # What kernels_loaded() looks for is then absent, as in a fresh process.
+            monkeypatch.setattr(dispatch, "KERNEL_MODULE", "batchkeccak.<kernels not loaded>")
+        else:
+            import batchkeccak.sponge  # noqa: F401  (loaded, as after any kernel call)
+    with dispatch.forced_backend(forced):
+        yield policy
 
 
 def pytest_sessionstart(session):

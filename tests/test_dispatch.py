@@ -329,3 +329,37 @@ def test_offsets_outside_the_data_are_refused_on_both_sides(backend, offsets):
     resolved = bk.hasher("sha3_256")
     with pytest.raises(ValueError, match="offsets leave the data buffer"):
         resolved.hash_flat(np.zeros(10, np.uint8), np.array(offsets, np.int64))
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_a_hasher_that_hashes_otherwise_declares_it():
+    # A mode with a hash_flat of its own (framing, HMAC's second hash, a tree) is no plain
+    # sponge: the one-shot backends and the one-call kernel must never stand in for it (a
+    # one-message KangarooTwelve list once got TurboSHAKE of the bare message).
+    import batchkeccak.derived  # noqa: F401  (defines every mode's class)
+    from batchkeccak.hashers import Hasher
+
+    own = [cls for cls in _subclasses(Hasher) if cls.hash_flat is not Hasher.hash_flat]
+    assert own  # the modes' classes are found
+    assert [cls.__name__ for cls in own if cls.plain_sponge] == []
+
+
+@pytest.mark.parametrize("name", sorted(bk.modes))
+def test_no_fast_path_for_a_mode_that_is_no_plain_sponge(name, backend):
+    mode = bk.modes[name]
+    params = {"key": b"k" * 20} if "key" in mode.params else {}
+    resolved = bk.hasher(name, length=None if mode.fixed_length else 16, **params)
+    if resolved.plain_sponge:
+        return  # cSHAKE and TurboSHAKE rows: their sponge is the whole function
+    assert not resolved.oneshot_backend
+    assert resolved.hash_list([b"abc"]) is None
+    assert resolved.one_call() is None
+    assert resolved.plan(1, 3) == "kernels"
+    out = np.empty((1, resolved.output_length), np.uint8)
+    data, offsets = np.frombuffer(b"abc", np.uint8), np.array([0, 3], np.int64)
+    assert not resolved.hash_in_one_call(data, offsets, out)

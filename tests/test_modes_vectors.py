@@ -267,6 +267,10 @@ def test_rfc9861_vectors(function, message, custom, domain, length, tail, expect
         got = getattr(bk, function)(data, customization=ptn(custom), length=length)
         batch = bk.hash_many([data, b""], function, length=length, customization=ptn(custom))
         assert batch[0].tobytes() == got
+        # A one-message list once went to TurboSHAKE without C || length_encode(|C|).
+        for single in ([data], (data,)):
+            alone = bk.hash_many(single, function, length=length, customization=ptn(custom))
+            assert alone[0].tobytes() == got
     if tail is not None:
         got = got[-tail:]
     assert got.hex() == expected

@@ -103,6 +103,8 @@ class TreeHasher(ModeHasher):
 
     __slots__ = ()
 
+    plain_sponge = False
+
     def one_pass(self) -> OnePass:
         raise TypeError(
             f"{self.name} is a tree mode: its streams cannot share stored sponge states; hash "
@@ -115,6 +117,8 @@ class FramedHasher(ModeHasher):
     ``right_encode(L)``), or ``encode_string(m) || trailer`` (a one-string TupleHash)."""
 
     __slots__ = ("length_prefix", "trailer")
+
+    plain_sponge = False
 
     trailer: bytes
     length_prefix: bool
@@ -142,6 +146,8 @@ class HmacHasher(ModeHasher):
     the outer hash of the inner digests from the state ``K0 ^ opad`` leaves."""
 
     __slots__ = ("outer_state",)
+
+    plain_sponge = False
 
     per_message_fields = ("initial_state", "outer_state")
 
