@@ -97,15 +97,20 @@ def _check_paths(paths: object) -> list[str | bytes]:
         raise TypeError(f"paths must be a sequence of paths, got {type(paths).__name__}")
     given = list(paths)
     if all(type(path) is str for path in given):
-        return given  # the usual case, checked in one pass
-    checked = []
-    for i, path in enumerate(given):
-        try:
-            checked.append(os.fspath(path))
-        except TypeError:
-            raise TypeError(
-                f"paths[{i}] must be a str, bytes or os.PathLike, got {type(path).__name__}"
-            ) from None
+        checked = given  # the usual case, checked in one pass
+    else:
+        checked = []
+        for i, path in enumerate(given):
+            try:
+                checked.append(os.fspath(path))
+            except TypeError:
+                raise TypeError(
+                    f"paths[{i}] must be a str, bytes or os.PathLike, got {type(path).__name__}"
+                ) from None
+    # Refused here, before any file is opened, whichever backend then reads them.
+    for i, path in enumerate(checked):
+        if ("\0" if isinstance(path, str) else b"\0") in path:
+            raise ValueError(f"paths[{i}] contains a NUL byte")
     return checked
 
 

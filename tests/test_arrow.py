@@ -16,6 +16,8 @@ from batchkeccak.hashers import Hasher
 
 from oracles import ALL_ALGORITHMS, XOFS, oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 VARIABLE_TYPES = [
     pa.binary(),
     pa.large_binary(),
@@ -195,6 +197,7 @@ def test_chunked_dictionaries_with_different_dictionaries():
     assert result.to_pylist() == expected(["a", "b", "a", "c", None, "a"], hex=True)
 
 
+@pytest.mark.kernels_only
 @pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_512", "shake_128", "turboshake128"])
 @pytest.mark.parametrize("arrow_type", [pa.binary(), pa.large_string()], ids=str)
 def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_type):

@@ -17,6 +17,8 @@ import pytest
 
 import batchkeccak as bk
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 test_hashlib = pytest.importorskip(
     "test.test_hashlib", reason="this Python was installed without its test package"
 )

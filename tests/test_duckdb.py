@@ -14,6 +14,8 @@ from batchkeccak.duckdb import register
 
 from engine_oracles import engine_oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 KEY = bytes(range(40))
 VALUES = ["", "abc", "ada@example.org", "caf\u00e9 \u2603", "a\\x41b", "x" * 300, None]
 """Texts with a backslash and non-ASCII characters: hashed as their UTF-8 bytes, never

@@ -16,6 +16,8 @@ from batchkeccak.permutation import TILE_WIDTH
 
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 W = TILE_WIDTH
 
 
@@ -313,6 +315,7 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
         bk.hash_many(messages[:987] + [5] + messages[988:], threads=2)
 
 
+@pytest.mark.kernels_only
 def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
     # Too few messages to convert in chunks, but plenty of work: the threads count is left to
     # the flat layer, which sees the sizes.
@@ -331,6 +334,7 @@ def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
     assert asked == [2]
 
 
+@pytest.mark.kernels_only
 def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
     from batchkeccak import _parallel, api
 
@@ -368,6 +372,7 @@ def test_warmup_then_hash():
     assert bk.hash_one(b"after warmup", "sha3_256") == oracle("sha3_256", b"after warmup")
 
 
+@pytest.mark.kernels_only
 @pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "sha3_512", "shake_128"])
 def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):

@@ -16,6 +16,8 @@ from batchkeccak.arrow import COMPUTE_XOF_LENGTHS, hash_array, register
 
 from oracles import ALL_ALGORITHMS, oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 VALUES = [b"abc", None, b"", b"\x00" * 200]
 

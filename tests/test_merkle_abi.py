@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 from batchkeccak.merkle import abi
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 eth_abi = pytest.importorskip("eth_abi")
 
 INT_BITS = (8, 16, 24, 32, 64, 96, 128, 160, 200, 256)

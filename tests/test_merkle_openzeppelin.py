@@ -27,6 +27,8 @@ from merkle_reference import (
     oz_tree,
 )
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 FIXTURES = json.loads((Path(__file__).parent / "data" / "merkle_openzeppelin.json").read_text())
 
 

@@ -13,6 +13,8 @@ from batchkeccak.merkle import rfc9162
 
 from merkle_reference import RFC9162Reference, digest
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 
 def _values(n: int, seed: int = 0) -> list[bytes]:
     # Lengths 0..70 so that empty values and multi-block values both occur.

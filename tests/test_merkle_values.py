@@ -14,6 +14,8 @@ from batchkeccak.cli import main
 
 from merkle_reference import keccak256
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 FIXTURES = json.loads(
     (Path(__file__).resolve().parent / "data" / "merkle_openzeppelin.json").read_text()
 )

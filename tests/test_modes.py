@@ -26,6 +26,8 @@ from Crypto.Hash import (
 
 import batchkeccak as bk
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 RATE = {128: 168, 256: 136}
 HMAC_RATES = {224: 144, 256: 136, 384: 104, 512: 72}
 

@@ -10,6 +10,8 @@ from Crypto.Hash import KMAC256
 
 from batchkeccak.cli import main
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 KEY = b"0123456789abcdef-secret-key-0123"
 
 

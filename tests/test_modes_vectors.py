@@ -20,6 +20,8 @@ import sp800_185_reference as ref
 
 import batchkeccak as bk
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 
 def ptn(n: int) -> bytes:
     """RFC 9861's ptn(n): the bytes 00 01 .. FA repeated, cut to n bytes."""

@@ -26,6 +26,8 @@ from Crypto.Hash import (
 import batchkeccak as bk
 from batchkeccak import files
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 KEY = bytes(range(32, 72))
 CUSTOM = b"Email Signature"
 

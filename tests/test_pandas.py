@@ -16,6 +16,8 @@ from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
 from engine_oracles import engine_oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 KEY = bytes(range(40))
 TEXTS = ["", "abc", "caf\u00e9 \u2603", "x" * 300, None, "abc"]
 

@@ -12,6 +12,8 @@ from batchkeccak.inputs import _pylist
 
 from oracles import oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 
 @pytest.mark.skipif(not _pylist.layout_matches(), reason="interpreter layout not supported")
 @given(st.lists(st.binary(max_size=300), max_size=50), st.booleans())

@@ -13,6 +13,8 @@ import batchkeccak as bk
 
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 CHUNK_SIZES = (0, 1, 7, 8, 135, 136, 137, 168, 500, 3000)
 
 

@@ -18,6 +18,8 @@ from Crypto.Hash import TurboSHAKE128, keccak
 
 import batchkeccak as bk
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 THREADS = 4
 UPDATES = 120
 PAYLOAD = bytes((7 * i + 3) % 251 for i in range(5043))  # not a multiple of any rate
