@@ -359,8 +359,9 @@ def nonce_column(nonces: object) -> np.ndarray:
         import pyarrow as pa
 
         column = without_nulls(nonces, "nonces")
-        if not pa.types.is_integer(column.type):  # type: ignore[attr-defined]
-            raise TypeError(f"nonces must hold ints, got Arrow type {column.type}")  # type: ignore[attr-defined]
+        kind = column.type  # type: ignore[attr-defined]
+        if not pa.types.is_integer(kind):
+            raise TypeError(f"nonces must hold ints, got Arrow type {kind}")
         nonces = column.to_numpy()  # type: ignore[attr-defined]
     if isinstance(nonces, np.ndarray):
         if nonces.ndim != 1:
