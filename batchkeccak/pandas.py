@@ -11,6 +11,7 @@ pandas imports when this module does, never by ``import batchkeccak``.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from batchkeccak._sql import sql_functions
@@ -31,11 +32,45 @@ ACCESSOR = "bk"
 """The name the accessor is registered under: ``series.bk``, ``frame.bk``."""
 
 
+_VALUE_TYPES = (bytes, bytearray, memoryview, str)
+"""What a value of an object column may be, when it is not missing."""
+
+
+def _type_name(value: object) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def _object_values(series: pd.Series) -> pa.Array:
+    """An object column as Arrow: its missing values (None, NaN, NA, NaT) null, the others
+    bytes-like or str; TypeError naming the first row that holds anything else, which Arrow
+    or ``hash_many`` would otherwise read as bytes (a numpy scalar or array has a buffer)."""
+    values = series.to_numpy(dtype=object)
+    missing = pd.isna(values)
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind not in ("bytes", "string", "empty"):
+        # Mixed kinds (bytes and str, or NaT, which infer_dtype does not skip): row by row.
+        for position, value in enumerate(values):
+            if not missing[position] and not isinstance(value, _VALUE_TYPES):
+                label = series.index[position]
+                label = label.item() if isinstance(label, np.generic) else label
+                raise TypeError(
+                    f"bk: row {position} (index {label!r}) is of type {_type_name(value)}, "
+                    "not bytes or str (only None, NaN, NA and NaT count as missing)"
+                )
+    return pa.array(
+        values, type=pa.string() if kind == "string" else pa.binary(),
+        mask=missing if missing.any() else None, from_pandas=True,
+    )
+
+
 def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
     """The Series as Arrow data; TypeError naming its dtype when it holds no bytes or text."""
     array = series.array
     if hasattr(array, "__arrow_array__") and not isinstance(series.dtype, pd.CategoricalDtype):
         values = pa.array(array)  # Arrow-backed: the same buffers
+    elif series.dtype == object:
+        values = _object_values(series)
     else:
         try:
             values = pa.array(series, from_pandas=True)
@@ -61,18 +96,16 @@ def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
 def _object_digests(series: pd.Series, resolved: Hasher, hex: bool) -> pa.Array | None:
     """An object column of ``bytes`` with nothing missing is hashed from its list of objects by
     the compiled reader that ``hash_many`` uses (which hashes while it reads), rather than
-    first copied into an Arrow column; None for any other column."""
+    first copied into an Arrow column; None for any other column.
+
+    Every value is checked to be ``bytes`` first (one compiled pass, pandas' own): the reader
+    takes anything with a buffer, and a NaN (``numpy.float64``), a ``NaT`` or a numpy array
+    has one, whose raw bytes it would hash."""
     if series.dtype != object or len(series) == 0:
         return None
-    values = series.tolist()
-    if not isinstance(values[0], bytes):
+    if pd.api.types.infer_dtype(series, skipna=False) != "bytes":
         return None
-    try:
-        digests = hash_many(values, resolved)
-    except TypeError:
-        # None, NaN or str among the bytes (found by the reader, cheaper than isna() first):
-        # Arrow reads those.
-        return None
+    digests = hash_many(series.tolist(), resolved)
     return digest_array(digests, hex=hex, threads=resolved.threads)
 
 
@@ -101,7 +134,7 @@ class HashSeriesAccessor:
         threads: int | None = None,
         **params: object,
     ) -> pd.Series:
-        """Hash every value; missing values (None, NaN, NA) stay missing.
+        """Hash every value; missing values (None, NaN, NA, NaT) stay missing.
 
         Parameters
         ----------
@@ -127,7 +160,8 @@ class HashSeriesAccessor:
         Raises
         ------
         TypeError
-            The values are not all bytes or all str (the message names the dtype), or
+            The dtype holds no bytes or text (the message names it), a value of an object
+            column is neither missing, bytes-like nor str (the message names its row), or
             ``length`` is wrong for ``algorithm``.
         ValueError
             An unknown ``algorithm``.

@@ -447,6 +447,76 @@ def test_bad_addresses_are_named():
         contract_addresses([bytes(19)], [0])
 
 
+def test_a_sliced_column_hashes_its_own_rows():
+    """A slice's offsets point past the rows before it: those rows are not the ones hashed
+    (every other layout is run by test_arrow_readers.py)."""
+    addresses = ["0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+                 "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"]
+    assert checksum_addresses(pa.array(addresses)[1:]).to_pylist() == [
+        eth_utils.to_checksum_address(addresses[1])
+    ]
+    signatures = ["transfer(address,uint256)", "approve(address,uint256)", "f()"]
+    for start in (1, 2):
+        assert [bytes(s) for s in selectors(pa.array(signatures)[start:])] == [
+            eth_utils.function_signature_to_4byte_selector(s) for s in signatures[start:]
+        ]
+        assert [bytes(t) for t in event_topics(pa.array(signatures)[start:])] == [
+            keccak(s.encode()) for s in signatures[start:]
+        ]
+    deployers = pa.array(addresses)[1:]
+    assert contract_addresses(deployers, [0])[0].tobytes() == keccak(
+        rlp.encode([bytes.fromhex(addresses[1][2:]), 0])
+    )[12:]
+
+
+def test_address_forms_match_eth_utils():
+    """With or without 0x (or 0X), in any case: as eth_utils.to_checksum_address takes them."""
+    digits = "5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+    forms = [digits, "0x" + digits, "0X" + digits, digits.upper(), "0x" + digits.upper(),
+             "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"]
+    expected = [eth_utils.to_checksum_address(form) for form in forms]
+    assert checksum_addresses(forms) == expected
+    assert checksum_addresses(pa.array(forms)).to_pylist() == expected
+
+
+def test_checksum_addresses_keep_nulls():
+    address = "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"
+    want = eth_utils.to_checksum_address(address)
+    assert checksum_addresses([None, address, None]) == [None, want, None]
+    assert checksum_addresses([None, None]) == [None, None]
+    raw = bytes.fromhex(address[2:])
+    assert checksum_addresses([raw, None]) == [want, None]
+    column = pa.array([address] * 9 + [None, address, None])[9:]  # the bitmap mid-byte
+    got = checksum_addresses(column)
+    assert got.null_count == 2 and got.to_pylist() == [None, want, None]
+    fixed = pa.array([None, raw], pa.binary(20))
+    assert checksum_addresses(fixed).to_pylist() == [None, want]
+
+
+@pytest.mark.parametrize("bad", [
+    "0x" + "0" * 39, "0x" + "0" * 41, "0" * 38, "", "0x", "0x" + "g" * 40, "zz" + "0" * 40,
+    "0x" + "0" * 38 + "\u00e9", "0x" + "0" * 39 + " ",
+])
+def test_malformed_addresses_name_their_row(bad):
+    with pytest.raises(ValueError, match=r"addresses\[1\]"):
+        checksum_addresses(["0x" + "00" * 20, bad])
+    with pytest.raises(ValueError, match=r"addresses\[1\]"):
+        checksum_addresses(pa.array(["0x" + "00" * 20, bad]))
+    with pytest.raises(ValueError, match=r"deployers\[1\]"):
+        contract_addresses(["0x" + "00" * 20, bad], [0, 1])
+
+
+def test_signatures_that_are_empty_or_null_name_their_row():
+    for signatures in ([""], ["f()", ""], pa.array(["f()", ""]), [b"f()", b""]):
+        with pytest.raises(ValueError, match=r"signatures\[\d\] = '' is not a canonical"):
+            selectors(signatures)
+    for signatures in (["f()", None], pa.array(["f()", None]), pa.array([b"f()", None])):
+        with pytest.raises(ValueError, match=r"signatures\[1\] is null"):
+            event_topics(signatures)
+    with pytest.raises(ValueError, match=r"salts\[1\] is null"):
+        create2_addresses(bytes(20), pa.array([bytes(32), None]), bytes(32))
+
+
 EIP_1014_EXAMPLES = [
     # (address, salt, init_code, result): the examples of EIP-1014
     ("0x0000000000000000000000000000000000000000", "00" * 32, "00",

@@ -82,3 +82,48 @@ def test_clear_errors():
         pd.Series([1, 2]).bk.sha3_256()
     with pytest.raises(TypeError, match="length is required"):
         pd.Series([b"a"]).bk.shake_128()
+
+
+MISSING = {
+    "None": None, "float NaN": float("nan"), "numpy NaN": np.float64("nan"),
+    "float32 NaN": np.float32("nan"), "NA": pd.NA, "NaT": pd.NaT,
+    "datetime64 NaT": np.datetime64("NaT"), "timedelta64 NaT": np.timedelta64("NaT"),
+}
+
+
+@pytest.mark.parametrize("first", [b"abc", "abc", None], ids=["bytes first", "str first",
+                                                                "missing first"])
+@pytest.mark.parametrize("missing", list(MISSING))
+def test_missing_values_stay_missing(first, missing):
+    """A NaN (numpy.float64) or a NaT has a buffer: it must not be hashed as its raw bytes,
+    whatever the first value is."""
+    series = pd.Series([first, MISSING[missing], b"xyz"], dtype=object)
+    got = [None if pd.isna(d) else d for d in series.bk.sha3_256().tolist()]
+    first_bytes = first.encode() if isinstance(first, str) else first
+    assert got == [None if first is None else engine_oracle("sha3_256", first_bytes), None,
+                   engine_oracle("sha3_256", b"xyz")]
+
+
+NOT_BYTES = {
+    "numpy int64": np.int64(7), "numpy float64": np.float64(1.5), "int": 7, "float": 2.5,
+    "uint8 array": np.frombuffer(b"xyz", dtype=np.uint8), "list": [1, 2],
+    "numpy bool": np.bool_(True),
+}
+
+
+@pytest.mark.parametrize("first", [b"abc", "abc", None], ids=["bytes first", "str first",
+                                                                "missing first"])
+@pytest.mark.parametrize("value", list(NOT_BYTES))
+def test_a_value_that_is_not_bytes_is_named(first, value):
+    series = pd.Series([first, b"xyz", NOT_BYTES[value]], dtype=object, index=[10, 11, 12])
+    kind = type(NOT_BYTES[value])
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    with pytest.raises(TypeError, match=rf"row 2 \(index 12\) is of type {name}, not bytes"):
+        series.bk.sha3_256()
+
+
+def test_bytes_like_values_of_an_object_column():
+    values = [b"abc", bytearray(b"de"), memoryview(b"fgh"), np.bytes_(b"ij"), "k\u00e9"]
+    got = pd.Series(values, dtype=object).bk.keccak_256().tolist()
+    assert got == [engine_oracle("keccak_256", bytes(v) if not isinstance(v, str) else
+                                 v.encode()) for v in values]

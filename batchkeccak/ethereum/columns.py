@@ -8,11 +8,16 @@ Python objects, one per row, because a list of strings is what was asked for.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, to_flat
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "checksum_addresses", "contract_addresses", "create2_addresses", "event_topics",
@@ -36,18 +41,77 @@ def is_arrow(value: object) -> bool:
     return type(value).__module__.startswith("pyarrow")
 
 
+def is_arrow_column(value: object) -> bool:
+    if not is_arrow(value):
+        return False
+    import pyarrow as pa
+
+    return isinstance(value, (pa.Array, pa.ChunkedArray))
+
+
 def is_arrow_text(value: object) -> bool:
     import pyarrow as pa
 
     kind = value.type  # type: ignore[attr-defined]
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
         hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
     )
 
 
+def arrow_values(column: object) -> pa.Array:
+    """An Arrow column as one array of plain values, nulls kept: its chunks joined, a
+    dictionary decoded (its null values become null rows), a view type cast to the large
+    type of the same values (whose rows lie back to back, as every reader here needs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from batchkeccak.inputs.arrow_buffers import decode_dictionary
+
+    if isinstance(column, pa.ChunkedArray):
+        chunks = column.chunks or [pa.array([], type=column.type)]
+    else:
+        chunks = [column]
+    plain = []
+    for chunk in chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = decode_dictionary(chunk)
+        if pa.types.is_string_view(chunk.type):
+            chunk = pc.cast(chunk, pa.large_string())
+        elif pa.types.is_binary_view(chunk.type):
+            chunk = pc.cast(chunk, pa.large_binary())
+        plain.append(chunk)
+    return plain[0] if len(plain) == 1 else pa.concat_arrays(plain)
+
+
+def null_mask(column: pa.Array) -> np.ndarray | None:
+    """A bool mask of the null rows of a plain Arrow array, or None when it has none."""
+    if not column.null_count:
+        return None
+    return column.is_null().to_numpy(zero_copy_only=False)
+
+
+def without_nulls(values: object, argument: str) -> object:
+    """An Arrow column as one plain array (:func:`arrow_values`); ValueError naming its first
+    null row, which has no value to derive a result from. Anything else as it is."""
+    if not is_arrow_column(values):
+        return values
+    column = arrow_values(values)
+    nulls = null_mask(column)
+    if nulls is not None:
+        row = int(np.flatnonzero(nulls)[0])
+        raise ValueError(
+            f"{argument}[{row}] is null; drop or fill the nulls first "
+            "(pyarrow.compute.drop_null / fill_null)"
+        )
+    return column
+
+
 def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
     """A column of ``str`` (a sequence or an Arrow string column) as UTF-8 ``(data,
-    offsets)``; TypeError naming the first row that is not a string."""
+    offsets)``, the offsets where the rows lie in ``data`` (a slice's do not start at 0);
+    TypeError naming the first row that is not a string, ValueError the first null."""
     if not is_arrow(texts):
         import pyarrow as pa
 
@@ -61,16 +125,13 @@ def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
             raise TypeError(
                 f"{argument}[{row}] must be a str, got {type(texts[row]).__name__}"
             ) from None
-    if texts.null_count:  # type: ignore[attr-defined]
-        row = next(i for i, t in enumerate(texts) if not t.is_valid)  # type: ignore[attr-defined]
-        raise ValueError(f"{argument}[{row}] is null")
-    data, offsets = to_flat(texts, argument)
-    return data, offsets - offsets[0] if offsets[0] else offsets
+    return to_flat(without_nulls(texts, argument), argument)
 
 
 def fixed_rows(values: object, width: int, argument: str, what: str) -> np.ndarray:
     """A column of ``width``-byte values (any ``hash_many`` form) as ``(N, width)`` uint8;
-    ValueError naming the first row of another length."""
+    ValueError naming the first row of another length, or the first null."""
+    values = without_nulls(values, argument)
     if isinstance(values, np.ndarray) and values.ndim == 2:
         if values.dtype != np.uint8:
             raise TypeError(f"{argument} must be a uint8 array, got {values.dtype}")
@@ -123,8 +184,8 @@ def hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
 
 
 def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
-    """Addresses as ``(N, 20)`` uint8, from ``(N, 20)`` uint8, 20-byte values or ``0x`` hex
-    strings (any case: a checksum is not checked)."""
+    """Addresses as ``(N, 20)`` uint8, from ``(N, 20)`` uint8, 20-byte values or hex strings
+    with or without ``0x`` (any case: a checksum is not checked)."""
     if is_arrow(addresses) and is_arrow_text(addresses):
         data, offsets = text_rows(addresses, argument)
         return hex_rows(data, offsets, 40, argument, "an address")
@@ -164,6 +225,38 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
     return rows
 
 
+NULL_ADDRESS_TEXT = "0x" + "0" * 40
+"""What a null row is read as while the others are checked and hashed; its result is null."""
+
+
+def nullable_addresses(addresses: object) -> tuple[object, np.ndarray | None]:
+    """``addresses`` with every null row (None in a sequence, a null in an Arrow column)
+    replaced by the zero address, and the mask of those rows (None when there are none)."""
+    if is_arrow_column(addresses):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = arrow_values(addresses)
+        nulls = null_mask(column)
+        if nulls is None:
+            return column, None
+        kind = column.type
+        if is_arrow_text(column):
+            filler = NULL_ADDRESS_TEXT
+        else:
+            filler = bytes(kind.byte_width if pa.types.is_fixed_size_binary(kind) else 20)
+        return pc.fill_null(column, pa.scalar(filler, type=kind)), nulls
+    if isinstance(addresses, (np.ndarray, FlatMessages, str, bytes, bytearray, memoryview)):
+        return addresses, None
+    rows = list(addresses)  # type: ignore[call-overload]
+    nulls = np.fromiter((a is None for a in rows), dtype=bool, count=len(rows))
+    if not nulls.any():
+        return rows, None
+    present = rows[int(np.argmin(nulls))]
+    filler = NULL_ADDRESS_TEXT if isinstance(present, str) else bytes(20)
+    return [filler if a is None else a for a in rows], nulls
+
+
 def checksum_addresses(addresses: object) -> object:
     """EIP-55 checksummed addresses: hex whose letters are upper case where the Keccak-256
     of the lower-case hex has a nibble of 8 or more.
@@ -172,23 +265,35 @@ def checksum_addresses(addresses: object) -> object:
     ----------
     addresses
         ``(N, 20)`` uint8, a column of 20-byte values (any form ``hash_many`` takes), or
-        ``0x`` hex strings (a sequence of ``str`` or an Arrow string column) in any case.
+        hex strings (a sequence of ``str`` or an Arrow string column) in any case, with or
+        without ``0x``, as ``eth_utils.to_checksum_address`` takes them. A null (None in a
+        sequence, a null in an Arrow column) stays null.
 
     Returns
     -------
     list of str or pyarrow.StringArray
-        ``"0x"`` and 40 hex digits per address; a pyarrow string array when ``addresses``
-        is an Arrow column (``large_string`` past 2 GiB of text, 51,130,563 addresses).
+        ``"0x"`` and 40 hex digits per address (None for a null); a pyarrow string array
+        when ``addresses`` is an Arrow column (``large_string`` past 2 GiB of text,
+        51,130,563 addresses).
+
+    Raises
+    ------
+    ValueError
+        Naming the first row that is not 20 bytes, or not 40 hex digits after an optional
+        ``0x``.
+    TypeError
+        Naming the first row that is neither a str nor a bytes-like value.
 
     Examples
     --------
     >>> from batchkeccak.ethereum import checksum_addresses
-    >>> checksum_addresses(["0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"])
-    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed']
+    >>> checksum_addresses(["0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", None])
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', None]
     """
     import pyarrow as pa
 
-    rows = np.ascontiguousarray(address_rows(addresses))
+    values, nulls = nullable_addresses(addresses)
+    rows = np.ascontiguousarray(address_rows(values))
     count = rows.shape[0]
     lower = np.empty((count, 40), dtype=np.uint8)
     _kernels.address_hex(rows, NO_DIGESTS, lower)
@@ -197,7 +302,11 @@ def checksum_addresses(addresses: object) -> object:
     wide = 42 * count >= 2**31
     offsets = np.arange(0, 42 * count + 1, 42, dtype=np.int64 if wide else np.int32)
     array_type = pa.LargeStringArray if wide else pa.StringArray
-    texts = array_type.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(text.reshape(-1)))
+    validity = None if nulls is None else pa.py_buffer(np.packbits(~nulls, bitorder="little"))
+    texts = array_type.from_buffers(
+        count, pa.py_buffer(offsets), pa.py_buffer(text.reshape(-1)), validity,
+        0 if nulls is None else int(np.count_nonzero(nulls)),
+    )
     if is_arrow(addresses):
         return texts
     # One Arrow column read out as str objects: measured 2.5 times faster than numpy's
@@ -246,6 +355,14 @@ def create2_addresses(deployer: object, salts: object, init_code_hash: object) -
 def nonce_column(nonces: object) -> np.ndarray:
     """Nonces as uint64; TypeError / ValueError naming the first row that is not an int in
     ``0 .. 2**64 - 1``."""
+    if is_arrow_column(nonces):
+        import pyarrow as pa
+
+        column = without_nulls(nonces, "nonces")
+        kind = column.type  # type: ignore[attr-defined]
+        if not pa.types.is_integer(kind):
+            raise TypeError(f"nonces must hold ints, got Arrow type {kind}")
+        nonces = column.to_numpy()  # type: ignore[attr-defined]
     if isinstance(nonces, np.ndarray):
         if nonces.ndim != 1:
             raise ValueError(f"nonces must be a 1-D column of ints, got {nonces.ndim}-D")
@@ -277,7 +394,7 @@ def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
         One sender (20 bytes or its hex) for every row, or one per row (``(N, 20)`` uint8,
         20-byte values or hex strings).
     nonces
-        N ints in ``0 .. 2**64 - 1`` (a sequence or an integer array).
+        N ints in ``0 .. 2**64 - 1`` (a sequence, a numpy or an Arrow integer array).
 
     Returns
     -------
@@ -305,14 +422,17 @@ def signature_rows(signatures: object) -> tuple[np.ndarray, np.ndarray]:
         is_arrow(signatures) and not is_arrow_text(signatures)
     )
     if as_bytes:
-        data, offsets = to_flat(signatures, "signatures")
+        data, offsets = to_flat(without_nulls(signatures, "signatures"), "signatures")
     else:
         data, offsets = text_rows(signatures, "signatures")
     lengths = np.diff(offsets)
     count = lengths.shape[0]
     if count == 0:
         return data, offsets
-    last = data[np.maximum(offsets[1:] - 1, 0)]
+    # The last byte of each row; an empty row has none (and may sit where data ends).
+    filled = lengths > 0
+    last = np.zeros(count, dtype=np.uint8)
+    last[filled] = data[offsets[1:][filled] - 1]
     opens = np.zeros(count, dtype=bool)
     row_of_byte = np.repeat(np.arange(count), lengths)
     region = data[int(offsets[0]):int(offsets[-1])]
@@ -400,6 +520,12 @@ def word(value: object, argument: str) -> bytes:
 def key_words(keys: object) -> np.ndarray:
     """Mapping keys as ``(N, 32)`` words: words as they are, addresses left-padded with
     zeros, ints as 32-byte big-endian (two's complement when negative)."""
+    keys = without_nulls(keys, "keys")
+    if is_arrow_column(keys):
+        import pyarrow as pa
+
+        if pa.types.is_integer(keys.type):  # type: ignore[attr-defined]
+            keys = keys.to_pylist()  # type: ignore[attr-defined]
     if isinstance(keys, np.ndarray) and keys.ndim == 2:
         if keys.dtype != np.uint8 or keys.shape[1] not in (20, 32):
             raise ValueError(
@@ -442,8 +568,8 @@ def mapping_slots(keys: object, slot: object) -> np.ndarray:
     ----------
     keys
         ``(N, 32)`` uint8 words, ``(N, 20)`` uint8 addresses (left-padded with zeros), a
-        sequence of 32- or 20-byte values, or a sequence of Python ints (negative ones as
-        ``int256``, in two's complement).
+        sequence of 32- or 20-byte values, or a sequence of Python ints or an Arrow integer
+        column (negative ones as ``int256``, in two's complement).
     slot
         The mapping's own slot: an int, or 32 bytes.
 

@@ -120,7 +120,11 @@ def _is_arrow_text(values: object) -> bool:
     import pyarrow as pa
 
     kind = values.type  # type: ignore[attr-defined]
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
+        pa.types.is_string_view(kind)
+    )
 
 
 def is_hex_sequence(leaves: object) -> bool:
@@ -143,9 +147,10 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
         return hex_matrix(leaves, width, argument)  # type: ignore[arg-type]
     if _is_arrow_text(leaves):
         # Fixed-size leaves stored as text are hex (a Parquet column of "0x..." strings).
-        if leaves.null_count:  # type: ignore[attr-defined]
-            flat_messages(leaves, argument)  # raises the null error
-        return hex_matrix(leaves.to_pylist(), width, argument)  # type: ignore[attr-defined]
+        strings = leaves.to_pylist()  # type: ignore[attr-defined]
+        if None in strings:  # a null row, or a dictionary's null value
+            raise null_leaves(strings.count(None), argument)
+        return hex_matrix(strings, width, argument)
     data, offsets = flat_messages(leaves, argument)
     lengths = np.diff(offsets)
     wrong = np.flatnonzero(lengths != width)
@@ -164,11 +169,14 @@ def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray
     except ValueError as exc:
         if "null" not in str(exc):
             raise
-        nulls = getattr(values, "null_count", "some")
-        raise ValueError(
-            f"{argument} holds {nulls} null(s); a Merkle leaf cannot be null: drop or fill "
-            "them first (pyarrow.compute.drop_null / fill_null)"
-        ) from None
+        raise null_leaves(getattr(values, "null_count", "some"), argument) from None
+
+
+def null_leaves(nulls: object, argument: str) -> ValueError:
+    return ValueError(
+        f"{argument} holds {nulls} null(s); a Merkle leaf cannot be null: drop or fill "
+        "them first (pyarrow.compute.drop_null / fill_null)"
+    )
 
 
 def json_item(value: object) -> object:
