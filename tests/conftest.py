@@ -46,13 +46,25 @@ BACKEND_POLICIES = ("kernels", "oneshot", "default-cold", "default-warm")
 def pytest_generate_tests(metafunc):
     # Under emulation (.ci/aarch64.sh) the kernels are what is checked: the one-shot
     # backends are the host's hashlib and pycryptodome, already run here.
-    definition = metafunc.definition
-    if (
-        definition.get_closest_marker("every_backend") is not None
-        and definition.get_closest_marker("kernels_only") is None
-        and not os.environ.get("BATCHKECCAK_EMULATOR")
+    if metafunc.definition.get_closest_marker("every_backend") is not None and not os.environ.get(
+        "BATCHKECCAK_EMULATOR"
     ):
         metafunc.parametrize("backend_policy", BACKEND_POLICIES, indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    # A kernels_only test (or parameter set) in an every_backend module keeps its run on
+    # forced kernels alone; its other policies' runs are deselected.
+    others = [
+        item for item in items
+        if item.get_closest_marker("kernels_only") is not None
+        and getattr(item, "callspec", None) is not None
+        and item.callspec.params.get("backend_policy", "kernels") != "kernels"
+    ]
+    if others:
+        config.hook.pytest_deselected(items=others)
+        dropped = set(map(id, others))
+        items[:] = [item for item in items if id(item) not in dropped]
 
 
 @pytest.fixture(autouse=True)

@@ -34,6 +34,8 @@ trie = pytest.importorskip("trie")
 HexaryTrie = trie.HexaryTrie
 keccak = eth_utils.keccak
 
+pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+
 VECTORS = Path(__file__).parent / "data" / "TrieTests"
 
 
@@ -85,7 +87,12 @@ def random_value(rng: random.Random) -> bytes:
 # -- roots -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize(
+    "shape",
+    # The largest shape's tries are hashed by the kernels on every policy: it runs once.
+    [pytest.param(s, marks=pytest.mark.kernels_only) if s == "prefixes" else s
+     for s in sorted(SHAPES)],
+)
 @pytest.mark.parametrize("secure", [False, True])
 def test_random_tries_match_py_trie(shape, secure):
     rng = random.Random(f"{shape}-{secure}")
@@ -202,6 +209,7 @@ def test_pieces_and_threads_change_nothing(monkeypatch, secure):
 
 
 @pytest.mark.slow
+@pytest.mark.kernels_only
 def test_large_secure_trie():
     rng = random.Random(3)
     keys = [rng.randbytes(20) for _ in range(100_000)]
