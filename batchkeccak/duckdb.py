@@ -37,9 +37,8 @@ _INSTALL_HINT = "pip install 'batchkeccak[duckdb]'"
 VALUE_TYPE = "UNION(text VARCHAR, bytes BLOB)"
 """The value's SQL type where DuckDB has no typed macro parameters (older releases): one
 Python function per name, over a union that DuckDB casts a VARCHAR or a BLOB to without
-changing its bytes. It
-gives the same digests as the typed overloads, about 3x slower (DuckDB builds the union
-row by row)."""
+changing its bytes. It gives the same digests as the typed overloads, about 3x slower
+(DuckDB builds the union row by row)."""
 
 ROW_FIELD_TYPES = {
     "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INTEGER": "INTEGER",
@@ -53,11 +52,14 @@ ROW_FIELD_TYPES = {
 """The SQL types ``hash_rows`` and ``encode_row`` take a field of, to what ``typeof`` calls
 them. Each is read as DuckDB hands it to Arrow (``HUGEINT`` as ``decimal128(38, 0)``, ``UUID``
 as its text...), which is what ``batchkeccak.arrow.hash_rows`` reads from the same query's
-``.arrow()``; an ``ENUM`` field is read as its ``VARCHAR``. Any other type is an error naming
-it (a ``DECIMAL`` would otherwise be cast to ``DOUBLE`` and hash differently): cast it."""
+``.to_arrow_table()``; an ``ENUM`` field is read as its ``VARCHAR``. Any other type is an
+error naming it (a ``DECIMAL`` would otherwise be cast to ``DOUBLE`` and hash differently):
+cast it."""
 
 MAX_ROW_FIELDS = 32
-"""The most fields ``hash_rows(...)`` takes in SQL: one macro overload per count."""
+"""The most fields ``hash_rows(...)`` takes in SQL: one macro overload per count, each bound
+when it is created, so more would make every ``register`` slower. A wider row is the
+concatenation of its parts' encodings: ``sha3_256(encode_row(a, ...) || encode_row(b, ...))``."""
 
 _ROW_ALGORITHM = "sha3_256"
 """The hash of SQL ``hash_rows``, as of :func:`batchkeccak.arrow.hash_rows`' default; any
@@ -311,8 +313,8 @@ def register(
     On an in-memory database the macros are the database's, so every cursor, made before or
     after, sees them. On a database file (or a read-only one) they are temporary macros of
     ``connection``, since DuckDB would otherwise store them in the file: call ``register``
-    on each cursor there (it reuses the database's Python functions, and takes a few
-    milliseconds).
+    on each cursor there (it reuses the database's Python functions and adds only the
+    macros).
     """
     duckdb = _import_duckdb()
     checked_keys = check_keys(keys)

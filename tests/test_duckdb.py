@@ -251,7 +251,7 @@ def _check_rows(rows, key):
 
 CURSOR_QUERY = (
     "SELECT v, sha3_256(v), kmac_256(v, 'pii', 32), hash_rows(length(v), v) FROM "
-    "(SELECT 'u' || (i * ?)::VARCHAR || repeat('x', (i % 150)::INTEGER) AS v FROM range(3000) r(i))"
+    "(SELECT 'u' || (i * ?)::VARCHAR || repeat('x', (i % 150)::INTEGER) AS v FROM range(2100) r(i))"
 )
 """Over one DuckDB vector (2048 rows) of values of many lengths; each thread its own step."""
 
@@ -274,7 +274,7 @@ def test_cursors_on_threads_call_the_functions_registered_once():
     register(connection, keys={"pii": KEY})
     cursors = [made_before] + [connection.cursor() for _ in range(3)]
     for rows in _on_cursors(connection, cursors):
-        assert len(rows) == 3000
+        assert len(rows) == 2100
         _check_rows(rows, KEY)
 
 
@@ -292,7 +292,7 @@ def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
     path = str(tmp_path / "users.duckdb")
     connection = duckdb.connect(path)
     register(connection, keys={"pii": KEY})
-    cursors = [connection.cursor() for _ in range(3)]
+    cursors = [connection.cursor() for _ in range(2)]
     with pytest.raises(duckdb.CatalogException, match="sha3_256"):
         cursors[0].execute("SELECT sha3_256('a')")
     for cursor in cursors:
@@ -307,8 +307,10 @@ def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
     reopened.close()
     # A read-only database takes them too.
     read_only = duckdb.connect(path, read_only=True)
-    register(read_only, keys={"pii": KEY})
-    _check_rows(read_only.execute(CURSOR_QUERY, [3]).fetchall(), KEY)
+    register(read_only)
+    assert read_only.execute("SELECT sha3_256('a')").fetchone()[0] == engine_oracle(
+        "sha3_256", b"a"
+    )
 
 
 def test_registering_inside_an_open_transaction():
@@ -384,7 +386,7 @@ def every_type():
 
 
 def test_hash_rows_reads_every_field_type_as_arrow_hash_rows_does(every_type):
-    table = every_type.sql("SELECT * EXCLUDE (i) FROM every_type ORDER BY i").arrow().read_all()
+    table = every_type.sql("SELECT * EXCLUDE (i) FROM every_type ORDER BY i").to_arrow_table()
     want = arrow_hash_rows(table).to_pylist()
     got = every_type.execute(
         "SELECT hash_rows(*COLUMNS(* EXCLUDE (i))) FROM every_type ORDER BY i"
@@ -434,7 +436,7 @@ def test_hash_rows_against_the_encoding_and_polars_and_pandas():
         "SELECT hash_rows(n, b, s, blob, f, flag) FROM t ORDER BY i"
     ).fetchall()
     assert [row[0] for row in in_sql] == want
-    table = connection.sql("SELECT * EXCLUDE (i) FROM t ORDER BY i").arrow().read_all()
+    table = connection.sql("SELECT * EXCLUDE (i) FROM t ORDER BY i").to_arrow_table()
     assert arrow_hash_rows(table).to_pylist() == want
     frame = pl.from_arrow(table)
     assert frame.select(d=pl.struct(pl.all()).bk.hash_rows())["d"].to_list() == want
@@ -451,3 +453,21 @@ def test_hash_rows_takes_up_to_max_row_fields_and_names_a_type_it_cannot_read(ev
         every_type.execute("SELECT hash_rows(1, 1.5::DECIMAL(3, 1))").fetchall()
     with pytest.raises(duckdb.BinderException):
         every_type.execute("SELECT hash_rows([1, 2])").fetchall()
+
+
+def test_a_wider_row_is_its_parts_encodings_concatenated(every_type):
+    first = ", ".join(f"{i}::BIGINT" for i in range(MAX_ROW_FIELDS))
+    wide = every_type.execute(
+        f"SELECT sha3_256(encode_row({first}) || encode_row('last', NULL::BLOB))"
+    ).fetchone()[0]
+    fields = [le_int(i, 8) for i in range(MAX_ROW_FIELDS)] + [b"last", None]
+    assert wide == row_digest(fields)
+
+
+def test_a_user_function_named_hash_rows_is_not_hidden():
+    connection = duckdb.connect()
+    connection.execute("CREATE MACRO hash_rows(x) AS x")
+    with pytest.raises(ValueError, match="already has a function named 'hash_rows'"):
+        register(connection)
+    assert "bk_hash_rows" in register(connection, prefix="bk_")
+    assert connection.execute("SELECT hash_rows(5)").fetchone()[0] == 5
