@@ -341,9 +341,9 @@ def register(
         if registration is None:
             registration = _Registration(settings, typed_macros)
             _create_python_functions(connection, functions, registration)
-        else:
-            registration.settings = settings  # new keys and threads for every connection
         _create_macros(connection, macros, typed_macros)
+        # New keys and threads for every connection, once nothing can fail any more.
+        registration.settings = settings
     return tuple(macros)
 
 
