@@ -15,7 +15,8 @@ ParallelHash's block size is 8192 bytes): :func:`batchkeccak.arrow.hash_array` t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,7 @@ from batchkeccak.derived.table import modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.parameters import algorithms
 
-__all__ = ["SqlFunction", "check_keys", "sql_functions"]
+__all__ = ["SqlFunction", "check_keys", "no_such_method", "sql_functions"]
 
 
 @dataclass(frozen=True)
@@ -198,3 +199,17 @@ def check_keys(keys: object) -> dict[str, bytes]:
             )
         checked[name] = bytes(key)
     return checked
+
+
+def no_such_method(namespace: str, name: str, general: Iterable[str]) -> AttributeError:
+    """The error for ``namespace.name`` where a column namespace (Polars' ``bk``, pandas'
+    ``bk``) has no such method: it names every method, the ``general`` ones and one per
+    algorithm and mode (the list ``hash_many`` gives for an unknown algorithm), and the
+    closest names to a typo."""
+    names = list(sql_functions())
+    close = difflib.get_close_matches(name, [*general, *names], n=3)
+    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    return AttributeError(
+        f"{namespace} has no method {name!r}{hint}; its methods are {', '.join(general)} and "
+        f"one per algorithm and mode: {', '.join(names)}"
+    )

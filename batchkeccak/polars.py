@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from batchkeccak._sql import sql_functions
+from batchkeccak._sql import no_such_method, sql_functions
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
@@ -103,6 +103,12 @@ class _Methods:
 
     def _apply(self, function: Callable[[pl.Series], pl.Series], dtype):  # pragma: no cover
         raise NotImplementedError
+
+    def __getattr__(self, name: str):
+        # Only for names that are not there: a typo (``.bk.sha256()``) hears what is.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise no_such_method(f"{NAMESPACE} (batchkeccak.polars)", name, ("hash", "hash_rows"))
 
     def hash(
         self,

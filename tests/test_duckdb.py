@@ -3,6 +3,11 @@ hmac, pycryptodome and the SP 800-185 / RFC 9861 transcriptions."""
 
 from __future__ import annotations
 
+import hashlib
+import struct
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 duckdb = pytest.importorskip("duckdb")
@@ -10,9 +15,11 @@ duckdb = pytest.importorskip("duckdb")
 from Crypto.Hash import keccak
 
 from batchkeccak._sql import sql_functions
-from batchkeccak.duckdb import register
+from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.duckdb import MAX_ROW_FIELDS, register
 
 from engine_oracles import engine_oracle
+from test_rows import le_int, row_digest
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
 
@@ -196,3 +203,273 @@ def test_never_shadows_duckdb_functions():
 def test_bad_keys(keys, error, match):
     with pytest.raises(error, match=match):
         register(duckdb.connect(), keys=keys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Names written into SQL
+
+
+def _function_names(connection) -> set[str]:
+    rows = connection.sql("SELECT function_name FROM duckdb_functions()").fetchall()
+    return {row[0] for row in rows}
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "x(v VARCHAR) AS 1; DROP TABLE victim; CREATE TEMP MACRO y",
+        "bk_; DROP TABLE victim; --",
+        'bk"',
+        "bk ",
+        "1bk_",
+        "bk-",
+        "b\u00e9_",
+        "_bk_",
+    ],
+)
+def test_a_prefix_that_is_no_identifier_registers_nothing(prefix):
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE victim AS SELECT 42 AS kept")
+    before = _function_names(connection)
+    with pytest.raises(ValueError, match="prefix must"):
+        register(connection, prefix=prefix)
+    assert connection.execute("SELECT kept FROM victim").fetchall() == [(42,)]
+    assert _function_names(connection) == before
+    # Nothing was left half done: a good prefix registers afterwards.
+    assert "bk_sha3_256" in register(connection, prefix="bk_")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cursors: DuckDB's way to run queries from several Python threads
+
+
+def _check_rows(rows, key):
+    for value, raw, mac, row in rows:
+        message = value.encode()
+        assert raw == engine_oracle("sha3_256", message)
+        assert mac == engine_oracle("kmac_256", message, length=32, key=key)
+        assert row == row_digest([le_int(len(value), 8), message])
+
+
+CURSOR_QUERY = (
+    "SELECT v, sha3_256(v), kmac_256(v, 'pii', 32), hash_rows(length(v), v) FROM "
+    "(SELECT 'u' || (i * ?)::VARCHAR || repeat('x', (i % 150)::INTEGER) AS v FROM range(2100) r(i))"
+)
+"""Over one DuckDB vector (2048 rows) of values of many lengths; each thread its own step."""
+
+
+def _on_cursors(connection, cursors, query=CURSOR_QUERY):
+    """Run ``query`` on every cursor at once, each from a thread of its own."""
+    start = threading.Barrier(len(cursors))
+
+    def run(index):
+        start.wait()
+        return cursors[index].execute(query, [index + 1]).fetchall()
+
+    with ThreadPoolExecutor(len(cursors)) as pool:
+        return list(pool.map(run, range(len(cursors))))
+
+
+def test_cursors_on_threads_call_the_functions_registered_once():
+    connection = duckdb.connect()
+    made_before = connection.cursor()
+    register(connection, keys={"pii": KEY})
+    cursors = [made_before] + [connection.cursor() for _ in range(3)]
+    for rows in _on_cursors(connection, cursors):
+        assert len(rows) == 2100
+        _check_rows(rows, KEY)
+
+
+def test_registering_on_a_cursor(tmp_path):
+    # The cursor's register reaches the database: the connection and other cursors see it.
+    connection = duckdb.connect()
+    register(connection.cursor(), keys={"pii": KEY})
+    _check_rows(connection.execute(CURSOR_QUERY, [7]).fetchall(), KEY)
+    # Keys belong to the database: registering again, from any cursor, replaces them.
+    register(connection.cursor(), keys={"pii": b"k2"})
+    _check_rows(connection.cursor().execute(CURSOR_QUERY, [7]).fetchall(), b"k2")
+
+
+def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
+    path = str(tmp_path / "users.duckdb")
+    connection = duckdb.connect(path)
+    register(connection, keys={"pii": KEY})
+    cursors = [connection.cursor() for _ in range(2)]
+    with pytest.raises(duckdb.CatalogException, match="sha3_256"):
+        cursors[0].execute("SELECT sha3_256('a')")
+    for cursor in cursors:
+        register(cursor, keys={"pii": KEY})
+    for rows in _on_cursors(connection, [connection, *cursors]):
+        _check_rows(rows, KEY)
+    for cursor in cursors:
+        cursor.close()
+    connection.close()
+    reopened = duckdb.connect(path)
+    assert not {"sha3_256", "hash_rows"} & _function_names(reopened)
+    reopened.close()
+    # A read-only database takes them too.
+    read_only = duckdb.connect(path, read_only=True)
+    register(read_only)
+    assert read_only.execute("SELECT sha3_256('a')").fetchone()[0] == engine_oracle(
+        "sha3_256", b"a"
+    )
+
+
+def test_registering_inside_an_open_transaction():
+    connection = duckdb.connect()
+    connection.execute("BEGIN TRANSACTION")
+    register(connection)
+    connection.execute("COMMIT")
+    assert connection.execute("SELECT sha3_256('abc')").fetchone()[0] == engine_oracle(
+        "sha3_256", b"abc"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# hex=True: DuckDB's own habit
+
+
+def test_hex_true_makes_the_plain_names_hex_as_duckdb_sha256_is():
+    connection = duckdb.connect()
+    names = register(connection, hex=True, keys={"pii": KEY})
+    assert "sha3_256" in names and "sha3_256_hex" in names
+    row = connection.execute(
+        "SELECT sha256('abc'), sha3_256('abc'), sha3_256_hex('abc'), shake_128(encode('abc'), 5), "
+        "kmac_256('abc', 'pii', 32), hash_rows('abc')"
+    ).fetchone()
+    assert row == (
+        hashlib.sha256(b"abc").hexdigest(),
+        engine_oracle("sha3_256", b"abc").hex(),
+        engine_oracle("sha3_256", b"abc").hex(),
+        engine_oracle("shake_128", b"abc", length=5).hex(),
+        engine_oracle("kmac_256", b"abc", length=32, key=KEY).hex(),
+        row_digest([b"abc"]).hex(),
+    )
+    types = connection.execute("SELECT sha3_256('a') AS d, hash_rows(1) AS r").description
+    assert [t[1] for t in types] == ["VARCHAR", "VARCHAR"]
+
+
+def test_bad_hex():
+    with pytest.raises(TypeError, match="hex must be a bool"):
+        register(duckdb.connect(), hex="yes")
+
+
+# ---------------------------------------------------------------------------------------------
+# hash_rows and encode_row: one row, one digest, as everywhere else
+
+EVERY_FIELD_TYPE = """
+    SELECT * FROM (VALUES
+      (0, -1::TINYINT, -300::SMALLINT, 2147483647, (-9223372036854775808)::BIGINT,
+       (-170141183460469231731687303715884105727)::HUGEINT, 255::UTINYINT, 65535::USMALLINT,
+       4294967295::UINTEGER, 18446744073709551615::UBIGINT, 1.25::FLOAT, (-0.0)::DOUBLE, true,
+       DATE '2024-02-29', TIME '12:30:01.25', TIMESTAMP '2024-02-29 12:30:01.25',
+       TIMESTAMP_S '1969-12-31 23:59:59', TIMESTAMP_MS '2024-02-29 12:30:01.25',
+       TIMESTAMP_NS '2024-02-29 12:30:01.123456789', TIMESTAMPTZ '2024-02-29 12:30:01+00',
+       '6ba7b810-9dad-11d1-80b4-00c04fd430c8'::UUID, 'caf\u00e9 \u2603', '\\xAB\\x00'::BLOB,
+       'b'::ENUM('a', 'b')),
+      (1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+      (2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, DATE '1970-01-01', TIME '00:00:00',
+       TIMESTAMP '1970-01-01', TIMESTAMP_S '1970-01-01', TIMESTAMP_MS '1970-01-01',
+       TIMESTAMP_NS '1970-01-01', TIMESTAMPTZ '1970-01-01 00:00:00+00',
+       '00000000-0000-0000-0000-000000000000'::UUID, '', ''::BLOB, 'a')
+    ) t(i, i8, i16, i32, i64, i128, u8, u16, u32, u64, f32, f64, b, d, tm, ts, ts_s, ts_ms,
+        ts_ns, tstz, id, s, bin, e)
+"""
+
+
+@pytest.fixture(scope="module")
+def every_type():
+    connection = duckdb.connect()
+    connection.execute("SET TimeZone = 'UTC'")
+    register(connection)
+    connection.execute("CREATE TABLE every_type AS " + EVERY_FIELD_TYPE)
+    return connection
+
+
+def test_hash_rows_reads_every_field_type_as_arrow_hash_rows_does(every_type):
+    table = every_type.sql("SELECT * EXCLUDE (i) FROM every_type ORDER BY i").to_arrow_table()
+    want = arrow_hash_rows(table).to_pylist()
+    got = every_type.execute(
+        "SELECT hash_rows(*COLUMNS(* EXCLUDE (i))) FROM every_type ORDER BY i"
+    ).fetchall()
+    assert [row[0] for row in got] == want
+    # A struct_pack value, through its fields; hex; and any algorithm over encode_row.
+    got = every_type.execute(
+        "SELECT hash_rows_hex(*COLUMNS(r.*)), keccak_256(encode_row(*COLUMNS(r.*))) FROM "
+        "(SELECT i, struct_pack(*COLUMNS(* EXCLUDE (i))) AS r FROM every_type) ORDER BY i"
+    ).fetchall()
+    assert [row[0] for row in got] == arrow_hash_rows(table, hex=True).to_pylist()
+    assert [row[1] for row in got] == arrow_hash_rows(table, None, "keccak_256").to_pylist()
+
+
+def test_hash_rows_against_the_encoding_and_polars_and_pandas():
+    # Ints, strings, binary and nulls: the documented encoding rebuilt here, and the same
+    # rows through every engine's hash_rows.
+    import pandas as pd
+    import polars as pl
+
+    import batchkeccak.pandas  # noqa: F401
+    import batchkeccak.polars  # noqa: F401
+
+    rows = [
+        (7, -2, "caf\u00e9", b"\x00\xff", 2.5, True),
+        (None, 0, "", b"", None, None),
+        (2**63 - 1, None, None, None, -0.0, False),
+    ]
+    want = [
+        row_digest([
+            le_int(n, 8), None if b is None else b.to_bytes(2, "little", signed=True),
+            None if s is None else s.encode(), blob,
+            None if f is None else struct.pack("<d", f), None if flag is None else bytes([flag]),
+        ])
+        for n, b, s, blob, f, flag in rows
+    ]
+    connection = duckdb.connect()
+    register(connection)
+    connection.execute(
+        "CREATE TABLE t (i INTEGER, n BIGINT, b SMALLINT, s VARCHAR, blob BLOB, f DOUBLE, "
+        "flag BOOLEAN)"
+    )
+    connection.executemany(
+        "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", [(i, *row) for i, row in enumerate(rows)]
+    )
+    in_sql = connection.execute(
+        "SELECT hash_rows(n, b, s, blob, f, flag) FROM t ORDER BY i"
+    ).fetchall()
+    assert [row[0] for row in in_sql] == want
+    table = connection.sql("SELECT * EXCLUDE (i) FROM t ORDER BY i").to_arrow_table()
+    assert arrow_hash_rows(table).to_pylist() == want
+    frame = pl.from_arrow(table)
+    assert frame.select(d=pl.struct(pl.all()).bk.hash_rows())["d"].to_list() == want
+    assert frame.to_series(3).dtype == pl.Binary
+    pandas_frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+    assert pandas_frame.bk.hash_rows().tolist() == want
+
+
+def test_hash_rows_takes_up_to_max_row_fields_and_names_a_type_it_cannot_read(every_type):
+    fields = ", ".join(f"{i}::BIGINT" for i in range(MAX_ROW_FIELDS))
+    got = every_type.execute(f"SELECT hash_rows({fields})").fetchone()[0]
+    assert got == row_digest([le_int(i, 8) for i in range(MAX_ROW_FIELDS)])
+    with pytest.raises(duckdb.Error, match=r"a field of type DECIMAL\(3,1\) has no row encoding"):
+        every_type.execute("SELECT hash_rows(1, 1.5::DECIMAL(3, 1))").fetchall()
+    with pytest.raises(duckdb.BinderException):
+        every_type.execute("SELECT hash_rows([1, 2])").fetchall()
+
+
+def test_a_wider_row_is_its_parts_encodings_concatenated(every_type):
+    first = ", ".join(f"{i}::BIGINT" for i in range(MAX_ROW_FIELDS))
+    wide = every_type.execute(
+        f"SELECT sha3_256(encode_row({first}) || encode_row('last', NULL::BLOB))"
+    ).fetchone()[0]
+    fields = [le_int(i, 8) for i in range(MAX_ROW_FIELDS)] + [b"last", None]
+    assert wide == row_digest(fields)
+
+
+def test_a_user_function_named_hash_rows_is_not_hidden():
+    connection = duckdb.connect()
+    connection.execute("CREATE MACRO hash_rows(x) AS x")
+    with pytest.raises(ValueError, match="already has a function named 'hash_rows'"):
+        register(connection)
+    assert "bk_hash_rows" in register(connection, prefix="bk_")
+    assert connection.execute("SELECT hash_rows(5)").fetchone()[0] == 5

@@ -119,3 +119,20 @@ def test_clear_errors():
     with pytest.raises(Exception, match="expected Struct input"):
         frame.select(pl.col("n").bk.hash_rows())
     assert pa  # pyarrow is what the namespace hands batches through
+
+
+@pytest.mark.parametrize("namespace", [pl.col("s").bk, pl.Series("s", ["a"]).bk])
+def test_an_unknown_method_names_every_method(namespace):
+    import batchkeccak as bk
+
+    with pytest.raises(ValueError, match="unknown algorithm") as from_hash_many:
+        bk.hash_many([b"a"], "sha256")
+    every_name = str(from_hash_many.value).split("valid algorithms: ")[1]
+    assert {"sha3_256", "kmac_256", "kt128"} <= set(every_name.split(", "))
+    with pytest.raises(AttributeError) as error:
+        namespace.sha256()
+    message = str(error.value)
+    assert "no method 'sha256'" in message and "did you mean 'sha3_256'" in message
+    assert message.endswith(every_name), message  # the same list, modes included
+    assert "hash, hash_rows" in message
+    assert not hasattr(namespace, "_not_there") and hasattr(namespace, "sha3_256")
