@@ -78,6 +78,7 @@ def test_results_are_blob_and_hex_is_varchar(con):
     assert [t[1] for t in types] == ["BLOB", "VARCHAR"]
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_a_key_is_named_in_sql_and_an_unknown_name_is_a_clear_error(con):
     rows = con.execute("SELECT kmac_256(s, 'other', 32) FROM t WHERE i = 1").fetchall()
     assert rows[0][0] == engine_oracle("kmac_256", b"abc", length=32, key=b"k")
@@ -134,6 +135,7 @@ def test_vectors_from_several_duckdb_threads_with_nulls(threads):
         assert mac == engine_oracle("kmac_256", message, length=32, key=KEY)
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_without_typed_macros_one_function_over_a_union(monkeypatch):
     # Older DuckDB releases: each name is one function over UNION(text VARCHAR, bytes BLOB).
     import batchkeccak.duckdb as bk_duckdb
@@ -165,11 +167,13 @@ def test_an_ethereum_address_is_hashed_as_its_20_bytes(con):
     assert as_text == keccak.new(digest_bits=256, data=address.encode()).digest()
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_other_types_are_a_binder_error(con):
     with pytest.raises(duckdb.BinderException, match="sha3_256"):
         con.execute("SELECT sha3_256(42)").fetchall()
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_prefix_and_registering_again():
     connection = duckdb.connect()
     names = register(connection, prefix="bk_", keys={"a": b"1"})
@@ -181,6 +185,7 @@ def test_prefix_and_registering_again():
     assert got == engine_oracle("hmac_sha3_256", b"x", key=b"2")
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_never_shadows_duckdb_functions():
     connection = duckdb.connect()
     connection.execute("CREATE MACRO sha3_256(x) AS x")  # stands for a function DuckDB has
@@ -192,6 +197,7 @@ def test_never_shadows_duckdb_functions():
     assert got == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 @pytest.mark.parametrize(
     "keys, error, match",
     [
@@ -214,6 +220,7 @@ def _function_names(connection) -> set[str]:
     return {row[0] for row in rows}
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 @pytest.mark.parametrize(
     "prefix",
     [
@@ -290,6 +297,7 @@ def test_registering_on_a_cursor(tmp_path):
     _check_rows(connection.cursor().execute(CURSOR_QUERY, [7]).fetchall(), b"k2")
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
     path = str(tmp_path / "users.duckdb")
     connection = duckdb.connect(path)
@@ -315,6 +323,7 @@ def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
     )
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_registering_inside_an_open_transaction():
     connection = duckdb.connect()
     connection.execute("BEGIN TRANSACTION")
@@ -349,6 +358,7 @@ def test_hex_true_makes_the_plain_names_hex_as_duckdb_sha256_is():
     assert [t[1] for t in types] == ["VARCHAR", "VARCHAR"]
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_bad_hex():
     with pytest.raises(TypeError, match="hex must be a bool"):
         register(duckdb.connect(), hex="yes")
@@ -447,6 +457,7 @@ def test_hash_rows_against_the_encoding_and_polars_and_pandas():
     assert pandas_frame.bk.hash_rows().tolist() == want
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_hash_rows_takes_up_to_max_row_fields_and_names_a_type_it_cannot_read(every_type):
     fields = ", ".join(f"{i}::BIGINT" for i in range(MAX_ROW_FIELDS))
     got = every_type.execute(f"SELECT hash_rows({fields})").fetchone()[0]
@@ -466,6 +477,7 @@ def test_a_wider_row_is_its_parts_encodings_concatenated(every_type):
     assert wide == row_digest(fields)
 
 
+@pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_a_user_function_named_hash_rows_is_not_hidden():
     connection = duckdb.connect()
     connection.execute("CREATE MACRO hash_rows(x) AS x")
