@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak._sql import sql_functions
+from batchkeccak._sql import no_such_method, sql_functions
 from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
@@ -125,6 +125,12 @@ class HashSeriesAccessor:
     def __init__(self, series: pd.Series) -> None:
         self._series = series
 
+    def __getattr__(self, name: str):
+        # Only for names that are not there: a typo (``.bk.sha256()``) hears what is.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise no_such_method(f"Series.{ACCESSOR} (batchkeccak.pandas)", name, ("hash",))
+
     def hash(
         self,
         algorithm: str | Algorithm | Hasher = "sha3_256",
@@ -180,6 +186,11 @@ class HashFrameAccessor:
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self._frame = frame
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise no_such_method(f"DataFrame.{ACCESSOR} (batchkeccak.pandas)", name, ("hash_rows",))
 
     def hash_rows(
         self,

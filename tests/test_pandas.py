@@ -127,3 +127,21 @@ def test_bytes_like_values_of_an_object_column():
     got = pd.Series(values, dtype=object).bk.keccak_256().tolist()
     assert got == [engine_oracle("keccak_256", bytes(v) if not isinstance(v, str) else
                                  v.encode()) for v in values]
+
+
+@pytest.mark.kernels_only  # an error message: no digest path to vary
+def test_an_unknown_method_names_every_method():
+    import batchkeccak as bk
+
+    with pytest.raises(ValueError, match="unknown algorithm") as from_hash_many:
+        bk.hash_many([b"a"], "sha256")
+    every_name = str(from_hash_many.value).split("valid algorithms: ")[1]
+    series = pd.Series([b"a"], dtype=object)
+    with pytest.raises(AttributeError) as error:
+        series.bk.sha256()
+    message = str(error.value)
+    assert "no method 'sha256'" in message and "did you mean 'sha3_256'" in message
+    assert message.endswith(every_name), message  # the same list, modes included
+    with pytest.raises(AttributeError, match="no method 'hash_row'.*'hash_rows'"):
+        pd.DataFrame({"a": [1]}).bk.hash_row()
+    assert hasattr(series.bk, "kmac_256") and not hasattr(series.bk, "_not_there")
