@@ -1,11 +1,16 @@
 """Every ```python block in README.md and docs/*.md runs, and what it computes is right.
 
-The blocks of one page run in order in one namespace (a page reads as one session), in an
-empty scratch folder, inside ``checked_against_oracles()``: every digest and Merkle tree a
+Each block runs twice, inside ``checked_against_oracles()`` (every digest and Merkle tree a
 block computes through batchkeccak's public functions is compared with hashlib /
-pycryptodome / eth-abi as it is made. Nothing is provided from outside the page: a block that
-reads a file runs after a block of the same page that writes it, so a reader who runs the
-page top to bottom gets what the test got. Conventions a page may use:
+pycryptodome / eth-abi as it is made):
+
+- in page order: the blocks of one page in one namespace, in one empty scratch folder, as a
+  reader who runs the page top to bottom would (``test_documented_block``);
+- on its own: in a fresh namespace and a fresh empty folder, as a reader who copies that one
+  example would (``test_block_runs_on_its_own``). So every block imports what it uses and
+  writes the files it reads; nothing is provided from outside the block.
+
+Conventions a page may use:
 
 - A ```python block followed by an ```output block states what the python block prints;
   the printed text must match it line for line (trailing spaces aside).
@@ -292,6 +297,20 @@ def _run_block(block: Block, namespace: dict) -> Outcome:
     return Outcome("passed")
 
 
+def run_alone(block: Block) -> Outcome:
+    """Run one block in a fresh namespace and a fresh empty folder."""
+    before = _running_engines()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        contextlib.chdir(folder),
+        checked_against_oracles(),
+    ):
+        try:
+            return _run_block(block, {"__name__": "__docs__"})
+        finally:
+            _stop_engines_started_since(before)
+
+
 def block_params() -> list:
     params = []
     for page in PAGES:
@@ -307,6 +326,25 @@ def block_params() -> list:
 @pytest.mark.parametrize(("page", "index"), block_params())
 def test_documented_block(page, index):
     outcome = run_page(page)[index]
+    if outcome.status == "skipped":
+        pytest.skip(outcome.message)
+    assert outcome.status == "passed", outcome.message
+
+
+def standalone_params() -> list:
+    params = []
+    for page in PAGES:
+        for block in python_blocks(page):
+            if block.kind != "python":
+                continue
+            marks = [pytest.mark.slow] if starts_a_cluster(block) else []
+            params.append(pytest.param(block, id=block.name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("block", standalone_params())
+def test_block_runs_on_its_own(block):
+    outcome = run_alone(block)
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     assert outcome.status == "passed", outcome.message
@@ -350,4 +388,18 @@ def test_the_conventions_can_fail(tmp_path):
     assert "ModuleNotFoundError" in outcomes[7].message
     # The scratch folder starts empty: a page must write the files it reads.
     assert "FileNotFoundError" in outcomes[8].message
+
+
+def test_a_block_that_needs_the_one_before_fails_on_its_own(tmp_path):
+    """Passing in page order is not enough: each block must import and write what it uses."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nimport json\nopen('data.json', 'w').write(json.dumps([1]))\n```\n\n"
+        "```python\nassert json.loads(open('data.json').read()) == [1]\n```\n\n"
+        "```python\nimport json\nassert json.loads('[2]') == [2]\n```\n"
+    )
+    assert [o.status for o in run_page.__wrapped__(page)] == ["passed"] * 3
+    alone = [run_alone(block) for block in python_blocks(page)]
+    assert [o.status for o in alone] == ["passed", "failed", "passed"]
+    assert "NameError" in alone[1].message
 
