@@ -35,6 +35,7 @@ import inspect
 import io
 import pkgutil
 import re
+import shutil
 import sys
 import tempfile
 import traceback
@@ -223,23 +224,47 @@ class Outcome:
     message: str = ""
 
 
-@functools.cache
 def run_page(page: Path) -> tuple[Outcome, ...]:
     """Run the page's blocks in order, once per test session; one outcome per block."""
-    outcomes = []
+    return _page_runs(page)[0]
+
+
+@functools.cache
+def _page_runs(page: Path) -> tuple[tuple[Outcome, ...], dict[int, Outcome]]:
+    """The page's blocks in order (one outcome each), then each block that starts a cluster
+    on its own (by its index): a fresh namespace in the same folder, emptied, while the
+    engines the page started still run. Starting Spark or Ray once more per block would
+    cost 10-20 s each and check nothing the block does not: its code asks for a session
+    (``getOrCreate``, ``ray.data``) either way, and finds every file it reads only if it
+    wrote it. (The folder is the same because a Spark driver resolves relative paths
+    against the folder it started in.)"""
+    outcomes, alone = [], {}
     namespace: dict = {"__name__": "__docs__"}
     before = _running_engines()
+    blocks = python_blocks(page)
     with (
         tempfile.TemporaryDirectory() as folder,
         contextlib.chdir(folder),
         checked_against_oracles(),
     ):
         try:
-            for block in python_blocks(page):
+            for block in blocks:
                 outcomes.append(_run_block(block, namespace))
+            for index, block in enumerate(blocks):
+                if starts_a_cluster(block):
+                    _empty(Path(folder))
+                    alone[index] = _run_block(block, {"__name__": "__docs__"})
         finally:
             _stop_engines_started_since(before)
-    return tuple(outcomes)
+    return tuple(outcomes), alone
+
+
+def _empty(folder: Path) -> None:
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def _running_engines() -> dict[str, object]:
@@ -298,7 +323,10 @@ def _run_block(block: Block, namespace: dict) -> Outcome:
 
 
 def run_alone(block: Block) -> Outcome:
-    """Run one block in a fresh namespace and a fresh empty folder."""
+    """Run one block in a fresh namespace and a fresh empty folder (a block that starts a
+    cluster: see :func:`_page_runs`)."""
+    if starts_a_cluster(block):
+        return _page_runs(block.page)[1][python_blocks(block.page).index(block)]
     before = _running_engines()
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -311,12 +339,18 @@ def run_alone(block: Block) -> Outcome:
             _stop_engines_started_since(before)
 
 
+def _same_worker(page: Path):
+    """A page runs once per process: with pytest-xdist (``--dist loadgroup``, as the README's
+    command runs it) all its tests go to one worker."""
+    return pytest.mark.xdist_group(f"docs-{page.name}")
+
+
 def block_params() -> list:
     params = []
     for page in PAGES:
         blocks = python_blocks(page)
         slow = any(starts_a_cluster(b) and skip_reason(b) is None for b in blocks)
-        marks = [pytest.mark.slow] if slow else []
+        marks = [_same_worker(page), *([pytest.mark.slow] if slow else [])]
         params += [
             pytest.param(page, k, id=block.name, marks=marks) for k, block in enumerate(blocks)
         ]
@@ -337,7 +371,9 @@ def standalone_params() -> list:
         for block in python_blocks(page):
             if block.kind != "python":
                 continue
-            marks = [pytest.mark.slow] if starts_a_cluster(block) else []
+            marks = [_same_worker(page)]
+            if starts_a_cluster(block):
+                marks.append(pytest.mark.slow)
             params.append(pytest.param(block, id=block.name, marks=marks))
     return params
 
@@ -372,7 +408,7 @@ def test_the_conventions_can_fail(tmp_path):
         "```text\njson.dumps(obj, *, indent=None)\n```\n\n"
         "```text\nplain words (not a signature)\n```\n"
     )
-    outcomes = run_page.__wrapped__(page)
+    outcomes = _page_runs.__wrapped__(page)[0]
     statuses = [o.status for o in outcomes]
     assert statuses == [
         "failed", "passed", "failed", "failed", "failed", "skipped",
@@ -398,7 +434,7 @@ def test_a_block_that_needs_the_one_before_fails_on_its_own(tmp_path):
         "```python\nassert json.loads(open('data.json').read()) == [1]\n```\n\n"
         "```python\nimport json\nassert json.loads('[2]') == [2]\n```\n"
     )
-    assert [o.status for o in run_page.__wrapped__(page)] == ["passed"] * 3
+    assert [o.status for o in _page_runs.__wrapped__(page)[0]] == ["passed"] * 3
     alone = [run_alone(block) for block in python_blocks(page)]
     assert [o.status for o in alone] == ["passed", "failed", "passed"]
     assert "NameError" in alone[1].message
