@@ -33,7 +33,8 @@ for name in ("sha3_256", "sha3_512", "keccak_256"):
 shake = bk.hash_many(messages, "shake_128", length=50)
 assert [bytes(row) for row in shake] == [hashlib.shake_128(m).digest(50) for m in messages]
 rows = np.frombuffer(b"".join(m[:3].ljust(3, b"-") for m in messages), np.uint8).reshape(-1, 3)
-assert [bytes(d) for d in bk.hash_many(rows)] == [hashlib.sha3_256(r.tobytes()).digest() for r in rows]
+want = [hashlib.sha3_256(row.tobytes()).digest() for row in rows]
+assert [bytes(d) for d in bk.hash_many(rows)] == want
 column = hash_array(pa.array(messages + [None]))
 assert column.to_pylist() == [hashlib.sha3_256(m).digest() for m in messages] + [None]
 print(f"smoke test passed: batchkeccak {bk.__version__} from {installed.parent}")

@@ -336,7 +336,8 @@ def hash_array(
     pyarrow.Array or pyarrow.ChunkedArray
         ``fixed_size_binary(digest size)`` (or ``string`` with ``hex=True``), one value per
         input value, null where the input is null. A ChunkedArray (or a stream) comes back as
-        a ChunkedArray with the same chunk lengths. The digests of a dictionary array are plain values, not a dictionary.
+        a ChunkedArray with the same chunk lengths. The digests of a dictionary array are
+        plain values, not a dictionary.
 
     Raises
     ------

@@ -13,7 +13,11 @@ from pathlib import Path
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {"index.md": "README.md", "changelog.md": "CHANGELOG.md", "contributing.md": "CONTRIBUTING.md"}
+PAGES = {
+    "index.md": "README.md",
+    "changelog.md": "CHANGELOG.md",
+    "contributing.md": "CONTRIBUTING.md",
+}
 _INTO_DOCS = re.compile(r"\]\(docs/")
 
 

@@ -64,7 +64,9 @@ def site(tmp_path_factory) -> Path:
 def rendered(page: Path) -> str:
     """The DOM of ``page`` after Chromium has run its scripts."""
     if CHROMIUM is None:
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
+        pytest.skip(
+            "chromium is not installed (Debian: apt-get install chromium); .ci/run installs it"
+        )
     result = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120,
