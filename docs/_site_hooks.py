@@ -1,8 +1,8 @@
-"""MkDocs hooks: the README, CHANGELOG.md and CONTRIBUTING.md as pages of the site.
+"""MkDocs hooks: the README, CHANGELOG.md, CONTRIBUTING.md and LICENSE as pages of the site.
 
 They live at the top of the repository, where a package index and a clone show them, so the
-site takes them from there instead of keeping copies; their links into docs/ are made
-relative to the site.
+site takes them from there instead of keeping copies; their links are made relative to the
+site (``docs/arrow.md`` -> ``arrow.md``, ``CHANGELOG.md`` -> ``changelog.md``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,20 @@ PAGES = {
     "index.md": "README.md",
     "changelog.md": "CHANGELOG.md",
     "contributing.md": "CONTRIBUTING.md",
+    "license.md": "LICENSE",
 }
-_INTO_DOCS = re.compile(r"\]\(docs/")
+_LINK_TARGET = re.compile(r"\]\((docs/|CHANGELOG\.md|CONTRIBUTING\.md|LICENSE)")
+_SITE_TARGET = {source: page for page, source in PAGES.items()} | {"docs/": ""}
+
+
+def _page_text(source: str) -> str:
+    text = (ROOT / source).read_text(encoding="utf-8")
+    if not source.endswith(".md"):
+        return f"# {source.title()}\n\n```text\n{text}```\n"
+    return _LINK_TARGET.sub(lambda m: "](" + _SITE_TARGET[m.group(1)], text)
 
 
 def on_files(files: Files, config) -> Files:
     for page, source in PAGES.items():
-        text = _INTO_DOCS.sub("](", (ROOT / source).read_text(encoding="utf-8"))
-        files.append(File.generated(config, page, content=text))
+        files.append(File.generated(config, page, content=_page_text(source)))
     return files

@@ -326,7 +326,9 @@ def run_alone(block: Block) -> Outcome:
     """Run one block in a fresh namespace and a fresh empty folder (a block that starts a
     cluster: see :func:`_page_runs`)."""
     if starts_a_cluster(block):
-        return _page_runs(block.page)[1][python_blocks(block.page).index(block)]
+        blocks = python_blocks(block.page)
+        index = next(k for k, b in enumerate(blocks) if b.code == block.code)
+        return _page_runs(block.page)[1][index]
     before = _running_engines()
     with (
         tempfile.TemporaryDirectory() as folder,

@@ -24,7 +24,7 @@ CHROMIUM = next(
 )
 PAGES = ["index.html", "api/index.html", "performance/index.html"]
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-site")]  # one build per run
 
 
 class _Links(HTMLParser):

@@ -16,7 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.slow
+# One build per run: the tests share it, and two builds at once (pytest-xdist) would write
+# the same build/ and egg-info folders of the checkout.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 
 def tracked_files() -> list[str]:
