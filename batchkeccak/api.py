@@ -16,7 +16,7 @@ from batchkeccak import _parallel
 from batchkeccak._hex import hex_rows
 from batchkeccak.dispatch import forced_backend
 from batchkeccak.hashers import Hasher, plain_hasher
-from batchkeccak.inputs import sequence_to_flat, to_flat
+from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
 from batchkeccak.parameters import Algorithm, canonical_name
 
 __all__ = [
@@ -114,7 +114,10 @@ def hash_many(
         3. :class:`batchkeccak.FlatMessages` ``(data, offsets)``: a flat uint8 buffer and
            N + 1 int32/int64 offsets, message ``i`` being ``data[offsets[i]:offsets[i+1]]``
            (Arrow's layout). A plain tuple is always a sequence of messages;
-        4. a pyarrow binary or string array without nulls.
+        4. a binary or string Arrow column without nulls: pyarrow, or any object with the
+           Arrow PyCapsule interface (a Polars or pandas Series, a nanoarrow or arro3
+           array, a table of one column such as a DuckDB relation); strings hash their
+           UTF-8 bytes. A stream of record batches is hashed one batch at a time.
     algorithm
         A name from ``batchkeccak.algorithms``: ``sha3_224`` ... ``sha3_512``, ``shake_128``,
         ``shake_256``, ``keccak_224`` ... ``keccak_512`` (Ethereum's Keccak-256 is
@@ -153,6 +156,8 @@ def hash_many(
         chunk_threads = min(resolved.threads, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
         if chunk_threads > 1:
             return _hash_sequence_in_chunks(messages, resolved, chunk_threads)  # type: ignore[arg-type]
+    if exports_arrow(messages):
+        return _hash_arrow(messages, resolved)
     data, offsets = to_flat(messages)
     rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
     return resolved.hash_flat(data, offsets, equal_lengths=rows)
@@ -181,6 +186,38 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
         convert_and_hash, _parallel.chunk_ranges(count, threads), workers=threads
     )
     return out
+
+
+def _hash_arrow(messages: object, resolved: Hasher) -> np.ndarray:
+    """An Arrow column; a stream of record batches (a DuckDB relation, say) batch by batch,
+    so that only one batch of messages is held at a time."""
+    from batchkeccak.derived.hashers import messages_between
+    from batchkeccak.inputs.arrow_buffers import binary_buffers
+    from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
+
+    column = arrow_column(messages, "messages", "hash_many")
+    if not isinstance(column, ColumnStream):
+        return resolved.hash_flat(*binary_buffers(column, "messages"))
+    per_message = resolved.batch_size
+    parts, start = [], 0
+    for chunk in column.chunks:
+        stop = start + len(chunk)
+        if per_message is not None and stop > per_message:
+            raise _keys_mismatch(resolved, f"more than {per_message}")
+        chunk_hasher = resolved if per_message is None else messages_between(resolved, start, stop)
+        parts.append(chunk_hasher.hash_flat(*binary_buffers(chunk, "messages")))
+        start = stop
+    resolved.check_batch(start)
+    if not parts:
+        return np.empty((0, resolved.output_length), dtype=np.uint8)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _keys_mismatch(resolved: Hasher, count: str) -> ValueError:
+    return ValueError(
+        f"{resolved.name}: key (or initial_state) holds {resolved.batch_size} entries, one per "
+        f"message, but {count} messages were given"
+    )
 
 
 def hexdigest_many(

@@ -28,6 +28,7 @@ from batchkeccak.api import hasher
 from batchkeccak.derived.hashers import messages_between
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages, check_flat
+from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
     buffer_as_uint8,
@@ -293,20 +294,6 @@ def as_binary(digests: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(binary_type, count, [validity, offsets, data], digests.null_count)
 
 
-def _as_arrow(values: object) -> pa.Array | pa.ChunkedArray:
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values
-    # Polars Series, nanoarrow, DuckDB results...: the Arrow PyCapsule interface, zero-copy.
-    if hasattr(values, "__arrow_c_array__"):
-        return pa.array(values)
-    if hasattr(values, "__arrow_c_stream__"):
-        return pa.chunked_array(values)
-    raise TypeError(
-        "values must be a pyarrow Array or ChunkedArray (or export the Arrow PyCapsule "
-        f"interface), got {type(values).__name__}"
-    )
-
-
 def hash_array(
     values: object,
     algorithm: str | Algorithm | Hasher = "sha3_256",
@@ -323,8 +310,10 @@ def hash_array(
     values
         ``pa.Array`` or ``pa.ChunkedArray`` of binary, large_binary, string, large_string,
         binary_view, string_view or fixed_size_binary, or a dictionary array of those. Strings
-        hash their UTF-8 bytes. Objects exporting the Arrow PyCapsule interface (a Polars
-        Series, say) are read through it without copying.
+        hash their UTF-8 bytes. Any object exporting the Arrow PyCapsule interface (a Polars
+        or pandas Series, a nanoarrow or arro3 array) is read through it without copying; a
+        table of one column (a DuckDB relation of one column) is that column, and a stream of
+        record batches is hashed one batch at a time.
     algorithm
         A name from ``batchkeccak.algorithms`` (``sha3_256``, ``keccak_256``, ``shake_256``...)
         or a resolved :class:`~batchkeccak.Hasher`.
@@ -346,8 +335,9 @@ def hash_array(
     -------
     pyarrow.Array or pyarrow.ChunkedArray
         ``fixed_size_binary(digest size)`` (or ``string`` with ``hex=True``), one value per
-        input value, null where the input is null. A ChunkedArray comes back with the same
-        chunk lengths. The digests of a dictionary array are plain values, not a dictionary.
+        input value, null where the input is null. A ChunkedArray (or a stream) comes back as
+        a ChunkedArray with the same chunk lengths. The digests of a dictionary array are
+        plain values, not a dictionary.
 
     Raises
     ------
@@ -373,25 +363,33 @@ def hash_array(
     '3a985da74fe225b2'
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
-    values = _as_arrow(values)
+    values = arrow_column(values, "values", "hash_array")
     check_hashable_type(values.type, "values", "hash_array")
     per_row = resolved.batch_size
-    if per_row is not None and per_row != len(values):
-        raise ValueError(
-            f"{resolved.name}: key (or initial_state) holds {per_row} entries, one per row of "
-            f"values (null rows included), but values has {len(values)} rows"
-        )
-    if isinstance(values, pa.ChunkedArray):
-        out_type = pa.string() if hex else pa.binary(resolved.output_length)
-        chunks, start = [], 0
-        for chunk in values.chunks:
-            stop = start + len(chunk)
-            # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
-            chunk_hasher = resolved if per_row is None else messages_between(resolved, start, stop)
-            chunks.append(hash_chunk(chunk, chunk_hasher, hex, "values"))
-            start = stop
-        return pa.chunked_array(chunks, type=out_type)
-    return hash_chunk(values, resolved, hex, "values")
+    if per_row is not None and not isinstance(values, ColumnStream) and per_row != len(values):
+        raise _keys_mismatch(resolved, len(values))
+    if isinstance(values, pa.Array):
+        return hash_chunk(values, resolved, hex, "values")
+    out_type = pa.string() if hex else pa.binary(resolved.output_length)
+    chunks, start = [], 0
+    for chunk in values.chunks:
+        stop = start + len(chunk)
+        if per_row is not None and stop > per_row:
+            raise _keys_mismatch(resolved, f"more than {per_row}")
+        # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
+        chunk_hasher = resolved if per_row is None else messages_between(resolved, start, stop)
+        chunks.append(hash_chunk(chunk, chunk_hasher, hex, "values"))
+        start = stop
+    if per_row is not None and start != per_row:
+        raise _keys_mismatch(resolved, start)
+    return pa.chunked_array(chunks, type=out_type)
+
+
+def _keys_mismatch(resolved: Hasher, rows: object) -> ValueError:
+    return ValueError(
+        f"{resolved.name}: key (or initial_state) holds {resolved.batch_size} entries, one per "
+        f"row of values (null rows included), but values has {rows} rows"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,7 +566,10 @@ def hash_rows(
     Parameters
     ----------
     table
-        ``pa.Table`` or ``pa.RecordBatch``.
+        ``pa.Table``, ``pa.RecordBatch`` or ``pa.RecordBatchReader``, or any object that
+        exports record batches through the Arrow PyCapsule interface (a Polars or pandas
+        DataFrame, a DuckDB relation, an arro3 table): read without copying, and a stream one
+        batch at a time.
     columns
         Column names in the order they are encoded (order matters); None takes every column
         in schema order.
@@ -584,7 +585,7 @@ def hash_rows(
     -------
     pyarrow.Array or pyarrow.ChunkedArray
         ``fixed_size_binary`` digests (``string`` with ``hex=True``), never null: an Array for
-        a RecordBatch, a ChunkedArray (one chunk per record batch of the table) for a Table.
+        a RecordBatch, a ChunkedArray (one chunk per record batch) for a Table or a stream.
 
     Raises
     ------
@@ -612,9 +613,7 @@ def hash_rows(
     each other: ``("ab", "c")`` and ``("a", "bc")``, a null and an empty string, or two
     columns swapped all encode differently.
     """
-    is_table = isinstance(table, pa.Table)
-    if not is_table and not isinstance(table, pa.RecordBatch):
-        raise TypeError(f"table must be a pyarrow Table or RecordBatch, got {type(table).__name__}")
+    table = arrow_table(table, "table", "hash_rows")
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if encoding not in ("tagged", "tuplehash"):
         raise ValueError(f"encoding must be 'tagged' or 'tuplehash', got {encoding!r}")
@@ -625,26 +624,28 @@ def hash_rows(
             raise ValueError(
                 f"encoding='tuplehash' needs a tuplehash_* algorithm, got {resolved.name}"
             )
-    selected = table.select(_select_columns(table.schema, columns))
+    selected = _select_columns(table.schema, columns)
+    if isinstance(table, pa.RecordBatch):
+        return _hash_row_batch(table.select(selected), resolved, hex, encoding)
     # A Table's columns may be chunked differently; to_batches slices them to common
-    # boundaries without copying.
-    batches = selected.to_batches() if is_table else [selected]
-    results = []
-    for batch in batches:
-        if encoding == "tuplehash":
-            digests = _hash_tuple_rows(batch, resolved)
-        else:
-            rows = encode_rows(batch)
-            digests = resolved.hash_flat(rows.data, rows.offsets)
-        results.append(
-            _hex_array(digests, None, 0, resolved.threads)
-            if hex
-            else _digest_array(digests, None, 0)
-        )
-    if is_table:
-        out_type = pa.string() if hex else pa.binary(resolved.output_length)
-        return pa.chunked_array(results, type=out_type)
-    return results[0]
+    # boundaries without copying. A reader gives one batch at a time.
+    batches = table.select(selected).to_batches() if isinstance(table, pa.Table) else (
+        batch.select(selected) for batch in table
+    )
+    results = [_hash_row_batch(batch, resolved, hex, encoding) for batch in batches]
+    out_type = pa.string() if hex else pa.binary(resolved.output_length)
+    return pa.chunked_array(results, type=out_type)
+
+
+def _hash_row_batch(batch: pa.RecordBatch, resolved: Hasher, hex: bool, encoding: str) -> pa.Array:
+    if encoding == "tuplehash":
+        digests = _hash_tuple_rows(batch, resolved)
+    else:
+        rows = encode_rows(batch)
+        digests = resolved.hash_flat(rows.data, rows.offsets)
+    if hex:
+        return _hex_array(digests, None, 0, resolved.threads)
+    return _digest_array(digests, None, 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,9 @@ from batchkeccak._atomic import atomic_output
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.hashers import Hasher
+from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
+from batchkeccak.inputs.arrow_producers import arrow_table
 from batchkeccak.parameters import Algorithm
 
 __all__ = ["HashFileReport", "hash_file"]
@@ -68,13 +70,21 @@ class HashFileReport:
         return self.decoded_bytes / 1e6 / self.total_seconds if self.total_seconds else 0.0
 
 
-def _open_dataset(src: object) -> tuple[ds.Dataset, Path | None]:
+def _open_dataset(src: object) -> tuple[ds.Dataset | pa.RecordBatchReader, Path | None]:
     if isinstance(src, ds.Dataset):
         return src, None
     if not isinstance(src, (str, os.PathLike)):
-        raise TypeError(
-            f"src must be a path or a pyarrow.dataset.Dataset, got {type(src).__name__}"
-        )
+        if not exports_arrow(src):
+            raise TypeError(
+                "src must be a path, a pyarrow.dataset.Dataset or a table (pyarrow, or any "
+                f"object with the Arrow PyCapsule interface), got {type(src).__name__}"
+            )
+        table = arrow_table(src, "src", "hash_file")
+        if isinstance(table, pa.RecordBatchReader):
+            return table, None  # a stream: read once, one batch at a time
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        return ds.dataset(table), None
     path = Path(src)
     if not path.exists():
         raise FileNotFoundError(f"src: no such file or directory: {str(path)!r}")
@@ -131,7 +141,9 @@ def _digest_names(schema: pa.Schema, columns: Sequence[str] | str, suffix: str) 
     return digest_columns
 
 
-def _writer_options(dataset: ds.Dataset, digest_names: list[str]) -> dict[str, object]:
+def _writer_options(
+    dataset: ds.Dataset | pa.RecordBatchReader, digest_names: list[str]
+) -> dict[str, object]:
     """Compression, dictionary and statistics settings that keep the source's codecs for the
     kept columns and spare the digest columns work that random bytes never repay."""
     metadata = None
@@ -196,9 +208,18 @@ def _file_batches(dataset: ds.FileSystemDataset, batch_size: int) -> Iterator[pa
                 yield _conform(batch, schema, partition_values)
 
 
+def _stream_batches(reader: pa.RecordBatchReader, batch_size: int) -> Iterator[pa.RecordBatch]:
+    """A stream's batches cut to at most ``batch_size`` rows (slices: no copy)."""
+    for batch in reader:
+        for start in range(0, batch.num_rows, batch_size):
+            yield batch.slice(start, batch_size)
+
+
 def _record_batches(
-    dataset: ds.Dataset, batch_size: int, opened_here: bool
+    dataset: ds.Dataset | pa.RecordBatchReader, batch_size: int, opened_here: bool
 ) -> Iterator[pa.RecordBatch]:
+    if isinstance(dataset, pa.RecordBatchReader):
+        return _stream_batches(dataset, batch_size)
     if opened_here:
         return _file_batches(dataset, batch_size)  # type: ignore[arg-type]
     # A Dataset passed in may carry its own filters and options: pyarrow scans it as given.
@@ -216,7 +237,7 @@ def _timed(batches: Iterator[pa.RecordBatch], report: HashFileReport) -> Iterato
 
 
 def hash_file(
-    src: str | os.PathLike | ds.Dataset,
+    src: object,
     dst: str | os.PathLike,
     columns: Sequence[str] | str,
     algorithm: str | Algorithm | Hasher = "sha3_256",
@@ -236,7 +257,10 @@ def hash_file(
     src
         A Parquet file, a directory of Parquet files (hive partitions become columns), or a
         ``pyarrow.dataset.Dataset`` (scanned by pyarrow with its own options and filters;
-        pyarrow's scanner may read ahead of the hashing, so memory is bounded only for paths).
+        pyarrow's scanner may read ahead of the hashing, so memory is bounded only for paths
+        and streams), or a table: pyarrow's, or any object that exports record batches
+        through the Arrow PyCapsule interface (a Polars or pandas DataFrame, a DuckDB
+        relation). A stream is read once, one batch at a time.
     dst
         The Parquet file to write; replaced atomically if it exists.
     columns
@@ -293,7 +317,8 @@ def hash_file(
 
     report = HashFileReport(dst_path, 0, 0, 0, digest_columns)
     started = time.perf_counter()
-    total_rows = dataset.count_rows()
+    # A stream's length is known only once it has been read.
+    total_rows = None if isinstance(dataset, pa.RecordBatchReader) else dataset.count_rows()
     from tqdm import tqdm
 
     bar = tqdm(

@@ -1,11 +1,16 @@
 """Every ```python block in README.md and docs/*.md runs, and what it computes is right.
 
-The blocks of one page run in order in one namespace (a page reads as one session), in an
-empty scratch folder, inside ``checked_against_oracles()``: every digest and Merkle tree a
+Each block runs twice, inside ``checked_against_oracles()`` (every digest and Merkle tree a
 block computes through batchkeccak's public functions is compared with hashlib /
-pycryptodome / eth-abi as it is made. Nothing is provided from outside the page: a block that
-reads a file runs after a block of the same page that writes it, so a reader who runs the
-page top to bottom gets what the test got. Conventions a page may use:
+pycryptodome / eth-abi as it is made):
+
+- in page order: the blocks of one page in one namespace, in one empty scratch folder, as a
+  reader who runs the page top to bottom would (``test_documented_block``);
+- on its own: in a fresh namespace and a fresh empty folder, as a reader who copies that one
+  example would (``test_block_runs_on_its_own``). So every block imports what it uses and
+  writes the files it reads; nothing is provided from outside the block.
+
+Conventions a page may use:
 
 - A ```python block followed by an ```output block states what the python block prints;
   the printed text must match it line for line (trailing spaces aside).
@@ -30,6 +35,7 @@ import inspect
 import io
 import pkgutil
 import re
+import shutil
 import sys
 import tempfile
 import traceback
@@ -218,23 +224,47 @@ class Outcome:
     message: str = ""
 
 
-@functools.cache
 def run_page(page: Path) -> tuple[Outcome, ...]:
     """Run the page's blocks in order, once per test session; one outcome per block."""
-    outcomes = []
+    return _page_runs(page)[0]
+
+
+@functools.cache
+def _page_runs(page: Path) -> tuple[tuple[Outcome, ...], dict[int, Outcome]]:
+    """The page's blocks in order (one outcome each), then each block that starts a cluster
+    on its own (by its index): a fresh namespace in the same folder, emptied, while the
+    engines the page started still run. Starting Spark or Ray once more per block would
+    cost 10-20 s each and check nothing the block does not: its code asks for a session
+    (``getOrCreate``, ``ray.data``) either way, and finds every file it reads only if it
+    wrote it. (The folder is the same because a Spark driver resolves relative paths
+    against the folder it started in.)"""
+    outcomes, alone = [], {}
     namespace: dict = {"__name__": "__docs__"}
     before = _running_engines()
+    blocks = python_blocks(page)
     with (
         tempfile.TemporaryDirectory() as folder,
         contextlib.chdir(folder),
         checked_against_oracles(),
     ):
         try:
-            for block in python_blocks(page):
+            for block in blocks:
                 outcomes.append(_run_block(block, namespace))
+            for index, block in enumerate(blocks):
+                if starts_a_cluster(block):
+                    _empty(Path(folder))
+                    alone[index] = _run_block(block, {"__name__": "__docs__"})
         finally:
             _stop_engines_started_since(before)
-    return tuple(outcomes)
+    return tuple(outcomes), alone
+
+
+def _empty(folder: Path) -> None:
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def _running_engines() -> dict[str, object]:
@@ -292,12 +322,37 @@ def _run_block(block: Block, namespace: dict) -> Outcome:
     return Outcome("passed")
 
 
+def run_alone(block: Block) -> Outcome:
+    """Run one block in a fresh namespace and a fresh empty folder (a block that starts a
+    cluster: see :func:`_page_runs`)."""
+    if starts_a_cluster(block):
+        blocks = python_blocks(block.page)
+        index = next(k for k, b in enumerate(blocks) if b.code == block.code)
+        return _page_runs(block.page)[1][index]
+    before = _running_engines()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        contextlib.chdir(folder),
+        checked_against_oracles(),
+    ):
+        try:
+            return _run_block(block, {"__name__": "__docs__"})
+        finally:
+            _stop_engines_started_since(before)
+
+
+def _same_worker(page: Path):
+    """A page runs once per process: with pytest-xdist (``--dist loadgroup``, as the README's
+    command runs it) all its tests go to one worker."""
+    return pytest.mark.xdist_group(f"docs-{page.name}")
+
+
 def block_params() -> list:
     params = []
     for page in PAGES:
         blocks = python_blocks(page)
         slow = any(starts_a_cluster(b) and skip_reason(b) is None for b in blocks)
-        marks = [pytest.mark.slow] if slow else []
+        marks = [_same_worker(page), *([pytest.mark.slow] if slow else [])]
         params += [
             pytest.param(page, k, id=block.name, marks=marks) for k, block in enumerate(blocks)
         ]
@@ -307,6 +362,27 @@ def block_params() -> list:
 @pytest.mark.parametrize(("page", "index"), block_params())
 def test_documented_block(page, index):
     outcome = run_page(page)[index]
+    if outcome.status == "skipped":
+        pytest.skip(outcome.message)
+    assert outcome.status == "passed", outcome.message
+
+
+def standalone_params() -> list:
+    params = []
+    for page in PAGES:
+        for block in python_blocks(page):
+            if block.kind != "python":
+                continue
+            marks = [_same_worker(page)]
+            if starts_a_cluster(block):
+                marks.append(pytest.mark.slow)
+            params.append(pytest.param(block, id=block.name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("block", standalone_params())
+def test_block_runs_on_its_own(block):
+    outcome = run_alone(block)
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     assert outcome.status == "passed", outcome.message
@@ -334,7 +410,7 @@ def test_the_conventions_can_fail(tmp_path):
         "```text\njson.dumps(obj, *, indent=None)\n```\n\n"
         "```text\nplain words (not a signature)\n```\n"
     )
-    outcomes = run_page.__wrapped__(page)
+    outcomes = _page_runs.__wrapped__(page)[0]
     statuses = [o.status for o in outcomes]
     assert statuses == [
         "failed", "passed", "failed", "failed", "failed", "skipped",
@@ -350,4 +426,18 @@ def test_the_conventions_can_fail(tmp_path):
     assert "ModuleNotFoundError" in outcomes[7].message
     # The scratch folder starts empty: a page must write the files it reads.
     assert "FileNotFoundError" in outcomes[8].message
+
+
+def test_a_block_that_needs_the_one_before_fails_on_its_own(tmp_path):
+    """Passing in page order is not enough: each block must import and write what it uses."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nimport json\nopen('data.json', 'w').write(json.dumps([1]))\n```\n\n"
+        "```python\nassert json.loads(open('data.json').read()) == [1]\n```\n\n"
+        "```python\nimport json\nassert json.loads('[2]') == [2]\n```\n"
+    )
+    assert [o.status for o in _page_runs.__wrapped__(page)[0]] == ["passed"] * 3
+    alone = [run_alone(block) for block in python_blocks(page)]
+    assert [o.status for o in alone] == ["passed", "failed", "passed"]
+    assert "NameError" in alone[1].message
 

@@ -42,6 +42,14 @@ ORACLE_MODULES = ("hashlib", "Crypto", "eth_abi", "eth_hash")
 LONG_RUNNING = {"merkle_airdrop"}
 """Examples measured at more than about 3 s in this process (the 100,000-row airdrop)."""
 
+RUN_ON_THEIR_ENGINES_SESSION = {
+    "spark_column": "test_spark.py",
+    "ray_column": "test_ray.py",
+}
+"""Examples whose ``main()`` the engine's own test module runs on the session it keeps
+(Spark's JVM, Ray's cluster): starting one more here costs 15-20 s and checks nothing more,
+as their ``__main__`` part only starts the engine, calls ``main()`` and stops it."""
+
 
 def keccak_hex(data: bytes) -> str:
     return keccak.new(digest_bits=256, data=data).hexdigest()
@@ -195,6 +203,8 @@ def asserts_against_an_oracle(path: Path) -> bool:
 def example_params() -> list:
     params = []
     for path in sorted(EXAMPLES.glob("*.py")):
+        if path.stem in RUN_ON_THEIR_ENGINES_SESSION:
+            continue
         slow = path.stem in LONG_RUNNING or any(
             name == cluster or name.startswith(cluster + ".")
             for name in imports_of(path)
@@ -222,6 +232,22 @@ def test_example_computes_what_the_oracles_compute(path, capsys, tmp_path, monke
         "its results against hashlib / pycryptodome there, or add an output check to "
         "OUTPUT_CHECKS in tests/test_examples.py"
     )
+
+
+@pytest.mark.parametrize("stem", sorted(RUN_ON_THEIR_ENGINES_SESSION))
+def test_examples_left_to_their_engines_module_are_run_and_checked_there(stem):
+    path = EXAMPLES / f"{stem}.py"
+    tree = ast.parse(path.read_text())
+    main = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main")
+    entry = next(n for n in tree.body if isinstance(n, ast.If))  # if __name__ == "__main__"
+    calls = [n.func for n in ast.walk(entry) if isinstance(n, ast.Call)]
+    assert any(isinstance(f, ast.Name) and f.id == "main" for f in calls), stem
+    # main() itself asserts a digest against hashlib, so running it anywhere checks it.
+    assert any(
+        isinstance(n, ast.Assert) and "hashlib" in ast.unparse(n.test) for n in ast.walk(main)
+    ), stem
+    module = Path(__file__).with_name(RUN_ON_THEIR_ENGINES_SESSION[stem]).read_text()
+    assert f'"{stem}.py"' in module and 'example["main"](' in module, stem
 
 
 def test_the_checks_can_fail(tmp_path):

@@ -240,5 +240,5 @@ def test_bad_column_selection():
     duplicated = pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"])
     with pytest.raises(ValueError, match="2 columns named 'a'"):
         hash_rows(duplicated)
-    with pytest.raises(TypeError, match="Table or RecordBatch"):
+    with pytest.raises(TypeError, match="a pyarrow Table, RecordBatch or RecordBatchReader"):
         hash_rows({"a": [1]})

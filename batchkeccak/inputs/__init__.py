@@ -28,7 +28,9 @@ The accepted forms (nothing is guessed from a dtype):
 2. a 2-D ``uint8`` numpy array, one message per row;
 3. :class:`FlatMessages` ``(data, offsets)``: Arrow's layout, named so that it is never
    mistaken for a tuple of two messages;
-4. a pyarrow binary or string array (:mod:`batchkeccak.inputs.arrow_buffers`).
+4. a binary or string column of pyarrow, or of any object that exports the Arrow PyCapsule
+   interface (:mod:`batchkeccak.inputs.arrow_producers` reads those;
+   :mod:`batchkeccak.inputs.arrow_buffers` reads the column's buffers).
 """
 
 from __future__ import annotations
@@ -56,12 +58,23 @@ __all__ = [
     "NotContiguousError",
     "changed_while_hashing",
     "check_flat",
+    "exports_arrow",
     "readonly",
     "rows_to_flat",
     "sequence_to_flat",
     "single_message",
     "to_flat",
 ]
+
+
+def exports_arrow(value: object) -> bool:
+    """Whether ``value`` exports the Arrow PyCapsule interface (pyarrow's objects all do).
+
+    Such an object is read as Arrow data even where it is also iterable (a pandas Series):
+    its values are read in place, and strings hash their UTF-8 bytes, as Arrow stores them.
+    """
+    kind = type(value)
+    return hasattr(kind, "__arrow_c_stream__") or hasattr(kind, "__arrow_c_array__")
 
 
 def to_flat(messages: object, argument: str = "messages") -> tuple[np.ndarray, np.ndarray]:
@@ -84,14 +97,15 @@ def to_flat(messages: object, argument: str = "messages") -> tuple[np.ndarray, n
             f"{messages.ndim}-D {messages.dtype}; pass one message as [array], or a flat "
             "buffer as batchkeccak.FlatMessages(data, offsets)"
         )
-    if type(messages).__module__.startswith("pyarrow"):
+    if exports_arrow(messages) or type(messages).__module__.startswith("pyarrow"):
         from batchkeccak.inputs.arrow_buffers import binary_buffers
 
         return binary_buffers(messages, argument=argument)
     if not isinstance(messages, Iterable):
         raise TypeError(
             f"{argument} must be a sequence of bytes-like objects, a 2-D uint8 array, "
-            f"batchkeccak.FlatMessages or a pyarrow binary array, got {type(messages).__name__}"
+            "batchkeccak.FlatMessages or a binary column of Arrow (pyarrow, or any object with "
+            f"the Arrow PyCapsule interface), got {type(messages).__name__}"
         )
     if isinstance(messages, (AbstractSet, Mapping)):
         # Row i of the result belongs to message i: a set has no order to keep, and a

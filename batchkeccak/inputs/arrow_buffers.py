@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
 from batchkeccak.inputs.flat import check_flat, readonly
 
 __all__ = [
@@ -139,7 +140,9 @@ def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray
     Parameters
     ----------
     values
-        ``pa.Array`` or ``pa.ChunkedArray`` of one of the types :func:`hash_array` accepts.
+        ``pa.Array`` or ``pa.ChunkedArray`` of one of the types :func:`hash_array` accepts,
+        or any object that exports such a column (or a table of one such column) through the
+        Arrow PyCapsule interface.
     argument
         The caller's name for ``values``, used in error messages.
 
@@ -148,21 +151,21 @@ def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray
     tuple of numpy.ndarray
         Read-only uint8 data and int64 offsets (N + 1 entries), value ``i`` being
         ``data[offsets[i]:offsets[i+1]]``. A single chunk's buffers are used in place; several
-        chunks, view types and dictionaries are copied into one buffer.
+        chunks (or a stream's batches), view types and dictionaries are copied into one buffer.
 
     Raises
     ------
     TypeError
-        ``values`` is not a pyarrow array, or has another type.
+        ``values`` is not an Arrow column, or has another type.
     ValueError
         ``values`` holds nulls.
     """
-    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-        raise TypeError(
-            f"{argument} must be a pyarrow Array or ChunkedArray, got {type(values).__name__}"
-        )
+    values = arrow_column(values, argument, "hash_many")
     check_hashable_type(values.type, argument, "hash_many")
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if isinstance(values, (pa.ChunkedArray, ColumnStream)):
+        chunks = list(values.chunks)
+    else:
+        chunks = [values]
     # Decoded first: a dictionary's nulls may sit in its values, which null_count omits.
     chunks = [decode_dictionary(c) if pa.types.is_dictionary(c.type) else c for c in chunks]
     null_count = sum(chunk.null_count for chunk in chunks)
