@@ -100,6 +100,8 @@ def pytest_sessionstart(session):
     numba stamps a cached function with its own file only; the sponge kernels inline code
     from other files, so an edit there would otherwise leave them running the old code.
     """
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller cleared the cache before it started them
     import numba
 
     from batchkeccak import _jit
