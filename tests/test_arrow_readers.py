@@ -392,6 +392,11 @@ NOT_COLUMN_READERS = {
     "batchkeccak.merkle.openzeppelin.merkle_root": "merkle.merkle_root's scheme",
     "batchkeccak.merkle.rfc9162.merkle_root": "merkle.merkle_root's scheme",
     "batchkeccak.merkle.openzeppelin.verify_many": "leaves as MerkleTree.build reads them",
+    "batchkeccak.inputs.arrow_producers.arrow_column": "hash_array's and hash_many's import "
+    "of a producer; tests/test_arrow_producers.py runs it on every producer",
+    "batchkeccak.inputs.arrow_producers.arrow_table": "hash_rows' import of a producer; "
+    "tests/test_arrow_producers.py runs it on every producer",
+    "batchkeccak.inputs.exports_arrow": "says whether a value exports Arrow; reads no data",
 }
 """Public functions the source scan finds that are not run on Arrow layouts here, and why."""
 

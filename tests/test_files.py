@@ -70,6 +70,7 @@ class _StarvedPool:
         return _NeverStarted()
 
 
+@pytest.mark.kernels_only  # the kernels' streamed reads; the one-shot side waits for its pool
 def test_chunks_are_read_inline_when_the_reading_thread_never_starts(tree, monkeypatch):
     monkeypatch.setattr(files, "_reader_pool", _StarvedPool)
     monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
