@@ -478,12 +478,14 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 for b in range(tail):
                     word |= np.uint64(data[at + b]) << np.uint64(8 * b)
             tile[whole_words * width + j] = word
-        # The initial state: XORed under the message words, copied into the words after them.
-        # Loops over the lanes of one word, so LLVM broadcasts the word into vector stores.
+        # The initial state: XORed under the message words (its zero words skipped: a plain
+        # hash starts from zero), copied into the words after them. Loops over the lanes of
+        # one word, so LLVM broadcasts the word into vector stores.
         for k in range(whole_words + 1):
             word = initial[0, k]
-            for j in range(width):
-                tile[k * width + j] ^= word
+            if word != 0:
+                for j in range(width):
+                    tile[k * width + j] ^= word
         for k in range(whole_words + 1, LANE_COUNT):
             word = initial[0, k]
             for j in range(width):
