@@ -15,8 +15,11 @@ thread spent descheduled on a shared machine is not counted. Rows:
 - 65,536 rows of 135 bytes (one block each), per message;
 - KT128 of one 256 MiB message, one thread, cycles per byte.
 
-"x hashlib" divides hashlib's cost per block of a long message (its best case) by the row's
-cost per block. ``--write`` stores the width whose 1 MiB figure is lower under this CPU's
+Each row is timed on its own, its repeats alternating between the widths and the row's
+baseline (hashlib's one-shot of the same 1 MiB messages, a hashlib loop over the same rows,
+pycryptodome's KangarooTwelve), so that the row's data stays where its own repeats left it.
+"/block" divides hashlib's cost per block of a 1 MiB message (its best case) by the row's
+cost per block; "x base" divides the baseline's time by the row's. ``--write`` stores the width whose 1 MiB figure is lower under this CPU's
 LLVM name (``llvmlite.binding.get_host_cpu_name()``) in
 ``batchkeccak/permutation/tile_bits.json``; a CPU without AVX-512F has one width and writes
 nothing.
@@ -75,6 +78,8 @@ def measure(repeats: int) -> dict:
     hz = tsc_hz()
     if hz is None:
         raise SystemExit("no time-stamp counter to convert to cycles (x86-64 only)")
+    from Crypto.Hash import KangarooTwelve
+
     widths = [vector_width.DEFAULT_BITS]
     if vector_width.host_has_avx512f() and vector_width.compiles_wide_tiles():
         widths.append(vector_width.WIDE_BITS)
@@ -84,69 +89,79 @@ def measure(repeats: int) -> dict:
     long_rows = np.frombuffer(rng.bytes(32 << 20), np.uint8).reshape(32, 1 << 20)
     long_messages = [row.tobytes() for row in long_rows]
     short_rows = np.frombuffer(rng.bytes(65536 * 135), np.uint8).reshape(65536, 135)
+    short_messages = [row.tobytes() for row in short_rows]
     kt_message = rng.bytes(256 << 20)
     calls = 2000
+    long_blocks = 32 * ((1 << 20) // RATE + 1)
+
+    def hashlib_loop(messages):
+        def run():
+            for message in messages:
+                hashlib.sha3_256(message).digest()
+        return run
+
+    # label: (batchkeccak, items, unit, baseline name, baseline); each row's repeats alternate
+    # between the widths and its baseline, and rows run one after the other, so that a row's
+    # data stays where its own repeats left it (the 32 MiB and 256 MiB rows evict the others').
     rows = {
         "tile, 24 rounds": (lambda: _tile_loop(tile, spare, 0, calls), calls * TILE_WIDTH,
-                            "state"),
+                            "state", None, None),
         "tile, 12 rounds": (lambda: _tile_loop(tile, spare, 12, calls), calls * TILE_WIDTH,
-                            "state"),
+                            "state", None, None),
         "32 x 1 MiB sha3_256": (lambda: bk.hash_many(long_rows, "sha3_256", threads=1),
-                                32 * ((1 << 20) // RATE + 1), "state-block"),
+                                long_blocks, "state-block", "hashlib one-shot",
+                                hashlib_loop(long_messages)),
         "65,536 x 135 B sha3_256": (lambda: bk.hash_many(short_rows, "sha3_256", threads=1),
-                                    65536, "message (one block)"),
+                                    65536, "message (one block)", "hashlib loop",
+                                    hashlib_loop(short_messages)),
         "KT128, 256 MiB, 1 thread": (lambda: bk.kt128(kt_message, threads=1), 256 << 20,
-                                     "byte"),
+                                     "byte", "pycryptodome KangarooTwelve",
+                                     lambda: KangarooTwelve.new(data=kt_message).read(32)),
     }
-    candidates = {}
-    for bits in widths:
-        for label, (run, _, _) in rows.items():
+    figures = {}
+    for label, (run, items, unit, baseline_name, baseline) in rows.items():
+        candidates = {}
+        for bits in widths:
             def timed(run=run, bits=bits):
                 with vector_width.tile_bits_set(bits):
                     run()
             timed()  # compiles or loads the kernels, outside the timing
-            candidates[(label, bits)] = timed
-
-    def hashlib_long():
-        for message in long_messages:
-            hashlib.sha3_256(message).digest()
-
-    candidates[("hashlib", 0)] = hashlib_long
-    best = _best_thread_times(candidates, repeats)
-    hashlib_block = best[("hashlib", 0)] * hz / (32 * ((1 << 20) // RATE + 1))
-    figures = {}
-    for (label, bits), seconds in best.items():
-        if label == "hashlib":
-            continue
-        _, items, unit = rows[label]
-        figures.setdefault(label, {"unit": unit})[str(bits)] = seconds * hz / items
+            candidates[str(bits)] = timed
+        if baseline is not None:
+            candidates["baseline"] = baseline
+        best = _best_thread_times(candidates, repeats)
+        figures[label] = {"unit": unit, "baseline_name": baseline_name,
+                          **{key: seconds * hz / items for key, seconds in best.items()}}
     return {
         "cpu": cpu_model(),
         "llvm_cpu": llvm.get_host_cpu_name(),
         "tsc_ghz": hz / 1e9,
         "widths": widths,
-        "hashlib_cycles_per_block": hashlib_block,
+        "hashlib_cycles_per_block": figures["32 x 1 MiB sha3_256"]["baseline"],
         "figures": figures,
     }
 
 
 def report(result: dict) -> None:
     widths = result["widths"]
+    block = result["hashlib_cycles_per_block"]
     print(f"{result['cpu']} (LLVM: {result['llvm_cpu']}), TSC {result['tsc_ghz']:.3f} GHz; "
           "TSC cycles from thread CPU time, best of the repeats")
-    print(f"hashlib sha3_256, 32 x 1 MiB one-shot: {result['hashlib_cycles_per_block']:.0f} "
-          "cycles per block")
-    header = "".join(f"{f'{bits}-bit':>12}{'x hashlib':>11}" for bits in widths)
-    print(f"{'':28}{header}   cycles per")
+    print(f"hashlib sha3_256 one-shot of 1 MiB messages: {block:.0f} cycles per block; "
+          "'/block' is that over a row's cycles per block, 'x base' the row's baseline over it")
+    header = "".join(f"{f'{bits}-bit':>10}{'/block':>8}{'x base':>8}" for bits in widths)
+    print(f"{'':26}{header}{'baseline':>10}   cycles per")
     for label, row in result["figures"].items():
+        per_block = RATE if row["unit"] == "byte" else 1
+        digits = 2 if per_block > 1 else 1
+        baseline = row.get("baseline")
         cells = ""
         for bits in widths:
             cycles = row[str(bits)]
-            per_block = cycles * RATE if row["unit"] == "byte" else cycles
-            ratio = result["hashlib_cycles_per_block"] / per_block
-            cells += f"{cycles:12.2f}{ratio:10.2f}x" if row["unit"] == "byte" else \
-                f"{cycles:12.1f}{ratio:10.2f}x"
-        print(f"{label:28}{cells}   {row['unit']}")
+            versus = f"{baseline / cycles:7.2f}x" if baseline else f"{'':8}"
+            cells += f"{cycles:10.{digits}f}{block / (cycles * per_block):7.2f}x{versus}"
+        base = f"{baseline:10.{digits}f}   {row['baseline_name']}" if baseline else ""
+        print(f"{label:26}{cells}{base:>10}   {row['unit']}")
 
 
 def write(result: dict) -> None:
