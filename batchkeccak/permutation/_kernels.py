@@ -7,8 +7,14 @@ numba's typing and lowering, about a second of compile time per copy of the roun
 that LLVM then optimized the same way. Here two intrinsics emit that IR straight from the
 step tables in ``constants``, in the same order (see ``_round``); numba types one call.
 
-``tile_permute``, ``state_absorb`` and ``state_permute`` are the layer's contract
-(``batchkeccak.permutation``); the intrinsics are private to it.
+The same emitter writes the round on vectors of eight states for CPUs with AVX-512F
+(``_wide_tile_rounds_function``): compiled in beside the default build only there, and run
+when ``vector_width`` says so.
+
+``tile_permute``, ``new_tiles``, ``state_absorb`` and ``state_permute`` are the layer's
+contract (``batchkeccak.permutation``); the intrinsics are private to it, the emitters
+(``emit_loop``, ``emit_if``, ``emit_prefetch``, ``emit_wide_tile_rounds``) shared with
+``lanes``.
 """
 
 from __future__ import annotations
