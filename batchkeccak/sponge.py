@@ -32,12 +32,14 @@ from batchkeccak.permutation import (
     LANE_COUNT,
     MIN_TILE_LANES,
     TILE_WIDTH,
+    new_tiles,
     state_absorb,
     tile_permute,
 )
 from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.lanes import (
     SKIP_LANE,
+    absorb_and_permute_wide,
     absorb_whole_blocks_4,
     get_words_4x4,
     load_state,
@@ -222,8 +224,7 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
         chained = follow.shape[0] > 0
     # Every array is a zeroed uint64 or int64 one: each other allocation function or dtype
     # is one more numpy overload to compile on first use.
-    tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    tile, spare = new_tiles()
     # Per lane: its job (-1: idle) and the item it reads, where the item starts and how long
     # it is, the index of its final block, and the block the lane is at. The division
     # happens once per item here, not twice per block in the loop below. An item that
@@ -266,12 +267,17 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
                 for lane in range(width):
                     positions[lane] = lane_start[lane] + lane_block[lane] * rate
                     lane_block[lane] += run
+        permuted = False
         if steady > 0:
-            for group in range(0, width, 4):
-                absorb_whole_blocks_4(
-                    tile, group, data, zeros, positions[group], positions[group + 1],
-                    positions[group + 2], positions[group + 3], rate,
-                )
+            # 512-bit tiles gather the blocks into their registers and permute in one pass;
+            # the default build XORs them into the tile four lanes at a time, then permutes.
+            permuted = absorb_and_permute_wide(tile, data, positions, rate, first_round)
+            if not permuted:
+                for group in range(0, width, 4):
+                    absorb_whole_blocks_4(
+                        tile, group, data, zeros, positions[group], positions[group + 1],
+                        positions[group + 2], positions[group + 3], rate,
+                    )
             for lane in range(width):
                 positions[lane] += rate
             steady -= 1
@@ -310,9 +316,10 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
                             lane_length[lane] - p * rate, rate, suffix, p == 0,
                             initial, _initial_row(initial, lane_message[lane]),
                         )
-        # One call site for the tile permutation: LLVM inlines it, and each further site
-        # would add a copy to compile.
-        tile_permute(tile, spare, first_round)
+        # One call site for the tile permutation (two with the wide absorb above): LLVM
+        # inlines it, and each further site would add a copy to compile.
+        if not permuted:
+            tile_permute(tile, spare, first_round)
         if in_run:
             continue
         for lane in range(width):
@@ -435,8 +442,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     width = TILE_WIDTH
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
-    tile = np.zeros(LANE_COUNT * width, dtype=np.uint64)
-    spare = np.zeros(LANE_COUNT * width, dtype=np.uint64)
+    tile, spare = new_tiles()
     whole_words = length >> 3
     grouped_words = whole_words & ~3  # message words that go four lanes by four words
     grouped_out_words = (out_len >> 3) & ~3
@@ -472,12 +478,14 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 for b in range(tail):
                     word |= np.uint64(data[at + b]) << np.uint64(8 * b)
             tile[whole_words * width + j] = word
-        # The initial state: XORed under the message words, copied into the words after them.
-        # Loops over the lanes of one word, so LLVM broadcasts the word into vector stores.
+        # The initial state: XORed under the message words (its zero words skipped: a plain
+        # hash starts from zero), copied into the words after them. Loops over the lanes of
+        # one word, so LLVM broadcasts the word into vector stores.
         for k in range(whole_words + 1):
             word = initial[0, k]
-            for j in range(width):
-                tile[k * width + j] ^= word
+            if word != 0:
+                for j in range(width):
+                    tile[k * width + j] ^= word
         for k in range(whole_words + 1, LANE_COUNT):
             word = initial[0, k]
             for j in range(width):

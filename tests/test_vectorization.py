@@ -4,8 +4,11 @@ LLVM decides whether the loop over the states of a tile becomes vector code; a h
 change (a runtime stride, an in-place round) can make it stay scalar and lose the speed-up
 without changing a digest. So the compiled round is read back as machine code:
 
-- for the CPU the tests run on: ymm registers on x86-64 with AVX2 (zmm where the host has
-  AVX-512), NEON q/v registers or SVE z registers on aarch64;
+- for the CPU the tests run on: ymm registers on x86-64 with AVX2, and where the host has
+  AVX-512F the 512-bit tile permutation on zmm registers beside them (both builds, one chosen
+  when the kernels run); NEON q/v registers or SVE z registers on aarch64;
+- on x86-64 also for named x86 targets, whatever CPU runs the tests: an AVX-512 CPU gets the
+  zmm permutation, an AVX2 CPU none (its kernels never carry 512-bit code);
 - on aarch64 (a real one, or qemu-aarch64 in ``.ci/aarch64.sh``) also for named ARM targets,
   whatever CPU runs the tests: NEON (generic), NEON with the ARMv8.2 SHA3 instructions
   (apple-m1), SVE (neoverse-v1) and SVE2 (neoverse-v2). The code is compiled for them, never
@@ -77,13 +80,36 @@ def _interpreter() -> list[str]:
 
 # --- x86-64 ---------------------------------------------------------------------------------
 
-_X86_VECTOR_ALU = re.compile(r"^\s*(vp[a-z]+)\s+[^\n]*%[yz]mm", flags=re.MULTILINE)
+_X86_VECTOR_ALU = re.compile(r"^\s*(vp[a-z]+)\s+[^\n]*%([yz])mm", flags=re.MULTILINE)
 
 
-def x86_vector_alu(asm: str) -> list[str]:
-    """Vector integer ALU work on 256- or 512-bit registers: xor, and-not, shifts, or, and on
-    AVX-512 hosts the ternary-logic and rotate instructions that replace several of them."""
-    return _X86_VECTOR_ALU.findall(asm)
+def x86_vector_alu(asm: str, register: str = "yz") -> list[str]:
+    """Vector integer ALU work on 256-bit (``y``) or 512-bit (``z``) registers: xor, and-not,
+    shifts, or, and on AVX-512 hosts the ternary-logic and rotate instructions that replace
+    several of them."""
+    return [op for op, kind in _X86_VECTOR_ALU.findall(asm) if kind in register]
+
+
+def _assert_x86_builds(asm: str, what: str, avx512: bool) -> None:
+    """The default build on ymm registers; with AVX-512F also the 512-bit permutation, whose
+    rotations are ``vprolq`` and whose and-nots are ``vpternlogq`` on zmm registers. Without
+    AVX-512F no zmm register at all: such a CPU's kernels carry no 512-bit code."""
+    _assert_vector_code(x86_vector_alu(asm, "y"), f"{what} (256-bit build)")
+    wide = x86_vector_alu(asm, "z")
+    # The flag that chooses between the builds is read only where the 512-bit one exists.
+    reads_flag = "batchkeccak_tile_vector_bits" in asm
+    if not avx512:
+        assert "%zmm" not in asm, f"{what}: zmm registers in a build for a CPU without AVX-512F"
+        assert not reads_flag, f"{what}: a 512-bit permutation for a CPU without AVX-512F"
+        return
+    assert reads_flag, f"{what}: the tile does not read the flag that chooses its width"
+    _assert_vector_code(wide, f"{what} (512-bit build)")
+    # Per round XKCP's times8 issues 35 vpternlogq and 29 rotations; the wide permutation's
+    # loop body holds ROUNDS_PER_PASS (2) rounds.
+    assert wide.count("vpternlogq") >= 60 and wide.count("vprolq") >= 50, (
+        f"{what}: the 512-bit rounds lack vpternlogq / vprolq: "
+        f"{wide.count('vpternlogq')} and {wide.count('vprolq')}"
+    )
 
 
 # --- aarch64 --------------------------------------------------------------------------------
@@ -144,7 +170,10 @@ def test_tile_permutation_is_vector_code_on_this_cpu(tmp_path):
     _skip_unless_checkable_here()
     asm = _compile_asm(tmp_path)
     if ON_X86_64:
-        _assert_vector_code(x86_vector_alu(asm), "x86-64 AVX2")
+        import llvmlite.binding as llvm
+
+        avx512 = bool(llvm.get_host_cpu_features().get("avx512f"))
+        _assert_x86_builds(asm, "x86-64 (this CPU)", avx512)
         return
     # NEON on most ARM cores, with or without SHA3; an SVE core (Graviton3) may get a
     # scalable loop on z registers instead.
@@ -153,6 +182,24 @@ def test_tile_permutation_is_vector_code_on_this_cpu(tmp_path):
         _assert_sha3_code(ops, "aarch64 (this CPU)")
     else:
         _assert_vector_code(ops, "aarch64 (this CPU)")
+
+
+# --- named x86 targets ----------------------------------------------------------------------
+
+# (LLVM CPU, has AVX-512F): compiled for, never run. Defined on x86-64 only, not skipped
+# elsewhere: .ci/aarch64.sh fails on any test of this module that does not run under qemu.
+X86_TARGETS = {"haswell": False, "sapphirerapids": True}
+
+if ON_X86_64:
+
+    def test_named_x86_targets_get_the_builds_their_cpu_runs(tmp_path_factory):
+        with ThreadPoolExecutor(max(1, min(len(X86_TARGETS), os.cpu_count() or 1))) as pool:
+            jobs = {
+                cpu: pool.submit(_compile_asm, tmp_path_factory.mktemp(cpu), cpu)
+                for cpu in X86_TARGETS
+            }
+            for cpu, avx512 in X86_TARGETS.items():
+                _assert_x86_builds(jobs[cpu].result(), cpu, avx512)
 
 
 # --- named ARM targets ----------------------------------------------------------------------

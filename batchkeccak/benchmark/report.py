@@ -299,7 +299,7 @@ def machine_info() -> dict[str, Any]:
 
     import batchkeccak
     from batchkeccak._parallel import available_cores
-    from batchkeccak.permutation import TILE_WIDTH
+    from batchkeccak.permutation import TILE_WIDTH, vector_width
 
     cpu = platform.processor() or platform.machine()
     try:
@@ -320,6 +320,8 @@ def machine_info() -> dict[str, Any]:
         "numba": numba.__version__,
         "batchkeccak": batchkeccak.__version__,
         "tile_width": TILE_WIDTH,
+        # 256 or 512 where the kernels carry both tile permutations (AVX-512F), else None.
+        "tile_bits": vector_width.tile_bits() if vector_width.compiles_wide_tiles() else None,
     }
     if hasattr(os, "getloadavg"):
         info["load_average_start"] = list(os.getloadavg())
@@ -409,6 +411,7 @@ def format_report(report: Report) -> str:
             f"batchkeccak {m.get('batchkeccak')} benchmark ({report.config.preset} sizes, best "
             f"of {report.config.repeats}) on {m.get('cpu')}, {m.get('cores_available')} cores, "
             f"tile width {m.get('tile_width')}"
+            + (f" in {m['tile_bits']}-bit registers" if m.get("tile_bits") else "")
         ),
     ]
     if m.get("tsc_hz"):

@@ -161,13 +161,13 @@ def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, Callable, np.n
                                                  np.ndarray, np.ndarray]:
     """The jitted permutation loops and their buffers, compiled once per run."""
     if ctx.permutation is None:
-        from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
+        from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles
 
         started = time.perf_counter()
         tile_loop, state_loop, chain_loop = _permutation_loops()
         rng = np.random.default_rng(ctx.config.seed)
-        tile = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
-        spare = np.empty_like(tile)
+        tile, spare = new_tiles()  # 64-byte aligned, as the kernels allocate theirs
+        tile[:] = rng.integers(0, 2**63, size=LANE_COUNT * TILE_WIDTH, dtype=np.uint64)
         lanes = tile[:LANE_COUNT].copy()
         tile_loop(tile, spare, 0, 1)
         state_loop(lanes, 0, 1)
@@ -179,7 +179,7 @@ def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, Callable, np.n
 
 def bench_permutation(ctx: Context) -> Workload:
     from batchkeccak.parameters import get_algorithm
-    from batchkeccak.permutation import TILE_WIDTH
+    from batchkeccak.permutation import TILE_WIDTH, new_tiles
 
     config = ctx.config
     rate = get_algorithm(config.algorithm).rate
@@ -199,7 +199,9 @@ def bench_permutation(ctx: Context) -> Workload:
     # lets a kernel scale, the ceiling for every multi-threaded figure. The tile keeps the
     # vector pipes busy; the dependent chain barely uses any, so it scales even where two
     # virtual cores share one physical core's execution units, and the tile then does not.
-    own_tiles = [(tile.copy(), np.empty_like(spare)) for _ in range(cores)]
+    own_tiles = [new_tiles() for _ in range(cores)]
+    for own_tile, _ in own_tiles:
+        own_tile[:] = tile
     seeds = [(np.uint64(core + 1),) for core in range(cores)]
 
     def tile_everywhere():

@@ -12,7 +12,13 @@ Contract (everything above this layer is written against it alone):
     Keccak-p[1600, 12] for 12) on all W states in place. ``spare`` is a scratch array of the
     same shape; ``24 - first_round`` must be a multiple of ``TILE_ROUND_STEP`` (4): each
     step is two passes of two rounds, tile to spare and back. Nothing is validated here;
-    ``batchkeccak.parameters`` refuses any other round count when the table is built.
+    ``batchkeccak.parameters`` refuses any other round count when the table is built. Any
+    alignment works; tiles on a 64-byte boundary (``new_tiles``) run fastest. On a CPU with
+    AVX-512F the permutation runs in 512-bit registers, eight states per instruction, or in
+    the default build's 256-bit ones: ``batchkeccak.permutation.vector_width`` says which.
+``new_tiles()``
+    A zeroed tile and spare, each starting on a 64-byte boundary: what every kernel that
+    permutes tiles allocates them with.
 ``state_permute(lanes, first_round)``
     The portable single-state fallback: ``lanes`` is 25 ``uint64`` words, permuted in place;
     ``24 - first_round`` must be even. (``state_absorb`` of nothing: the sponge calls that.)
@@ -36,7 +42,7 @@ from batchkeccak.permutation.constants import (
     TILE_WIDTH,
 )
 
-_KERNELS = ("state_absorb", "state_permute", "tile_permute")
+_KERNELS = ("new_tiles", "state_absorb", "state_permute", "tile_permute")
 
 __all__ = [
     "LANE_COUNT",
@@ -45,6 +51,7 @@ __all__ = [
     "ROUND_CONSTANTS",
     "TILE_ROUND_STEP",
     "TILE_WIDTH",
+    "new_tiles",
     "state_absorb",
     "state_permute",
     "tile_permute",

@@ -29,24 +29,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak._jit import njit
-from batchkeccak.permutation._kernels import emit_loop
+from batchkeccak.permutation._kernels import emit_loop, emit_prefetch, emit_wide_tile_rounds
 from batchkeccak.permutation._words import store_le64
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH
 
 _BYTE = np.uint64(0xFF)
-
-
-def emit_prefetch(builder, address):
-    """Emit a prefetch of the cache line at pointer ``address`` (read, keep in every cache
-    level, data): a hint that never faults."""
-    byte_pointer = ir.IntType(8).as_pointer()
-    i32 = ir.IntType(32)
-    prefetch = cgutils.get_or_insert_function(
-        builder.module,
-        ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
-        "llvm.prefetch.p0",
-    )
-    builder.call(prefetch, [builder.bitcast(address, byte_pointer), i32(0), i32(3), i32(1)])
 
 
 @intrinsic
@@ -210,6 +197,33 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
                 for offset in (_WORD(0), _WORD(64), _WORD(128), builder.sub(rate, _WORD(1))):
                     emit_prefetch(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
         return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def absorb_and_permute_wide(typingctx, tile, data, positions, rate, first_round):
+    """Where the tile runs at 512 bits (``batchkeccak.permutation.vector_width``): XOR one
+    whole block ``data[positions[j]:positions[j] + rate]`` into every state ``j`` of the
+    tile and permute it (rounds ``first_round`` .. 23), in one pass: each group of eight
+    states is loaded into registers once, the blocks gathered into it, permuted and stored
+    (XKCP's ``FastLoop_Absorb``); the block after each is prefetched. Returns True.
+    Elsewhere it does nothing and returns False: the caller absorbs with
+    ``absorb_whole_blocks_4`` and calls ``tile_permute``. ``positions`` holds W int64 byte
+    offsets, every block whole and inside ``data``."""
+    sig = types.boolean(tile, data, positions, rate, first_round)
+
+    def codegen(context, builder, signature, args):
+        tile_type, data_type, positions_type, rate_type, round_type = signature.args
+        return emit_wide_tile_rounds(
+            builder,
+            context.make_array(tile_type)(context, builder, args[0]).data,
+            context.cast(builder, args[4], round_type, types.int64),
+            data=context.make_array(data_type)(context, builder, args[1]).data,
+            positions=context.make_array(positions_type)(context, builder, args[2]).data,
+            rate_words=builder.ashr(context.cast(builder, args[3], rate_type, types.int64),
+                                    _WORD(3)),
+        )
 
     return sig, codegen
 
