@@ -82,11 +82,13 @@ def njit(*args, **options):
 
 
 def compiled_sources() -> list[Path]:
-    """The package's files that define compiled functions or the intrinsics they inline."""
+    """The package's files that define compiled functions, the intrinsics they inline, or
+    the LLVM IR and symbols those emit (``llvmlite``: the tile's vector width, say)."""
+    marks = ("njit(", "@intrinsic", "import llvmlite")
     return sorted(
         path for path in PACKAGE_DIR.rglob("*.py")
         if path.name != "_jit.py"
-        and any(mark in path.read_text(encoding="utf-8") for mark in ("njit(", "@intrinsic"))
+        and any(mark in path.read_text(encoding="utf-8") for mark in marks)
     )
 
 
