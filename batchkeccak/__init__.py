@@ -35,6 +35,9 @@ _EXPORTS = {
     "hasher": "batchkeccak.api",
     "hexdigest_many": "batchkeccak.api",
     "tuplehash_many": "batchkeccak.derived",
+    "diff": "batchkeccak.tables",
+    "segment_digests": "batchkeccak.tables",
+    "table_digest": "batchkeccak.tables",
     "warmup": "batchkeccak.api",
     "file_digest": "batchkeccak.files",
     "hash_files": "batchkeccak.files",
@@ -63,6 +66,7 @@ __all__ = [
     "__version__",
     "algorithms",
     "algorithms_available",
+    "diff",
     "file_digest",
     "hash_files",
     "hash_many",
@@ -81,12 +85,14 @@ __all__ = [
     "parallelhash_256",
     "parallelhash_xof_128",
     "parallelhash_xof_256",
+    "segment_digests",
     "sha3_224",
     "sha3_256",
     "sha3_384",
     "sha3_512",
     "shake_128",
     "shake_256",
+    "table_digest",
     "tuplehash_many",
     "turboshake128",
     "turboshake256",
@@ -131,3 +137,4 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     from batchkeccak.inputs import FlatMessages
     from batchkeccak.parameters import Algorithm, algorithms
     from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+    from batchkeccak.tables import diff, segment_digests, table_digest

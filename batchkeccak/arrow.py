@@ -418,7 +418,8 @@ def _is_fixed_width_number(arrow_type: pa.DataType) -> bool:
     return any(is_kind(arrow_type) for is_kind in _FIXED_WIDTH_NUMBERS)
 
 
-def _row_encodable(arrow_type: pa.DataType) -> bool:
+def row_encodable(arrow_type: pa.DataType) -> bool:
+    """Whether :func:`hash_rows` has an encoding for a column of this type."""
     if pa.types.is_dictionary(arrow_type):
         arrow_type = arrow_type.value_type
     return (
@@ -542,7 +543,7 @@ def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> l
         if matches > 1:
             raise ValueError(f"columns: the table has {matches} columns named {name!r}")
         arrow_type = schema.field(name).type
-        if not _row_encodable(arrow_type):
+        if not row_encodable(arrow_type):
             raise TypeError(
                 f"hash_rows: column {name!r} has type {arrow_type}, which has no row "
                 f"encoding; supported: {ROW_TYPES}"

@@ -70,31 +70,43 @@ class HashFileReport:
         return self.decoded_bytes / 1e6 / self.total_seconds if self.total_seconds else 0.0
 
 
-def _open_dataset(src: object) -> tuple[ds.Dataset | pa.RecordBatchReader, Path | None]:
+def _open_source(src: object) -> tuple[ds.Dataset | pa.RecordBatchReader, Path | None]:
+    """hash_file's ``src``: a path or Dataset (:func:`open_dataset`), or a table from any
+    Arrow producer (a stream stays a reader, read once, one batch at a time)."""
+    if isinstance(src, (ds.Dataset, str, os.PathLike)):
+        return open_dataset(src)
+    if not exports_arrow(src):
+        raise TypeError(
+            "src must be a path, a pyarrow.dataset.Dataset or a table (pyarrow, or any "
+            f"object with the Arrow PyCapsule interface), got {type(src).__name__}"
+        )
+    table = arrow_table(src, "src", "hash_file")
+    if isinstance(table, pa.RecordBatchReader):
+        return table, None
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    return ds.dataset(table), None
+
+
+def open_dataset(src: object, argument: str = "src") -> tuple[ds.Dataset, Path | None]:
+    """``src`` (a Parquet file, a directory of them with hive partitions, or a Dataset) as a
+    Dataset, with its path when it was given one; errors name ``argument``."""
     if isinstance(src, ds.Dataset):
         return src, None
     if not isinstance(src, (str, os.PathLike)):
-        if not exports_arrow(src):
-            raise TypeError(
-                "src must be a path, a pyarrow.dataset.Dataset or a table (pyarrow, or any "
-                f"object with the Arrow PyCapsule interface), got {type(src).__name__}"
-            )
-        table = arrow_table(src, "src", "hash_file")
-        if isinstance(table, pa.RecordBatchReader):
-            return table, None  # a stream: read once, one batch at a time
-        if isinstance(table, pa.RecordBatch):
-            table = pa.Table.from_batches([table])
-        return ds.dataset(table), None
+        raise TypeError(
+            f"{argument} must be a path or a pyarrow.dataset.Dataset, got {type(src).__name__}"
+        )
     path = Path(src)
     if not path.exists():
-        raise FileNotFoundError(f"src: no such file or directory: {str(path)!r}")
+        raise FileNotFoundError(f"{argument}: no such file or directory: {str(path)!r}")
     try:
         if path.is_dir():
             return ds.dataset(path, format="parquet", partitioning="hive"), path
         return ds.dataset(path, format="parquet"), path
     except pa.ArrowInvalid as exc:
         raise ValueError(
-            f"src: {str(path)!r} is not a readable Parquet file or dataset: {exc}"
+            f"{argument}: {str(path)!r} is not a readable Parquet file or dataset: {exc}"
         ) from None
 
 
@@ -187,14 +199,19 @@ def _conform(batch: pa.RecordBatch, schema: pa.Schema, partition_values: dict) -
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _file_batches(dataset: ds.FileSystemDataset, batch_size: int) -> Iterator[pa.RecordBatch]:
-    """Batches of ``dataset.schema``, one file and about one row group in memory at a time.
+def file_batches(
+    dataset: ds.FileSystemDataset, batch_size: int, columns: Sequence[str] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Batches of ``dataset.schema`` (only ``columns``, in that order, when given), one file
+    and about one row group in memory at a time.
 
     pyarrow's dataset scanner reads ahead without a bound when its consumer is slower than
     the disk (over 600 MB held for a 1.4 GB file, measured); ``ParquetFile.iter_batches``
     without pre-buffering decodes one row group at a time as batches are asked for.
     """
     schema = dataset.schema
+    if columns is not None:
+        schema = pa.schema([schema.field(name) for name in columns])
     dictionary_columns = list(dataset.format.read_options.dictionary_columns or [])
     for fragment in dataset.get_fragments():
         partition_values = ds.get_partition_keys(fragment.partition_expression)
@@ -221,7 +238,7 @@ def _record_batches(
     if isinstance(dataset, pa.RecordBatchReader):
         return _stream_batches(dataset, batch_size)
     if opened_here:
-        return _file_batches(dataset, batch_size)  # type: ignore[arg-type]
+        return file_batches(dataset, batch_size)  # type: ignore[arg-type]
     # A Dataset passed in may carry its own filters and options: pyarrow scans it as given.
     return iter(dataset.to_batches(batch_size=batch_size, batch_readahead=1, fragment_readahead=1))
 
@@ -305,7 +322,7 @@ def hash_file(
         suffix = f"_{resolved.name}"
     if not isinstance(suffix, str) or not suffix:
         raise ValueError(f"suffix must be a non-empty str, got {suffix!r}")
-    dataset, src_path = _open_dataset(src)
+    dataset, src_path = _open_source(src)
     dst_path = _output_path(dst, src_path)
     schema = dataset.schema
     digest_columns = _digest_names(schema, columns, suffix)

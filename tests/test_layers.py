@@ -29,7 +29,7 @@ LAYERS = [
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
                       "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle",
                       "batchkeccak._sql", "batchkeccak.duckdb", "batchkeccak.polars",
-                      "batchkeccak.pandas", "batchkeccak.ethereum"]),
+                      "batchkeccak.pandas", "batchkeccak.ethereum", "batchkeccak.tables"]),
     ("package", ["batchkeccak"]),  # __init__: re-exports the public names
     ("cli and benchmark", ["batchkeccak.cli", "batchkeccak.benchmark",
                            "batchkeccak.__main__"]),

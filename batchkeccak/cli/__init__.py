@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 
-SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "bench", "warmup")
+SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "warmup")
 """Modules under ``batchkeccak.cli`` that each add one subcommand."""
 
 

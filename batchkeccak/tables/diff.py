@@ -1,0 +1,312 @@
+"""``diff``: the keys added, removed and changed between two tables.
+
+Both sources are digested into runs sorted by key (:mod:`batchkeccak.tables.runs`), the runs
+of both are merged into one stream in key order, and each key is classified where it stands:
+only in ``a`` (removed), only in ``b`` (added), or in both with different row digests
+(changed). Memory holds the runs' blocks, not the tables. The columns that changed are found
+afterwards by reading again only the changed rows of each source (``changed_columns=True``)
+and comparing each column's field digest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from batchkeccak._parallel import resolve_threads
+from batchkeccak.hashers import Hasher
+from batchkeccak.parameters import Algorithm
+from batchkeccak.tables.digest import (
+    check_memory_limit,
+    check_spill_dir,
+    resolve_table_hasher,
+)
+from batchkeccak.tables.keys import KeyEncoder, KeyPart, equal_neighbours, key_names, key_order
+from batchkeccak.tables.runs import (
+    Chunk,
+    RunBuilder,
+    Spill,
+    digest_source,
+    duplicate_key,
+    merged_chunks,
+    row_digests,
+    rows_differ,
+    take_rows,
+)
+from batchkeccak.tables.sources import TableSource, logical_type, open_source
+
+CHANGE_KINDS = ("added", "removed", "changed")
+"""Values of the ``change`` column: a key only in ``b``, only in ``a``, or in both with rows
+that differ."""
+
+CHANGE_COLUMN = "change"
+COLUMNS_COLUMN = "changed_columns"
+
+_ADDED, _REMOVED, _CHANGED = range(3)
+
+
+def compared_columns(
+    a: TableSource, b: TableSource, key: Sequence[str], columns: object
+) -> list[str]:
+    """The columns two rows of one key are compared on, in name order: ``columns`` (every
+    column for None) less the key columns, which are compared by value as keys (so an
+    ``int32`` key matches an ``int64`` one)."""
+    if columns is None:
+        only_a = [name for name in a.schema.names if name not in b.schema.names]
+        only_b = [name for name in b.schema.names if name not in a.schema.names]
+        if only_a or only_b:
+            raise ValueError(
+                f"a and b have different columns (only in a: {only_a}; only in b: {only_b}); "
+                "pass columns= to compare the columns they share"
+            )
+        names = list(a.schema.names)
+    elif isinstance(columns, str):
+        names = [columns]
+    elif isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
+        raise TypeError(
+            f"columns must be a column name or a list of them, got {type(columns).__name__}"
+        )
+    else:
+        names = list(columns)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+        if not names:
+            raise ValueError("columns must name at least one column (or be None for all)")
+    for source in (a, b):
+        source.check_columns(names, "columns")
+    names = sorted(set(names) - set(key))
+    for name in names:
+        type_a = logical_type(a.schema.field(name).type)
+        type_b = logical_type(b.schema.field(name).type)
+        if type_a != type_b:
+            raise ValueError(
+                f"column {name!r} is {type_a} in a and {type_b} in b, so no row would compare "
+                "equal; cast one side, or leave the column out with columns="
+            )
+    return names
+
+
+def _output_type(part_a: KeyPart, part_b: KeyPart) -> pa.DataType:
+    """A type that holds the key values of both sides."""
+    if part_a.arrow_type == part_b.arrow_type:
+        return part_a.arrow_type
+    return {
+        "int": pa.int64(), "uint": pa.uint64(), "string": pa.large_string(),
+        "binary": pa.large_binary(),
+    }.get(part_a.kind, part_a.arrow_type)  # fmt: skip
+
+
+def diff(
+    a: object,
+    b: object,
+    *,
+    key: str | Sequence[str],
+    columns: str | Sequence[str] | None = None,
+    changed_columns: bool = True,
+    algorithm: str | Algorithm | Hasher = "sha3_256",
+    threads: int | None = None,
+    memory_limit: int | None = None,
+    spill_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+) -> pa.Table:
+    """The keys added, removed and changed from table ``a`` to table ``b``.
+
+    Parameters
+    ----------
+    a, b
+        Tables in any form :func:`batchkeccak.table_digest` takes (pyarrow tables, batches,
+        readers and datasets, Parquet or IPC paths, Polars / pandas / DuckDB objects).
+    key
+        Column name(s) that identify a row in both: unique and never null in each. Integer
+        keys of different widths match by value; strings by their UTF-8 bytes.
+    columns
+        Columns to compare (key columns always are); None compares every column, and then
+        ``a`` and ``b`` must have the same column names (in any order). A compared column
+        must have the same logical type on both sides (``string`` and ``large_string`` do).
+    changed_columns
+        Name the columns that differ in each changed row, by reading the changed rows of both
+        sources again (a second pass). False leaves ``changed_columns`` null, in one pass;
+        a ``RecordBatchReader`` (which can be read once) needs False.
+    algorithm, threads, memory_limit, spill_dir, progress
+        As for :func:`batchkeccak.table_digest`.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per difference, in key order: the key column(s), ``change`` (``"added"``,
+        ``"removed"`` or ``"changed"``) and ``changed_columns`` (a list of column names for
+        changed rows, null otherwise). Empty when the tables agree. The schema's metadata
+        holds the row counts: ``batchkeccak.rows_a``, ``batchkeccak.rows_b`` and
+        ``batchkeccak.unchanged``.
+
+    Raises
+    ------
+    ValueError
+        Different columns or column types, a null or duplicate key (naming the source and
+        the key), a key column named ``change`` or ``changed_columns``.
+    TypeError
+        As for :func:`batchkeccak.table_digest`.
+    """
+    threads = resolve_threads(threads)
+    hasher = resolve_table_hasher(algorithm, threads)
+    limit = check_memory_limit(memory_limit)
+    spill_parent = check_spill_dir(spill_dir)
+    if not isinstance(changed_columns, bool):
+        raise TypeError(f"changed_columns must be a bool, got {type(changed_columns).__name__}")
+    names = key_names(key)
+    for reserved in (CHANGE_COLUMN, COLUMNS_COLUMN):
+        if reserved in names:
+            raise ValueError(f"key column {reserved!r} clashes with the result's own column")
+    source_a, source_b = open_source(a, "a"), open_source(b, "b")
+    encoder_a, encoder_b = KeyEncoder.of(source_a, names), KeyEncoder.of(source_b, names)
+    encoder_a.check_matches(encoder_b)
+    compared = compared_columns(source_a, source_b, names, columns)
+    if changed_columns:
+        for source in (source_a, source_b):
+            if not source.rereadable:
+                raise ValueError(
+                    f"{source.argument}: a RecordBatchReader can be read only once, and "
+                    "changed_columns=True reads the changed rows again; pass "
+                    "changed_columns=False, or a table, dataset or path"
+                )
+
+    with Spill(spill_parent) as spill:
+        builders = [
+            RunBuilder(side, source.argument, encoder, limit // 3, spill, hasher.output_length)
+            for side, (source, encoder) in enumerate(
+                [(source_a, encoder_a), (source_b, encoder_b)]
+            )
+        ]
+        rows = [
+            digest_source(source, builder, compared, hasher, threads, progress)
+            for source, builder in zip([source_a, source_b], builders)
+        ]
+        keys, kinds = [], []
+        matched = 0
+        for chunk in merged_chunks(builders[0].finish() + builders[1].finish()):
+            chunk_keys, chunk_kinds, chunk_matched = _classify(chunk, [encoder_a, encoder_b])
+            matched += chunk_matched
+            if len(chunk_keys):
+                keys.append(chunk_keys)
+                kinds.append(chunk_kinds)
+    differences = pa.concat_arrays(keys) if keys else pa.array([], encoder_a.key_type)
+    kind_codes = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
+    changed_count = int(np.count_nonzero(kind_codes == _CHANGED))
+
+    output_types = [_output_type(pa_, pb) for pa_, pb in zip(encoder_a.parts, encoder_b.parts)]
+    key_columns = encoder_a.decode(differences, output_types)
+    detail = pa.nulls(len(differences), pa.list_(pa.string()))
+    if changed_columns and changed_count:
+        detail = _changed_columns(
+            [source_a, source_b], [encoder_a, encoder_b], differences, kind_codes,
+            compared, hasher,
+        )
+    change = pa.DictionaryArray.from_arrays(
+        pa.array(kind_codes, pa.int8()), pa.array(CHANGE_KINDS)
+    ).cast(pa.string())
+    metadata = {
+        "batchkeccak.rows_a": str(rows[0]),
+        "batchkeccak.rows_b": str(rows[1]),
+        "batchkeccak.unchanged": str(matched - changed_count),
+    }
+    schema = pa.schema(
+        [pa.field(name, column.type) for name, column in zip(names, key_columns)]
+        + [pa.field(CHANGE_COLUMN, pa.string()), pa.field(COLUMNS_COLUMN, detail.type)],
+        metadata=metadata,
+    )
+    return pa.Table.from_arrays([*key_columns, change, detail], schema=schema)
+
+
+def _classify(chunk: Chunk, encoders: list[KeyEncoder]) -> tuple[pa.Array, np.ndarray, int]:
+    """The differences in one merged chunk: their keys, kinds, and the count of keys in both."""
+    sides = chunk.sides
+    same = equal_neighbours(chunk.keys)
+    # Rows of one key are adjacent, a's before b's; two of one side is a duplicate that
+    # two runs of that side held (one run's duplicates are caught when it is sorted).
+    duplicated = np.flatnonzero(same & (sides[1:] == sides[:-1]))
+    if duplicated.shape[0]:
+        index = int(duplicated[0])
+        side = int(sides[index])
+        raise duplicate_key(encoders[side], chunk.keys, index, "ab"[side])
+    first = np.flatnonzero(same)  # a's row of a key in both; b's is the next one
+    in_both = np.zeros(len(sides), dtype=bool)
+    in_both[first] = True
+    in_both[first + 1] = True
+    removed = np.flatnonzero(~in_both & (sides == 0))
+    added = np.flatnonzero(~in_both & (sides == 1))
+    differs = rows_differ(take_rows(chunk.digests, first), take_rows(chunk.digests, first + 1))
+    changed = first[differs]
+    rows = np.concatenate([added, removed, changed])
+    codes = np.concatenate([
+        np.full(added.shape[0], _ADDED, np.int8),
+        np.full(removed.shape[0], _REMOVED, np.int8),
+        np.full(changed.shape[0], _CHANGED, np.int8),
+    ])
+    order = np.argsort(rows, kind="stable")
+    return chunk.keys.take(rows[order]), codes[order], int(first.shape[0])
+
+
+def _changed_rows(
+    source: TableSource, encoder: KeyEncoder, wanted: pa.Array, columns: list[str]
+) -> pa.Table:
+    """The rows of ``source`` whose keys are in ``wanted`` (sorted, encoded), in that order."""
+    tables, found = [], []
+    needed = list(dict.fromkeys([*encoder.names, *columns]))
+    for batch in source.batches(needed):
+        keys = encoder.encode(batch)
+        mask = pc.is_in(keys, value_set=wanted)
+        if pc.any(mask).as_py():
+            tables.append(pa.Table.from_batches([batch.filter(mask)]))
+            found.append(keys.filter(mask))
+    if not found:
+        found_keys = pa.array([], wanted.type)
+        rows = pa.Table.from_batches([], pa.schema([source.schema.field(n) for n in needed]))
+    else:
+        found_keys = pa.concat_arrays(found)
+        rows = pa.concat_tables(tables)
+    if len(found_keys) != len(wanted):
+        raise RuntimeError(
+            f"{source.argument} changed while it was compared: {len(wanted)} changed rows were "
+            f"found in the first pass and {len(found_keys)} in the second"
+        )
+    return rows.take(key_order(found_keys))
+
+
+def _changed_columns(
+    sources: list[TableSource],
+    encoders: list[KeyEncoder],
+    differences: pa.Array,
+    kind_codes: np.ndarray,
+    value_columns: list[str],
+    hasher: Hasher,
+) -> pa.Array:
+    """For each difference, the columns that differ (changed rows) or null (the others)."""
+    changed_at = np.flatnonzero(kind_codes == _CHANGED)
+    wanted = differences.take(changed_at)
+    rows_a, rows_b = (
+        _changed_rows(source, encoder, wanted, value_columns)
+        for source, encoder in zip(sources, encoders)
+    )
+    differs = np.zeros((changed_at.shape[0], len(value_columns)), dtype=bool)
+    batch_a = rows_a.combine_chunks().to_batches()
+    batch_b = rows_b.combine_chunks().to_batches()
+    if batch_a and batch_b:
+        for position, name in enumerate(value_columns):
+            digests_a = row_digests(batch_a[0], [name], hasher)
+            digests_b = row_digests(batch_b[0], [name], hasher)
+            differs[:, position] = rows_differ(digests_a, digests_b)
+    row_of, column_of = np.nonzero(differs)
+    names = pa.array(value_columns, pa.string()).take(column_of)
+    offsets = np.zeros(changed_at.shape[0] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(row_of, minlength=changed_at.shape[0]), out=offsets[1:])
+    lists = pa.ListArray.from_arrays(pa.array(offsets), names)
+    # Spread the lists over every difference: null where the change is not "changed".
+    position = np.full(kind_codes.shape[0], -1, dtype=np.int64)
+    position[changed_at] = np.arange(changed_at.shape[0])
+    index = pa.array(position, mask=position < 0)
+    return lists.take(index)

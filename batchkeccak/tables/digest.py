@@ -1,0 +1,247 @@
+"""``table_digest``: one digest of a table, whatever its row order and physical layout.
+
+The construction (docs/tables.md states it with its collision argument):
+
+1. Every row is encoded as :func:`batchkeccak.arrow.hash_rows` encodes it, over the selected
+   columns in name order (key columns included), and hashed as an RFC 9162 leaf:
+   ``H(0x00 || encoding)``.
+2. The rows are put in order: by key with ``key=``, else by their leaf hashes (bytes order),
+   which makes the digest independent of row order while counting duplicate rows.
+3. ``root`` is the RFC 9162 Merkle tree hash (``MTH``) of that sequence of leaves: a row's
+   inclusion proof verifies with :func:`batchkeccak.merkle.verify` (``scheme="rfc9162"``).
+4. ``digest = H(header || "\\n" || root)``, where ``header`` is canonical JSON of the format,
+   the algorithm, the key, the columns with their logical types, the order and the row count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from batchkeccak._parallel import resolve_threads
+from batchkeccak.api import hasher as resolve_hasher
+from batchkeccak.hashers import Hasher
+from batchkeccak.parameters import Algorithm
+from batchkeccak.tables.keys import KeyEncoder, equal_neighbours, key_names
+from batchkeccak.tables.roots import StreamingRoot
+from batchkeccak.tables.runs import (
+    DEFAULT_MEMORY_LIMIT,
+    Chunk,
+    RunBuilder,
+    Spill,
+    digest_source,
+    duplicate_key,
+    merged_chunks,
+)
+from batchkeccak.tables.sources import TableSource, logical_type, open_source
+
+FORMAT = "batchkeccak-table-v1"
+"""The ``format`` field of the header: changes whenever the construction does."""
+
+MIN_MEMORY_LIMIT = 1 << 16
+
+
+@dataclass(frozen=True)
+class TableDigest:
+    """The digest of a table, and what it covers.
+
+    Attributes
+    ----------
+    digest
+        ``H(header || b"\\n" || root)``: equal for two tables exactly when their columns
+        (names and logical types), key, row count and rows agree.
+    root
+        The RFC 9162 Merkle root over the rows' leaf hashes in order (by key, or by leaf hash).
+    rows
+        The number of rows.
+    key
+        The key columns, or None (rows ordered by their digests).
+    columns
+        ``(name, logical type)`` of each column encoded, in name order (key columns included).
+    algorithm
+        The hash's name.
+    """
+
+    digest: bytes
+    root: bytes
+    rows: int
+    key: tuple[str, ...] | None
+    columns: tuple[tuple[str, str], ...]
+    algorithm: str
+
+    def hexdigest(self) -> str:
+        return self.digest.hex()
+
+    def __bytes__(self) -> bytes:
+        return self.digest
+
+    @property
+    def header(self) -> bytes:
+        """The canonical JSON hashed in front of the root."""
+        return header_bytes(self.algorithm, self.key, self.columns, self.rows)
+
+
+def header_bytes(
+    algorithm: str, key: Sequence[str] | None, columns: Sequence[tuple[str, str]], rows: int
+) -> bytes:
+    """Canonical JSON (sorted keys, no spaces, ASCII) of what a table digest covers."""
+    header = {
+        "algorithm": algorithm,
+        "columns": [list(column) for column in columns],
+        "format": FORMAT,
+        "key": None if key is None else list(key),
+        "order": "digest" if key is None else "key",
+        "rows": rows,
+    }
+    return json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def resolve_table_hasher(algorithm: object, threads: object) -> Hasher:
+    """``algorithm`` (a name, an :class:`Algorithm` or a :class:`Hasher`) on ``threads``."""
+    resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]
+    if resolved.batch_size is not None:
+        raise ValueError(
+            f"algorithm: {resolved.name} holds one key (or state) per message; a table digest "
+            "needs one hasher for every row"
+        )
+    return resolved
+
+
+def check_memory_limit(memory_limit: object) -> int:
+    if memory_limit is None:
+        return DEFAULT_MEMORY_LIMIT
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
+        raise TypeError(f"memory_limit must be an int (bytes), got {type(memory_limit).__name__}")
+    if memory_limit < MIN_MEMORY_LIMIT:
+        raise ValueError(f"memory_limit must be at least {MIN_MEMORY_LIMIT} bytes, got {memory_limit}")
+    return memory_limit
+
+
+def check_spill_dir(spill_dir: object) -> str | None:
+    if spill_dir is None:
+        return None
+    if not isinstance(spill_dir, (str, os.PathLike)):
+        raise TypeError(f"spill_dir must be a path, got {type(spill_dir).__name__}")
+    if not Path(spill_dir).is_dir():
+        raise FileNotFoundError(f"spill_dir: no such folder: {str(spill_dir)!r}")
+    return os.fspath(spill_dir)
+
+
+def selected_columns(
+    source: TableSource, key: Sequence[str] | None, columns: object
+) -> list[str]:
+    """The columns a row's encoding covers, in name order: ``columns`` (every column for
+    None) and the key columns."""
+    if columns is None:
+        names = list(source.schema.names)
+    elif isinstance(columns, str):
+        names = [columns]
+    elif isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
+        raise TypeError(
+            f"columns must be a column name or a list of them, got {type(columns).__name__}"
+        )
+    else:
+        names = list(columns)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+        if not names:
+            raise ValueError("columns must name at least one column (or be None for all)")
+    source.check_columns(names, "columns")
+    return sorted(set(names) | set(key or ()))
+
+
+def described_columns(source: TableSource, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, logical_type(source.schema.field(name).type)) for name in names)
+
+
+def table_digest(
+    source: object,
+    *,
+    key: str | Sequence[str] | None = None,
+    columns: str | Sequence[str] | None = None,
+    algorithm: str | Algorithm | Hasher = "sha3_256",
+    threads: int | None = None,
+    memory_limit: int | None = None,
+    spill_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+) -> TableDigest:
+    """One digest of a table: equal for two tables exactly when they hold the same rows.
+
+    Parameters
+    ----------
+    source
+        A pyarrow Table, RecordBatch, RecordBatchReader or Dataset; a path to a Parquet file,
+        a directory of Parquet files or an Arrow IPC file (``.arrow``, ``.feather``, ``.ipc``);
+        or an object exporting the Arrow PyCapsule interface (a Polars or pandas DataFrame, a
+        DuckDB relation).
+    key
+        Column name(s) whose values identify a row: rows are ordered by key, which must be
+        unique and never null. None (the default): rows are ordered by their own digests,
+        so the digest is that of the multiset of rows (duplicates count).
+    columns
+        Columns to cover (key columns are always covered); None for all. Order does not
+        matter: columns are encoded in name order.
+    algorithm
+        A name from ``batchkeccak.algorithms`` (``sha3_256`` by default) or a resolved
+        :class:`~batchkeccak.Hasher` (an XOF with its length, a keyed ``kmac_256``...).
+    threads
+        Threads to read, encode and hash with; None for every core.
+    memory_limit
+        Bytes of keys and digests held at once (default 512 MiB); larger tables are sorted in
+        runs spilled to ``spill_dir``.
+    spill_dir
+        Where the spill folder is made (default: the system's temporary folder); it is
+        removed when the call returns or fails.
+    progress
+        A progress bar on stderr when it is a terminal.
+
+    Returns
+    -------
+    TableDigest
+        ``digest`` (bytes), ``hexdigest()``, the Merkle ``root``, ``rows`` and what was covered.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type, or a column type without a row encoding (lists,
+        structs...) or a key type that makes no key (floats).
+    ValueError
+        A missing column, a null or duplicate key.
+    """
+    threads = resolve_threads(threads)
+    hasher = resolve_table_hasher(algorithm, threads)
+    limit = check_memory_limit(memory_limit)
+    spill_parent = check_spill_dir(spill_dir)
+    opened = open_source(source, "source")
+    names = None if key is None else key_names(key)
+    encoder = None if names is None else KeyEncoder.of(opened, names)
+    covered = selected_columns(opened, names, columns)
+    with Spill(spill_parent) as spill:
+        builder = RunBuilder(0, "source", encoder, limit // 2, spill, hasher.output_length)
+        rows = digest_source(opened, builder, covered, hasher, threads, progress)
+        tree = StreamingRoot(hasher)
+        for chunk in merged_chunks(builder.finish()):
+            check_unique(chunk, encoder, "source")
+            tree.add(chunk.digests)
+        root = tree.root()
+    described = described_columns(opened, covered)
+    algorithm_name = hasher.name
+    header = header_bytes(algorithm_name, names, described, rows)
+    digest = hasher.hash_one(header + b"\n" + root)
+    return TableDigest(
+        digest, root, rows, None if names is None else tuple(names), described, algorithm_name
+    )
+
+
+def check_unique(chunk: Chunk, encoder: KeyEncoder | None, argument: str) -> None:
+    """DuplicateKeyError for a key twice in a merged chunk of one source (keys found twice
+    within one run are caught as the run is sorted)."""
+    if encoder is None:
+        return
+    same = equal_neighbours(chunk.keys)
+    if same.any():
+        raise duplicate_key(encoder, chunk.keys, int(same.argmax()), argument)

@@ -1,0 +1,373 @@
+"""Row digests in key order, in bounded memory: digest, sort into runs, spill, merge.
+
+One pass reads a source batch by batch; worker threads encode each batch's keys
+(:mod:`batchkeccak.tables.keys`) and hash its rows. The ``(key, digest)`` pairs gather into a
+*run* until the run reaches its share of the memory limit; the run is then sorted by key and,
+if more are to follow, written to the spill folder as an Arrow IPC file. Reading the runs back
+block by block and merging them (:func:`merged_chunks`) gives every row's digest in key order,
+holding one block per run.
+
+A row's digest is the RFC 9162 leaf hash of its row encoding: ``H(0x00 || encoding)``, with
+the encoding of :func:`batchkeccak.arrow.hash_rows` over the columns in name order. (A null
+field encodes as the one byte ``0x00``: a null column put first makes ``encode_rows`` write
+the leaf prefix itself, and the batch is hashed in one call.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from batchkeccak.arrow import encode_rows
+from batchkeccak.hashers import Hasher
+from batchkeccak.tables.keys import (
+    KeyEncoder,
+    bisect_keys,
+    equal_neighbours,
+    key_bytes,
+    key_order,
+)
+from batchkeccak.tables.sources import TableSource
+
+DEFAULT_MEMORY_LIMIT = 512 << 20
+"""Bytes of keys and digests held at once by default (512 MiB); beyond it runs are spilled."""
+
+BLOCK_ROWS = 256 * 1024
+"""Rows per block of a run, as written to the spill folder and as merged."""
+
+
+def row_digests(batch: pa.RecordBatch, columns: Sequence[str], hasher: Hasher) -> np.ndarray:
+    """``H(0x00 || encoding)`` of every row of ``batch`` over ``columns``: (N, d) uint8."""
+    count = batch.num_rows
+    fields = [pa.nulls(count)] + [batch.column(name) for name in columns]
+    rows = encode_rows(pa.RecordBatch.from_arrays(fields, names=["", *columns]))
+    return hasher.hash_flat(rows.data, rows.offsets)
+
+
+def take_rows(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``matrix[order]`` for an (N, d) uint8 array, each row moved as one d-byte item (numpy
+    moves a 2-D uint8 array's rows byte by byte: several times slower)."""
+    count, width = matrix.shape
+    if count == 0 or width == 0:
+        return matrix[order]
+    rows = np.ascontiguousarray(matrix).view(f"V{width}").reshape(count)
+    return np.take(rows, order).view(np.uint8).reshape(-1, width)
+
+
+def rows_differ(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``result[i]``: row ``i`` of two (N, d) uint8 arrays differ, compared word by word."""
+    width = left.shape[1]
+    if width % 8 == 0 and left.flags.c_contiguous and right.flags.c_contiguous:
+        left, right = left.view(np.uint64), right.view(np.uint64)
+    return np.any(left != right, axis=1)
+
+
+def digests_as_keys(digests: np.ndarray) -> pa.Array:
+    """(N, d) digests as a ``fixed_size_binary(d)`` array over the same memory."""
+    count, width = digests.shape
+    return pa.Array.from_buffers(pa.binary(width), count, [None, pa.py_buffer(digests)])
+
+
+class Spill:
+    """The spill folder: made on first use, removed with everything in it on exit, whatever
+    ends the ``with`` block (an error, Ctrl-C, SIGTERM as the command raises it)."""
+
+    def __init__(self, parent: str | Path | None) -> None:
+        self.parent = parent
+        self._folder: tempfile.TemporaryDirectory | None = None
+        self._count = 0
+
+    def new_path(self, stem: str) -> Path:
+        if self._folder is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="batchkeccak-runs-", dir=self.parent)
+        self._count += 1
+        return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
+
+    def __enter__(self) -> Spill:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+
+@dataclass
+class Run:
+    """Rows of one side sorted by key: in memory, or in an IPC file of blocks."""
+
+    side: int
+    rows: int
+    keys: pa.Array | None = None
+    digests: np.ndarray | None = None
+    path: Path | None = None
+    keys_are_digests: bool = False
+
+    def blocks(self) -> Iterator[tuple[pa.Array, np.ndarray]]:
+        if self.path is None:
+            assert self.keys is not None and self.digests is not None
+            for start in range(0, self.rows, BLOCK_ROWS):
+                yield self.keys.slice(start, BLOCK_ROWS), self.digests[start : start + BLOCK_ROWS]
+            return
+        with pa.OSFile(str(self.path)) as file:
+            reader = pa.ipc.open_file(file)
+            for index in range(reader.num_record_batches):
+                batch = reader.get_batch(index)
+                keys = batch.column(0)
+                if self.keys_are_digests:
+                    digests = _fixed_matrix(keys)
+                else:
+                    digests = _fixed_matrix(batch.column(1))
+                yield keys, digests
+
+
+def _fixed_matrix(array: pa.Array) -> np.ndarray:
+    width = array.type.byte_width
+    data = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    start = array.offset * width
+    return data[start : start + len(array) * width].reshape(len(array), width)
+
+
+class DuplicateKeyError(ValueError):
+    """A key that appears twice in one source."""
+
+
+@dataclass
+class RunBuilder:
+    """Gathers one side's ``(key, digest)`` pairs into sorted runs of at most ``budget`` bytes."""
+
+    side: int
+    argument: str
+    encoder: KeyEncoder | None
+    """None: the rows are ordered by their digests (no key), and duplicates are allowed."""
+    budget: int
+    """Bytes of keys and digests per run (sorting a run holds about twice that)."""
+    spill: Spill
+    width: int
+    """Bytes per digest."""
+    runs: list[Run] = field(default_factory=list)
+    _keys: list[pa.Array] = field(default_factory=list)
+    _key_bytes: int = 0
+    _digests: np.ndarray | None = None
+    """The run's digests, written in place as they arrive (no copy when the run is sealed)."""
+    _filled: int = 0
+
+    def add(self, keys: pa.Array | None, digests: np.ndarray) -> None:
+        count = digests.shape[0]
+        if self._filled and (self._filled + count) * self.width + self._key_bytes > self.budget:
+            self._seal(spill=True)
+        if self._digests is None or self._filled + count > self._digests.shape[0]:
+            # np.empty maps pages lazily: a small table touches only what it fills.
+            capacity = max(self.budget // max(self.width, 1), self._filled + count)
+            grown = np.empty((capacity, self.width), dtype=np.uint8)
+            if self._digests is not None:
+                grown[: self._filled] = self._digests[: self._filled]
+            self._digests = grown
+        self._digests[self._filled : self._filled + count] = digests
+        self._filled += count
+        if keys is not None:
+            self._keys.append(keys)
+            self._key_bytes += keys.nbytes
+
+    def finish(self) -> list[Run]:
+        """The runs, sorted: one in memory when everything fit, else all spilled."""
+        if self._filled or not self.runs:
+            self._seal(spill=bool(self.runs))
+        self._digests = None
+        return self.runs
+
+    def _seal(self, spill: bool) -> None:
+        if self._digests is None:
+            self._digests = np.empty((0, self.width), dtype=np.uint8)
+        filled = self._digests[: self._filled]
+        if self.encoder is None:
+            keys = digests_as_keys(filled)
+        elif self._keys:
+            keys = pa.concat_arrays(self._keys)
+        else:
+            keys = pa.array([], self.encoder.key_type)
+        self._keys.clear()
+        self._key_bytes = 0
+        self._filled = 0
+        order = key_order(keys)
+        digests = take_rows(filled, order)
+        if self.encoder is None:
+            keys = digests_as_keys(digests)
+        else:
+            keys = keys.take(order)
+            same = np.flatnonzero(equal_neighbours(keys))
+            if same.shape[0]:
+                raise duplicate_key(self.encoder, keys, int(same[0]), self.argument)
+        run = Run(self.side, len(keys), keys_are_digests=self.encoder is None)
+        if spill:
+            run.path = self.spill.new_path(f"{self.argument}-run")
+            _write_run(run.path, keys, digests, self.encoder is None)
+        else:
+            run.keys, run.digests = keys, digests
+        self.runs.append(run)
+
+
+def _write_run(path: Path, keys: pa.Array, digests: np.ndarray, keys_are_digests: bool) -> None:
+    columns = [keys] if keys_are_digests else [keys, digests_as_keys(np.ascontiguousarray(digests))]
+    batch = pa.RecordBatch.from_arrays(columns, names=["key", "digest"][: len(columns)])
+    with pa.OSFile(str(path), "wb") as file, pa.ipc.new_file(file, batch.schema) as writer:
+        for start in range(0, batch.num_rows, BLOCK_ROWS):
+            writer.write_batch(batch.slice(start, BLOCK_ROWS))
+
+
+def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str) -> ValueError:
+    """The error for a key found twice: it names the source and the key's value."""
+    types = [part.arrow_type for part in encoder.parts]
+    values = [column[0].as_py() for column in encoder.decode(keys.slice(index, 1), types)]
+    shown = values[0] if len(values) == 1 else tuple(values)
+    names = ", ".join(encoder.names)
+    return DuplicateKeyError(
+        f"{argument}: key ({names}) is not unique: {shown!r} appears more than once; "
+        "a key must name one row"
+    )
+
+
+def progress_bar(total: int | None, description: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit="rows",
+        unit_scale=True,
+        desc=description,
+        file=sys.stderr,
+        disable=None if enabled else True,  # None: only when stderr is a terminal
+        dynamic_ncols=True,
+    )
+
+
+def digest_source(
+    source: TableSource,
+    builder: RunBuilder,
+    columns: Sequence[str],
+    hasher: Hasher,
+    threads: int,
+    progress: bool,
+) -> int:
+    """Read ``source`` once into ``builder``'s runs; returns the rows read.
+
+    Batches are encoded and hashed on ``threads`` workers (each hashing on one thread),
+    while the calling thread reads the next ones; results are taken in source order.
+    """
+    encoder = builder.encoder
+    needed = list(dict.fromkeys([*(encoder.names if encoder else []), *columns]))
+    single = hasher if hasher.threads == 1 else _one_thread(hasher)
+
+    def work(batch: pa.RecordBatch) -> tuple[pa.Array | None, np.ndarray]:
+        keys = encoder.encode(batch) if encoder is not None else None
+        return keys, row_digests(batch, columns, single)
+
+    rows = 0
+    with (
+        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batchkeccak-tables") as pool,
+        contextlib.closing(progress_bar(source.rows, source.argument, progress)) as bar,
+    ):
+        pending: deque = deque()
+        try:
+            for batch in source.batches(needed):
+                pending.append(pool.submit(work, batch))
+                while len(pending) > 2 * threads or (pending and pending[0].done()):
+                    keys, digests = pending.popleft().result()
+                    builder.add(keys, digests)
+                    rows += digests.shape[0]
+                    bar.update(digests.shape[0])
+            while pending:
+                keys, digests = pending.popleft().result()
+                builder.add(keys, digests)
+                rows += digests.shape[0]
+                bar.update(digests.shape[0])
+        finally:
+            for future in pending:
+                future.cancel()
+    return rows
+
+
+def _one_thread(hasher: Hasher) -> Hasher:
+    from batchkeccak.api import hasher as resolve
+
+    return resolve(hasher, threads=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Merging runs
+
+
+@dataclass
+class Chunk:
+    """Rows in key order; no key has rows in two chunks."""
+
+    keys: pa.Array
+    digests: np.ndarray
+    sides: np.ndarray
+
+
+class _Cursor:
+    def __init__(self, run: Run) -> None:
+        self.side = run.side
+        self._blocks = run.blocks()
+        self.keys: pa.Array = pa.array([])
+        self.digests = np.empty((0, 0), dtype=np.uint8)
+        self.position = 0
+        self.advance()
+
+    def advance(self) -> bool:
+        for keys, digests in self._blocks:
+            if len(keys):
+                self.keys, self.digests, self.position = keys, digests, 0
+                return True
+        self.keys = pa.array([])
+        return False
+
+    @property
+    def exhausted(self) -> bool:
+        return self.position >= len(self.keys)
+
+    def last_key(self) -> bytes:
+        return key_bytes(self.keys, len(self.keys) - 1)
+
+
+def merged_chunks(runs: list[Run]) -> Iterator[Chunk]:
+    """Every row of ``runs`` in key order (rows of equal keys in ``runs`` order), a chunk at a
+    time; all rows of one key are in one chunk.
+
+    Each step takes, from every run's current block, the rows up to the smallest of the
+    blocks' last keys: no run can hold a smaller key later, and the run whose block ends there
+    moves on to its next block, so each step finishes at least one block.
+    """
+    if len(runs) == 1:
+        for keys, digests in runs[0].blocks():
+            if len(keys):
+                yield Chunk(keys, digests, np.full(len(keys), runs[0].side, dtype=np.int8))
+        return
+    cursors = [cursor for cursor in map(_Cursor, runs) if not cursor.exhausted]
+    while cursors:
+        bound = min(cursor.last_key() for cursor in cursors)
+        keys, digests, sides = [], [], []
+        for cursor in cursors:
+            stop = bisect_keys(cursor.keys, bound, cursor.position)
+            if stop > cursor.position:
+                keys.append(cursor.keys.slice(cursor.position, stop - cursor.position))
+                digests.append(cursor.digests[cursor.position : stop])
+                sides.append(np.full(stop - cursor.position, cursor.side, dtype=np.int8))
+            cursor.position = stop
+            if cursor.exhausted:
+                cursor.advance()
+        cursors = [cursor for cursor in cursors if not cursor.exhausted]
+        joined = pa.concat_arrays(keys)
+        order = key_order(joined, merging=True)
+        yield Chunk(joined.take(order), take_rows(np.concatenate(digests), order),
+                    np.concatenate(sides)[order])

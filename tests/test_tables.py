@@ -1,0 +1,483 @@
+"""Table digests, diffs and segment digests against the plain model of tests/table_reference.py,
+across physical layouts and engines, with spilled runs, and their errors."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.feather as feather
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import batchkeccak as bk
+from batchkeccak import merkle
+from batchkeccak.arrow import encode_rows
+from batchkeccak.merkle.rfc9162 import leaf_hashes
+from batchkeccak.tables import differing_segments, runs
+from batchkeccak.tables.roots import StreamingRoot
+
+import table_reference as ref
+
+ARROW_TYPES = {
+    "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "uint8": pa.uint8(),
+    "uint64": pa.uint64(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string(),
+    "binary": pa.binary(),
+}  # fmt: skip
+
+TINY_MEMORY = 1 << 16
+"""The smallest memory_limit: runs of a few hundred rows, so small tables spill many runs."""
+
+
+def arrow_table(columns: dict, types: dict) -> pa.Table:
+    return pa.table({name: pa.array(values, ARROW_TYPES[types[name]])
+                     for name, values in columns.items()})
+
+
+def value_strategy(type_name: str):
+    if type_name in ref.WIDTHS:
+        bits = 8 * ref.WIDTHS[type_name]
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if type_name[0] == "i" else (0, (1 << bits) - 1)
+        return st.integers(low, high)
+    return {
+        "float64": st.floats(allow_nan=False, width=64),
+        "bool": st.booleans(),
+        "string": st.text(max_size=6),
+        "binary": st.binary(max_size=6),
+    }[type_name]
+
+
+@st.composite
+def tables(draw, min_rows=0, max_rows=30):
+    """(columns, types) with a unique int64 ``id`` and up to three other nullable columns."""
+    count = draw(st.integers(min_rows, max_rows))
+    ids = draw(st.lists(st.integers(-(1 << 40), 1 << 40), min_size=count, max_size=count,
+                        unique=True))
+    names = draw(st.lists(st.sampled_from(sorted(ARROW_TYPES)), min_size=1, max_size=3))
+    columns, types = {"id": ids}, {"id": "int64"}
+    for k, type_name in enumerate(names):
+        values = draw(st.lists(st.none() | value_strategy(type_name), min_size=count,
+                               max_size=count))
+        columns[f"c{k}"], types[f"c{k}"] = values, type_name
+    return columns, types
+
+
+def rechunked(table: pa.Table, rows: int) -> pa.Table:
+    return pa.Table.from_batches(table.to_batches(max_chunksize=max(rows, 1)), table.schema)
+
+
+# ---------------------------------------------------------------------------------------------
+# table_digest
+
+
+@settings(max_examples=40)
+@given(tables())
+def test_digest_matches_the_reference(data):
+    columns, types = data
+    table = arrow_table(columns, types)
+    for key in (None, ["id"]):
+        expected_digest, expected_root = ref.table_digest(columns, types, key)
+        got = bk.table_digest(table, key=key)
+        assert (got.digest, got.root) == (expected_digest, expected_root)
+        assert got.rows == table.num_rows
+
+
+@settings(max_examples=25)
+@given(tables(), st.randoms(use_true_random=False), st.integers(1, 7))
+def test_digest_ignores_row_order_chunking_and_column_order(data, rng, chunk):
+    columns, types = data
+    table = arrow_table(columns, types)
+    order = list(range(table.num_rows))
+    rng.shuffle(order)
+    names = list(table.column_names)
+    rng.shuffle(names)
+    other = rechunked(table.take(np.array(order, dtype=np.int64)).select(names), chunk)
+    for key in (None, "id"):
+        assert bk.table_digest(other, key=key) == bk.table_digest(table, key=key)
+        # The same through spilled runs, merged back.
+        spilled = bk.table_digest(other, key=key, memory_limit=TINY_MEMORY)
+        assert spilled == bk.table_digest(table, key=key)
+
+
+def test_keyed_root_is_the_rfc9162_root_of_the_row_encodings():
+    table = pa.table({"id": [3, 1, 2], "name": ["c", None, "b"]})
+    ordered = table.sort_by("id").select(["id", "name"])  # encoded in name order
+    expected = merkle.merkle_root(encode_rows(ordered.to_batches()[0]), scheme="rfc9162")
+    assert bk.table_digest(table, key="id").root == expected
+
+
+def test_digest_tells_tables_apart():
+    table = pa.table({"id": [1, 2, 3], "v": ["a", "b", None]})
+    base = bk.table_digest(table, key="id")
+    different = [
+        table.set_column(1, "v", pa.array(["a", "b", ""])),  # null vs empty string
+        table.set_column(1, "w", table["v"]),  # a renamed column
+        table.set_column(0, "id", pa.array([1, 2, 3], pa.int32())),  # another integer width
+        table.slice(0, 2),
+        pa.concat_tables([table, table.slice(2)]).set_column(
+            0, "id", pa.array([1, 2, 3, 4])
+        ),
+    ]
+    digests = {bk.table_digest(t, key="id").digest for t in different}
+    assert base.digest not in digests and len(digests) == len(different)
+    # Without a key, duplicate rows count.
+    doubled = pa.concat_tables([table, table])
+    assert bk.table_digest(doubled).digest != bk.table_digest(table).digest
+    # Columns cover a subset; the key is always covered.
+    assert bk.table_digest(table, key="id", columns=["v"]).columns == (
+        ("id", "int64"), ("v", "string"),
+    )
+
+
+def test_digest_is_the_same_for_every_layout_and_engine(tmp_path):
+    rng = np.random.default_rng(7)
+    count = 500
+    table = pa.table({
+        "id": rng.permutation(count).astype(np.int64),
+        "name": pa.array([f"n{i}" if i % 7 else None for i in range(count)]),
+        "blob": pa.array([bytes([i % 256]) * (i % 5) for i in range(count)]),
+        "score": pa.array(rng.integers(0, 100, count).astype(np.int32)),
+    })
+    expected = bk.table_digest(table, key="id")
+    unordered = bk.table_digest(table)
+    pq.write_table(table, tmp_path / "one.parquet", row_group_size=37)
+    folder = tmp_path / "split"
+    folder.mkdir()
+    for part, start in enumerate(range(0, count, 180)):
+        pq.write_table(table.slice(start, 180), folder / f"part-{part}.parquet")
+    feather.write_feather(table, tmp_path / "t.arrow", chunksize=64)
+    sources = {
+        "parquet file": tmp_path / "one.parquet",
+        "parquet folder": str(folder),
+        "dataset": ds.dataset(folder),
+        "ipc": tmp_path / "t.arrow",
+        "record batch": table.combine_chunks().to_batches()[0],
+        "reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches(50)),
+        "dictionary": table.set_column(1, "name", table["name"].dictionary_encode()),
+        "large types": table.cast(pa.schema([
+            ("id", pa.int64()), ("name", pa.large_string()), ("blob", pa.large_binary()),
+            ("score", pa.int32()),
+        ])),
+    }
+    for name, source in sources.items():
+        assert bk.table_digest(source, key="id") == expected, name
+    assert bk.table_digest(tmp_path / "one.parquet") == unordered
+
+
+def test_digest_is_the_same_through_polars_pandas_and_duckdb(tmp_path):
+    pl = pytest.importorskip("polars")
+    pd = pytest.importorskip("pandas")
+    duckdb = pytest.importorskip("duckdb")
+    table = pa.table({"id": [5, 1, 3], "name": ["e", None, "c"], "blob": [b"x", b"", None]})
+    expected = bk.table_digest(table, key="id")
+    frame = pl.from_arrow(table)  # exports string_view and binary_view
+    assert bk.table_digest(frame, key="id") == expected
+    pandas_frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+    assert bk.table_digest(pandas_frame, key="id") == expected
+    connection = duckdb.connect()
+    relation = connection.from_arrow(table)
+    assert bk.table_digest(relation, key="id") == expected
+
+
+def test_streaming_root_matches_the_tree_for_every_size():
+    hasher = bk.hasher("sha3_256")
+    rng = random.Random(3)
+    for size in range(0, 41):
+        values = [rng.randbytes(rng.randrange(0, 9)) for _ in range(size)]
+        leaves = leaf_hashes(values, hasher) if size else np.empty((0, 32), np.uint8)
+        tree = StreamingRoot(hasher, block_leaves=4)
+        position = 0
+        while position < size:
+            step = rng.randrange(1, 7)
+            tree.add(leaves[position : position + step])
+            position += step
+        assert tree.root() == ref.mth_of_leaves([bytes(row) for row in leaves])
+
+
+def test_digest_with_another_algorithm_and_a_hasher():
+    table = pa.table({"id": [1, 2]})
+    by_name = bk.table_digest(table, key="id", algorithm="keccak_256")
+    by_hasher = bk.table_digest(table, key="id", algorithm=bk.hasher("keccak_256"))
+    assert by_name == by_hasher
+    assert by_name.algorithm == "keccak_256"
+    assert by_name.digest != bk.table_digest(table, key="id").digest
+    xof = bk.table_digest(table, algorithm=bk.hasher("shake_256", length=20))
+    assert len(xof.digest) == 20
+
+
+# ---------------------------------------------------------------------------------------------
+# diff
+
+
+def diff_rows(result: pa.Table, key: list[str]) -> list[tuple]:
+    rows = []
+    for row in result.to_pylist():
+        k = tuple(row[n].encode() if isinstance(row[n], str) else row[n] for n in key)
+        rows.append((k, row["change"], row["changed_columns"]))
+    return rows
+
+
+@st.composite
+def table_pairs(draw):
+    columns, types = draw(tables(max_rows=25))
+    count = len(columns["id"])
+    names = [n for n in columns if n != "id"]
+    after = {name: list(values) for name, values in columns.items()}
+    keep = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    for name in after:
+        after[name] = [v for v, k in zip(after[name], keep) if k]
+    for row in range(len(after["id"])):
+        for name in names:
+            if draw(st.integers(0, 4)) == 0:
+                after[name][row] = draw(st.none() | value_strategy(types[name]))
+    existing = set(columns["id"])
+    for _ in range(draw(st.integers(0, 3))):
+        new_id = draw(st.integers(-(1 << 40), 1 << 40).filter(lambda i: i not in existing))
+        existing.add(new_id)
+        after["id"].append(new_id)
+        for name in names:
+            after[name].append(draw(st.none() | value_strategy(types[name])))
+    order = draw(st.permutations(range(len(after["id"]))))
+    after = {name: [values[i] for i in order] for name, values in after.items()}
+    return columns, after, types
+
+
+@settings(max_examples=40)
+@given(table_pairs(), st.booleans())
+def test_diff_matches_the_reference(pair, spill):
+    before, after, types = pair
+    a, b = arrow_table(before, types), arrow_table(after, types)
+    limit = TINY_MEMORY if spill else None
+    result = bk.diff(rechunked(a, 5), rechunked(b, 3), key="id", memory_limit=limit)
+    assert diff_rows(result, ["id"]) == ref.diff(before, after, types, ["id"])
+    metadata = result.schema.metadata
+    assert int(metadata[b"batchkeccak.rows_a"]) == a.num_rows
+    assert int(metadata[b"batchkeccak.rows_b"]) == b.num_rows
+    same = bk.diff(a, b, key="id", changed_columns=False)
+    assert same.select(["id", "change"]).equals(result.select(["id", "change"]))
+    assert same["changed_columns"].null_count == same.num_rows
+
+
+def test_diff_of_equal_tables_is_empty_whatever_the_order_and_column_order():
+    table = pa.table({"id": [3, 1, 2], "a": ["x", "y", None], "b": [1.5, 2.5, 3.5]})
+    result = bk.diff(table, table.take([2, 0, 1]).select(["b", "id", "a"]), key="id")
+    assert result.num_rows == 0
+    assert result.schema.names == ["id", "change", "changed_columns"]
+
+
+def test_diff_with_a_composite_key_of_strings_and_integers(tmp_path):
+    rng = random.Random(5)
+    rows = [(rng.choice(["", "a", "a\x00", "b", "ab"]), rng.randrange(-3, 4), rng.randrange(9))
+            for _ in range(60)]
+    unique = list({(s, n): v for s, n, v in rows}.items())
+    before = {"s": [k[0] for k, _ in unique], "n": [k[1] for k, _ in unique],
+              "v": [v for _, v in unique]}
+    after = {name: list(values) for name, values in before.items()}
+    after["v"][0] += 1
+    del after["s"][1], after["n"][1], after["v"][1]
+    after["s"].append("zz"), after["n"].append(0), after["v"].append(1)
+    types = {"s": "string", "n": "int64", "v": "int64"}
+    a, b = arrow_table(before, types), arrow_table(after, types)
+    for limit in (None, TINY_MEMORY):
+        result = bk.diff(a, b, key=["s", "n"], memory_limit=limit)
+        assert diff_rows(result, ["s", "n"]) == ref.diff(before, after, types, ["s", "n"])
+        assert result.schema.field("s").type == pa.string()
+
+
+def test_diff_matches_integer_keys_of_different_widths():
+    a = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "v": ["a", "b", "c"]})
+    b = pa.table({"id": pa.array([2, 3, 1 << 40], pa.int64()), "v": ["b", "C", "d"]})
+    result = bk.diff(a, b, key="id")
+    assert result.to_pylist() == [
+        {"id": 1, "change": "removed", "changed_columns": None},
+        {"id": 3, "change": "changed", "changed_columns": ["v"]},
+        {"id": 1 << 40, "change": "added", "changed_columns": None},
+    ]
+    assert result.schema.field("id").type == pa.int64()
+
+
+def test_diff_reads_parquet_files_with_other_layouts(tmp_path):
+    count = 1000
+    table = pa.table({"id": np.arange(count), "v": pa.array([str(i) for i in range(count)])})
+    changed = table.set_column(1, "v", pa.array([str(i) if i % 97 else "x" for i in range(count)]))
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=100)
+    pq.write_table(changed.take(np.random.default_rng(1).permutation(count)),
+                   tmp_path / "b.parquet", row_group_size=333)
+    result = bk.diff(tmp_path / "a.parquet", str(tmp_path / "b.parquet"), key="id")
+    assert result["id"].to_pylist() == [i for i in range(count) if i % 97 == 0]
+    assert set(result["change"].to_pylist()) == {"changed"}
+
+
+def test_spill_folder_is_removed_on_success_error_and_interrupt(tmp_path, monkeypatch):
+    count = 3000
+    table = rechunked(pa.table({"id": np.arange(count), "v": np.arange(count) % 7}), 100)
+    made = []
+    new_path = runs.Spill.new_path
+
+    def recording(self, stem):
+        path = new_path(self, stem)
+        made.append(path)
+        return path
+
+    monkeypatch.setattr(runs.Spill, "new_path", recording)
+    monkeypatch.setattr(runs, "BLOCK_ROWS", 64)  # several blocks per run in the merge
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    result = bk.diff(table, table.slice(1), key="id", memory_limit=TINY_MEMORY, spill_dir=spill)
+    assert result["id"].to_pylist() == [0]
+    assert len(made) > 4 and os.listdir(spill) == []
+    # A duplicate key in a later run: found while merging, after spilling.
+    duplicated = pa.concat_tables([table, table.slice(2500, 1)])
+    made.clear()
+    with pytest.raises(ValueError, match=r"b: key \(id\) is not unique: 2500 appears more"):
+        bk.diff(table, duplicated, key="id", memory_limit=TINY_MEMORY, spill_dir=spill)
+    assert made and os.listdir(spill) == []
+    # Ctrl-C (or SIGTERM, which the command raises as KeyboardInterrupt) mid-way.
+    calls = []
+    row_digests = runs.row_digests
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 20:
+            raise KeyboardInterrupt
+        return row_digests(*args)
+
+    monkeypatch.setattr(runs, "row_digests", interrupted)
+    made.clear()
+    with pytest.raises(KeyboardInterrupt):
+        bk.table_digest(table, key="id", memory_limit=TINY_MEMORY, spill_dir=spill, threads=1)
+    assert made and os.listdir(spill) == []
+
+
+def test_diff_errors_are_clear():
+    a = pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match=r"a: key \(id\) is not unique: 2 appears"):
+        bk.diff(pa.table({"id": [1, 2, 2], "v": ["a", "b", "c"]}), a, key="id")
+    with pytest.raises(ValueError, match=r"b: key column 'id' holds 1 null"):
+        bk.diff(a, pa.table({"id": [1, None], "v": ["a", "b"]}), key="id")
+    with pytest.raises(ValueError, match=r"only in a: \['v'\]; only in b: \['w'\]"):
+        bk.diff(a, a.rename_columns(["id", "w"]), key="id")
+    with pytest.raises(ValueError, match="column 'v' is string in a and int64 in b"):
+        bk.diff(a, a.set_column(1, "v", pa.array([1, 2, 3])), key="id")
+    with pytest.raises(ValueError, match="key column 'id' is int64 in a and uint64 in b"):
+        bk.diff(a, a.set_column(0, "id", pa.array([1, 2, 3], pa.uint64())), key="id")
+    with pytest.raises(TypeError, match="key column 'f' has type double"):
+        bk.diff(pa.table({"f": [1.0]}), pa.table({"f": [1.0]}), key="f")
+    with pytest.raises(ValueError, match=r"key: b has no column named 'id'; it has \['v'\]"):
+        bk.diff(a, a.select(["v"]), key="id", columns=["v"])
+    with pytest.raises(ValueError, match="columns: b has no column named 'v'"):
+        bk.diff(a, a.select(["id"]), key="id", columns=["v"])
+    with pytest.raises(ValueError, match="clashes"):
+        bk.diff(pa.table({"change": [1]}), pa.table({"change": [1]}), key="change")
+    with pytest.raises(TypeError, match="key must be a column name"):
+        bk.diff(a, a, key=1)
+    reader = pa.RecordBatchReader.from_batches(a.schema, a.to_batches())
+    with pytest.raises(ValueError, match="read only once"):
+        bk.diff(reader, a, key="id")
+    reader = pa.RecordBatchReader.from_batches(a.schema, a.to_batches())
+    assert bk.diff(reader, a, key="id", changed_columns=False).num_rows == 0
+    with pytest.raises(TypeError, match="a must be a pyarrow Table"):
+        bk.diff([1, 2], a, key="id")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        bk.diff("/nonexistent/x.parquet", a, key="id")
+    with pytest.raises(TypeError, match="column 'l' has type list"):
+        bk.table_digest(pa.table({"l": [[1]]}))
+    with pytest.raises(ValueError, match="memory_limit must be at least"):
+        bk.table_digest(a, memory_limit=10)
+
+
+def test_diff_of_columns_that_are_there_in_both():
+    a = pa.table({"id": [1, 2], "v": ["a", "b"], "only_a": [0, 0]})
+    b = pa.table({"id": [1, 2], "v": ["a", "B"], "only_b": [1, 1]})
+    result = bk.diff(a, b, key="id", columns=["v"])
+    assert result.to_pylist() == [{"id": 2, "change": "changed", "changed_columns": ["v"]}]
+
+
+# ---------------------------------------------------------------------------------------------
+# segment_digests
+
+
+def test_one_segment_is_the_keyed_root():
+    table = pa.table({"id": [4, 2, 9], "v": ["x", "y", "z"]})
+    segments = bk.segment_digests(table, key="id", segments=1)
+    assert segments.digests == (bk.table_digest(table, key="id").root,)
+    assert segments.boundaries == () and segments.counts == (3,)
+
+
+@settings(max_examples=25)
+@given(table_pairs(), st.integers(1, 9), st.booleans())
+def test_bisection_finds_exactly_the_differing_ranges(pair, count, spill):
+    before, after, types = pair
+    a, b = arrow_table(before, types), arrow_table(after, types)
+    limit = TINY_MEMORY if spill else None
+    ours = bk.segment_digests(a, key="id", segments=count, memory_limit=limit)
+    theirs = bk.segment_digests(b, key="id", boundaries=list(ours.boundaries))
+    assert len(ours) == len(theirs) <= max(count, 1)
+    assert sum(ours.counts) == a.num_rows and sum(theirs.counts) == b.num_rows
+    assert list(ours.boundaries) == sorted(set(ours.boundaries))
+    changed_keys = [k[0] for k, _, _ in ref.diff(before, after, types, ["id"])]
+
+    def segment_of(key):
+        return sum(1 for boundary in ours.boundaries if key >= boundary)
+
+    expected = sorted({segment_of(k) for k in changed_keys})
+    asked = []
+
+    def remote(level, indices):
+        asked.append(len(indices))
+        return theirs.nodes(level, indices)
+
+    assert differing_segments(ours, remote) == expected
+    for index in expected:  # each differing segment's digest is proved against its root
+        proof = theirs.proof(index)
+        assert merkle.verify(theirs.digests[index], proof, theirs.root, scheme="rfc9162",
+                             index=index, size=len(theirs))
+    assert (ours.digest == theirs.digest) == (not expected)
+    for index in range(len(ours)):
+        low, high = ours.key_range(index)
+        rows = [k for k in before["id"] if (low is None or k >= low) and (high is None or k < high)]
+        assert len(rows) == ours.counts[index]
+
+
+def test_segment_boundaries_of_a_composite_key_round_trip():
+    table = pa.table({"s": ["b", "a", "a", "c"], "n": [1, 2, 1, 0], "v": [1, 2, 3, 4]})
+    segments = bk.segment_digests(table, key=["s", "n"], segments=4)
+    assert segments.boundaries == (("a", 2), ("b", 1), ("c", 0))
+    again = bk.segment_digests(table, key=["s", "n"], boundaries=segments.boundaries)
+    assert again.digests == segments.digests
+    with pytest.raises(ValueError, match="strictly increasing"):
+        bk.segment_digests(table, key=["s", "n"], boundaries=[("b", 1), ("a", 2)])
+    with pytest.raises(TypeError, match="segments or boundaries"):
+        bk.segment_digests(table, key="s", segments=2, boundaries=["a"])
+
+
+def test_keys_of_several_fixed_width_columns_and_of_time_types():
+    rng = random.Random(9)
+    pairs = sorted({(rng.randrange(3), rng.randrange(-5, 5)) for _ in range(40)})
+    rng.shuffle(pairs)
+    stamps = [1_700_000_000_000 + 1000 * k for k in range(len(pairs))]
+    table = pa.table({
+        "a": pa.array([p[0] for p in pairs], pa.int16()),
+        "b": [p[1] for p in pairs],
+        "t": pa.array(stamps, pa.timestamp("ms")),
+        "d": pa.array([19_000 + k for k in range(len(pairs))], pa.int32()).view(pa.date32()),
+        "v": list(range(len(pairs))),
+    })
+    changed = table.set_column(4, "v", pa.array([v if v % 5 else -v - 1 for v in range(len(pairs))]))
+    expected = sorted(p for v, p in enumerate(pairs) if v % 5 == 0)
+    for limit in (None, TINY_MEMORY):
+        result = bk.diff(table, changed, key=["a", "b"], memory_limit=limit)
+        assert list(zip(result["a"].to_pylist(), result["b"].to_pylist())) == expected
+        assert result.schema.field("a").type == pa.int16()
+    by_time = bk.diff(table, changed, key="t")
+    assert by_time.schema.field("t").type == pa.timestamp("ms")
+    assert len(by_time) == len(expected)
+    segments = bk.segment_digests(table, key=["a", "b"], segments=5)
+    starts = [-(-k * len(pairs) // 5) for k in range(1, 5)]  # ceil(k * rows / segments)
+    assert list(segments.boundaries) == [sorted(pairs)[s] for s in starts]
+    assert bk.segment_digests(table, key="d", segments=3).boundaries[0].__class__.__name__ == "date"
