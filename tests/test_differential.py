@@ -494,6 +494,9 @@ COVERED_ELSEWHERE = {
     "batchkeccak.ray": "tests/test_ray.py (a local Ray cluster)",
     "batchkeccak.merkle": "tests/test_merkle_*.py (OpenZeppelin and RFC 9162 references)",
     "batchkeccak.ethereum": "tests/test_ethereum.py (eth_utils, py-trie)",
+    "batchkeccak.table_digest": "tests/test_tables.py (a hashlib model of the construction)",
+    "batchkeccak.diff": "tests/test_tables.py (a plain Python diff of the rows)",
+    "batchkeccak.segment_digests": "tests/test_tables.py (a hashlib model of the segments)",
 }
 
 # Which public function each entry point above calls.

@@ -75,6 +75,7 @@ def rechunked(table: pa.Table, rows: int) -> pa.Table:
 # table_digest
 
 
+@pytest.mark.every_backend
 @settings(max_examples=40)
 @given(tables())
 def test_digest_matches_the_reference(data):
@@ -247,6 +248,7 @@ def table_pairs(draw):
     return columns, after, types
 
 
+@pytest.mark.every_backend
 @settings(max_examples=40)
 @given(table_pairs(), st.booleans())
 def test_diff_matches_the_reference(pair, spill):
@@ -409,6 +411,7 @@ def test_one_segment_is_the_keyed_root():
     assert segments.boundaries == () and segments.counts == (3,)
 
 
+@pytest.mark.every_backend
 @settings(max_examples=25)
 @given(table_pairs(), st.integers(1, 9), st.booleans())
 def test_bisection_finds_exactly_the_differing_ranges(pair, count, spill):
