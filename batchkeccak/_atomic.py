@@ -14,6 +14,8 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+from batchkeccak._signals import held
+
 TEMPORARY_PATTERN = ".*.batchkeccak-*.tmp"
 """Glob of the temporary files this module creates (beside their destination)."""
 
@@ -38,17 +40,23 @@ def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
 
     The data is flushed to disk before the rename, so the name never points at a file whose
     contents are still in flight. On any exception (KeyboardInterrupt and SystemExit too)
-    the temporary file is removed and the exception goes on.
+    the temporary file is removed and the exception goes on. A stop signal (SIGINT, SIGTERM,
+    SIGHUP) waits while the temporary file is created and while it is removed, so that none
+    can leave it behind.
     """
     destination = Path(destination)
-    temporary = _temporary_path(destination)
+    temporary = None
     try:
+        with held():  # a signal held here comes once the name is known, so it is removed
+            temporary = _temporary_path(destination)
         yield temporary
         with open(temporary, "rb+") as written:
             os.fsync(written.fileno())
         os.replace(temporary, destination)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            with held():
+                temporary.unlink(missing_ok=True)
         raise
 
 

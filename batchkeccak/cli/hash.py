@@ -12,7 +12,7 @@ import select
 import stat
 import sys
 
-from batchkeccak.cli import CommandError
+from batchkeccak.cli import CommandError, UsageError
 from batchkeccak.cli.mode_options import add_mode_options
 from batchkeccak.cli.quoting import quotef
 
@@ -105,54 +105,6 @@ class Choice:
         return file_digest(stream, resolved).digest()
 
 
-def strict_usage(parser) -> None:
-    """Report an unknown option with this subcommand's usage line, not the top level's.
-
-    argparse hands a subcommand's unrecognized arguments back to the top-level parser,
-    whose usage line says nothing about the subcommand's options.
-    """
-    parse_known_args = parser.parse_known_args
-
-    def parse_known_args_strictly(args=None, namespace=None):
-        namespace, extras = parse_known_args(args, namespace)
-        if extras:
-            parser.error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
-
-    parser.parse_known_args = parse_known_args_strictly
-
-
-class UsageError(Exception):
-    """A misused option: reported as GNU's *sum do, with a pointer to --help, exit status 1."""
-
-
-def _usage_exit(message: str) -> None:
-    _say_usage(message)
-    raise SystemExit(1)
-
-
-def _say_usage(message: str) -> None:
-    _stderr(f"batchkeccak hash: {message}\nTry 'batchkeccak hash --help' for more information.")
-
-
-def _parse_error(message: str) -> None:
-    """argparse's errors in GNU's words where GNU has them."""
-    prefix = "unrecognized arguments: "
-    if message.startswith(prefix):
-        option = message[len(prefix) :].split(" ")[0]
-        if option.startswith("--") or not option.startswith("-"):
-            message = f"unrecognized option {_quote(option)}"
-        else:
-            message = f"invalid option -- {_quote(option[1:2])}"
-    _usage_exit(message)
-
-
-def _quote(text: str) -> str:
-    """``text`` between single quotes, as GNU quotes an option it does not know."""
-    quoted = quotef(text)
-    return quoted if quoted.startswith(("'", '"')) else f"'{quoted}'"
-
-
 def _stderr(message: str) -> None:
     """One diagnostic on stderr; names in it are already quoted, so any bytes left are the
     user's own (surrogateescape)."""
@@ -220,8 +172,6 @@ def register(subparsers) -> None:
     checking.add_argument("-w", "--warn", dest="report", action="store_const", const="warn",
                           help="warn about improperly formatted checksum lines")
     add_mode_options(parser)
-    strict_usage(parser)
-    parser.error = _parse_error
     parser.set_defaults(run=run)
 
 
@@ -393,9 +343,8 @@ def run(args) -> int:
             return _hash_files(args, spec, output)
         finally:
             output.flush()
-    except UsageError as exc:
-        _say_usage(str(exc))
-        return 1
+    except UsageError:
+        raise  # reported by main, as every subcommand's
     except CommandError as exc:  # a key that cannot be read, a parameter the mode lacks
         _stderr(f"batchkeccak: {exc}")
         return 1
