@@ -327,20 +327,10 @@ def _plainly_valid(choice: Choice, length: int | None) -> bool:
 
 def run(args) -> int:
     output = _Output()
+    _Stdin.asked = False
     try:
         try:
-            message = _misuse(args)
-            if message is not None:
-                raise UsageError(message)
-            plain = _one_plain_stream(args)
-            if plain is not None:
-                return _hash_files(args, plain, output)
-            spec = _resolve(args)
-            if args.lines:
-                return _hash_lines(args, spec, output)
-            if args.check:
-                return _check(args, spec, output)
-            return _hash_files(args, spec, output)
+            status = _run(args, output)
         finally:
             output.flush()
     except UsageError:
@@ -353,6 +343,26 @@ def run(args) -> int:
         _stderr(f"batchkeccak: write error: {exc.strerror}" if exc.strerror else
                 "batchkeccak: write error")
         return 1
+    if _Stdin.asked and sys.stdin is None:
+        # GNU's *sum close stdin last and report a closed one there, once more (``<&-``).
+        _stderr(f"batchkeccak: standard input: {os.strerror(errno.EBADF)}")
+        return 1
+    return status
+
+
+def _run(args, output: _Output) -> int:
+    message = _misuse(args)
+    if message is not None:
+        raise UsageError(message)
+    plain = _one_plain_stream(args)
+    if plain is not None:
+        return _hash_files(args, plain, output)
+    spec = _resolve(args)
+    if args.lines:
+        return _hash_lines(args, spec, output)
+    if args.check:
+        return _check(args, spec, output)
+    return _hash_files(args, spec, output)
 
 
 class _WriteError(OSError):
@@ -389,12 +399,16 @@ class _Output:
                               getattr(exc, "strerror", None) or os.strerror(errno.EIO)) from None
 
     def write(self, data: bytes) -> None:
+        if not data:
+            return
         if self._buffer is not None:
             self._guarded(lambda: self._buffer.write(data))
         else:
             self._guarded(lambda: self._stdout.write(data.decode("utf-8", "surrogateescape")))
 
     def flush(self) -> None:
+        if self._stdout is None:
+            return  # closed (``>&-``): only a write fails, as GNU's does
         def flush_both() -> None:
             if self._buffer is not None:
                 self._buffer.flush()
@@ -479,8 +493,14 @@ class _SingleReads(io.RawIOBase):
         pass
 
 
+class _Stdin:
+    asked = False
+    """Whether this run has asked for standard input (``-``, or no FILE)."""
+
+
 def _stdin_reader():
     """Standard input as a binary stream; OSError(EBADF) when it is closed (``<&-``)."""
+    _Stdin.asked = True
     stdin = sys.stdin
     if stdin is None:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
@@ -783,7 +803,10 @@ def _check_listing(listing: str, args, forced, default, layout: _Layout, output:
         output.warn(f"{shown_listing}: read error")
         return 1
     except OSError as exc:
-        output.warn(f"{shown_listing}: {_error(exc)}")
+        if listing == "-":  # GNU's stdin is always open: the read is what fails
+            output.warn(f"{shown_listing}: read error")
+        else:
+            output.warn(f"{shown_listing}: {_error(exc)}")
         return 1
     tally = _Tally()
     pending: list = []  # _Entry, or a line number that is improperly formatted
