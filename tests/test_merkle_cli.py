@@ -528,3 +528,45 @@ def test_output_files_are_replaced_whole_or_not_at_all(capsys, tmp_path, hex_fil
     lines = target.read_text().splitlines()
     assert [json.loads(line)["leaf"] for line in lines] == ["0x" + x.hex() for x in leaves]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]
+
+
+def test_output_to_a_fifo_or_through_a_link_keeps_them(capsys, tmp_path, hex_file, leaves):
+    # -o /dev/stdout, a FIFO: written in place, as cp and sort -o write them; a rename over
+    # them would replace the device node or the FIFO itself.
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
+                       "--all", "-o", str(fifo))
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    reader.join(timeout=60)
+    lines = received[0].decode().splitlines()
+    assert [json.loads(line)["leaf"] for line in lines] == ["0x" + x.hex() for x in leaves]
+
+    # Through a symbolic link the file it names is replaced; the link stays a link.
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
+                       "-i", "3", "-o", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and json.loads(target.read_text())["leaf"] == "0x" + leaves[3].hex()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "link.json", "pipe",
+                                                           "real.json"]
+
+
+@pytest.mark.parametrize("argv", [["root", "-", "-s", "openzeppelin"], ["verify", "-"]])
+def test_closed_standard_input_is_one_line(monkeypatch, capsys, argv):
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", None)  # what Python makes of a closed descriptor 0
+    code, out, err = run(capsys, "merkle", *argv)
+    assert (code, out) == (2, "")
+    assert err == "batchkeccak: error: cannot read standard input: Bad file descriptor\n"

@@ -7,9 +7,11 @@ This module parses the command line, reads the leaves and prints; trees come fro
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import io
 import json
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -195,10 +197,17 @@ def _format_of(args) -> str:
     return formats.get(suffix, "hex")
 
 
+def _standard_input():
+    """Standard input as Python has it; CommandError when it is closed (``<&-``)."""
+    if sys.stdin is None:
+        raise CommandError(f"cannot read standard input: {os.strerror(errno.EBADF)}")
+    return sys.stdin
+
+
 def _input_bytes(name: str) -> bytes:
     """The whole of INPUT: a file, or standard input for ``-``."""
     if name == "-":
-        return sys.stdin.buffer.read()
+        return _standard_input().buffer.read()
     path = Path(name)
     if not path.exists():
         raise CommandError(f"INPUT {name} does not exist")
@@ -496,7 +505,8 @@ def run_verify(args) -> int:
     from batchkeccak.merkle import proofs
 
     try:
-        text = sys.stdin.read() if args.proof_file == "-" else Path(args.proof_file).read_text()
+        text = (_standard_input().read() if args.proof_file == "-"
+                else Path(args.proof_file).read_text())
     except OSError as exc:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
