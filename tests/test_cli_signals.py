@@ -240,3 +240,103 @@ def test_timed_signals_always_stop_the_run_cleanly(small_files, tmp_path):
         check_stopped_run(process.returncode, stderr, output.read_bytes(), signum,
                           small_files, marker)
         assert process.returncode == 128 + signum  # main() was running: it had stdin to read
+
+
+# --- a signal at any point of main() ----------------------------------------------------------
+
+SIGNAL_AT = """
+import os, signal, sys
+
+at, signum = int(sys.argv[1]), int(sys.argv[2])
+count, sent, inside, started = 0, False, None, False
+
+
+def trace(frame, event, arg):
+    # Counts the events of main() (calls, lines, returns) and sends the signal at the at-th:
+    # the signal comes between two lines of whatever main() is doing then.
+    global count, sent, inside, started
+    if inside is None:
+        if event != "call" or frame.f_code.co_name != "main" or (
+                frame.f_globals.get("__name__") != "batchkeccak.cli"):
+            return trace
+        inside = frame
+        return trace
+    if not started:
+        # main()'s first line, its `try:`: a signal there is one that came before the call
+        # (Python checks for signals as a function starts), the caller's to handle.
+        started = True
+        return trace
+    if event == "return" and frame is inside:
+        sys.settrace(None)
+        return None
+    count += 1
+    if count == at and not sent:
+        sent = True
+        os.kill(os.getpid(), signum)
+    return trace
+
+
+sys.settrace(trace)
+from batchkeccak.cli import main
+
+status = main(sys.argv[3:])
+sys.settrace(None)
+raise SystemExit(status if sent else 100 + status)  # 100: main() ended before the signal
+"""
+
+
+def signal_at(event: int, signum: int, argv: list[str], cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT, str(event), str(signum), *argv], capture_output=True,
+        cwd=cwd, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+             "BATCHKECCAK_BACKEND": "oneshot"},
+    )
+
+
+EVENTS = [1, 2, 5, 20, 60, 200, 600, 2000, 6000, 20000, 60000, 200000]
+"""Where the signal comes, counted in main()'s events: the first ones are the handlers'
+installation and argument parsing, then imports, hashing and output."""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_anywhere_in_a_short_run_ends_it_in_one_line(tmp_path, signum):
+    (tmp_path / "a").write_bytes(b"abc")
+    (tmp_path / "b").write_bytes(b"")
+    sent = 0
+    for event in EVENTS:
+        done = signal_at(event, signum, ["hash", "a", "b"], tmp_path)
+        if done.returncode == 100:
+            continue  # the run was over before this event
+        sent += 1
+        if done.returncode == -signum:
+            # Before main() has put its handler in place, SIGTERM has its default action:
+            # the process ends by the signal (status 143 to the shell), nothing begun.
+            assert (signum, done.stderr) == (signal.SIGTERM, b""), event
+            continue
+        assert done.returncode == 128 + signum, (event, done.stderr)
+        message = b"interrupted" if signum == signal.SIGINT else b"terminated"
+        assert done.stderr == b"batchkeccak: " + message + b"\n", (event, done.stderr)
+    assert sent >= 6
+
+
+def test_a_signal_anywhere_in_a_merkle_run_leaves_no_file_behind(tmp_path):
+    rng = np.random.default_rng(3)
+    (tmp_path / "leaves.txt").write_text(
+        "".join("0x" + rng.bytes(32).hex() + "\n" for _ in range(5000)))
+    (tmp_path / "proofs.jsonl").write_text("old\n")
+    sent = 0
+    for k, event in enumerate([1, 30, 300, 3000, 30000, 300000, 1000000, 3000000]):
+        signum = (signal.SIGINT, signal.SIGTERM)[k % 2]
+        done = signal_at(event, signum, ["merkle", "proof", "leaves.txt", "-s", "openzeppelin",
+                                         "--all", "-o", "proofs.jsonl"], tmp_path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]
+        if done.returncode == 100:
+            assert len((tmp_path / "proofs.jsonl").read_text().splitlines()) == 5000
+            continue
+        sent += 1
+        assert done.returncode in (128 + signum, -signum), (event, done.stderr)
+        assert b"Traceback" not in done.stderr and done.stderr.count(b"\n") <= 1
+        written = (tmp_path / "proofs.jsonl").read_text()
+        assert written == "old\n" or len(written.splitlines()) == 5000
+    assert sent >= 5

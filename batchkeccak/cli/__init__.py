@@ -156,23 +156,25 @@ def main(argv: list[str] | None = None) -> int:
     default action once it is done, so one that comes while Python exits ends the process
     with the same status.
     """
-    stop = _Stop()
-    previous: dict = {}
-    status = None
     try:
+        stop, previous = _Stop(), {}
         try:
             try:
-                _catch_stop_signals(stop, previous)
-                status = _run(sys.argv[1:] if argv is None else argv)
-            finally:
-                stop.finishing = True
-        except KeyboardInterrupt:
-            pass
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_DFL if argv is None else handler)
-    if stop.received or status is None:
-        signum = stop.received[0] if stop.received else signal.SIGINT
+                try:
+                    _catch_stop_signals(stop, previous)
+                    status = _run(sys.argv[1:] if argv is None else argv)
+                finally:
+                    stop.finishing = True
+            except KeyboardInterrupt:
+                status = None
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, signal.SIG_DFL if argv is None else handler)
+        received = stop.received
+    except KeyboardInterrupt as exc:  # before the handlers were in place, or as they left
+        status, received = None, [getattr(exc, "signum", signal.SIGINT)]
+    if received or status is None:
+        signum = received[0] if received else signal.SIGINT
         _say({signal.SIGINT: "batchkeccak: interrupted", signal.SIGTERM: "batchkeccak: terminated"}
              .get(signum, "batchkeccak: hang-up"))
         return 128 + signum

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 from batchkeccak.cli import USAGE_STATUS, UsageError
 from batchkeccak.cli.quoting import quotef
@@ -28,6 +29,7 @@ class GnuParser(argparse.ArgumentParser):
     def __init__(self, *args, usage_status: int | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.usage_status = USAGE_STATUS if usage_status is None else usage_status
+        self._reading: list[str] = []
 
     def add_subparsers(self, **kwargs):
         action = super().add_subparsers(**kwargs)
@@ -40,7 +42,15 @@ class GnuParser(argparse.ArgumentParser):
         action.add_parser = add_inheriting_parser
         return action
 
+    def commands(self) -> dict[str, GnuParser]:
+        """The parsers of this parser's subcommands, by name (none: an empty dict)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
     def parse_known_args(self, args=None, namespace=None):
+        self._reading = list(sys.argv[1:] if args is None else args)
         namespace, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
@@ -50,7 +60,27 @@ class GnuParser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message: str):
+        if message.startswith("the following arguments are required"):
+            # GNU's getopt reads the options before the operands: an unknown option is
+            # reported before a missing argument.
+            unknown = self._first_unknown()
+            if unknown is not None:
+                message = f"unrecognized arguments: {unknown}"
         raise UsageError(gnu_words(message), self.prog, self.usage_status)
+
+    def _first_unknown(self) -> str | None:
+        """The first argument no option of this parser takes, read with nothing required."""
+        required = [action for action in self._actions if action.required]
+        for action in required:
+            action.required = False
+        try:
+            _, extras = argparse.ArgumentParser.parse_known_args(self, self._reading)
+        except UsageError:
+            return None
+        finally:
+            for action in required:
+                action.required = True
+        return extras[0] if extras else None
 
 
 def gnu_words(message: str) -> str:
