@@ -45,7 +45,7 @@ class GnuParser(argparse.ArgumentParser):
     def commands(self) -> dict[str, GnuParser]:
         """The parsers of this parser's subcommands, by name (none: an empty dict)."""
         for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
+            if hasattr(action, "add_parser"):  # what add_subparsers() returned
                 return dict(action.choices)
         return {}
 
