@@ -370,8 +370,8 @@ def test_closed_stdin_is_a_bad_descriptor(tmp_path):
                           preexec_fn=lambda: os.close(0))
     # GNU's two lines: the operand's error, then the one of closing stdin at exit.
     assert (done.stdout, done.stderr, done.returncode) == (
-        b"", b"batchkeccak: -: Bad file descriptor\n"
-             b"batchkeccak: standard input: Bad file descriptor\n", 1)
+        b"", (b"batchkeccak: -: Bad file descriptor\n"
+              b"batchkeccak: standard input: Bad file descriptor\n"), 1)
 
 
 def test_check_reports_while_the_listing_is_still_coming(tmp_path):

@@ -83,8 +83,8 @@ def test_gnu_words_for_getopts_errors(capsys):
     # The wording GNU's getopt gives, checked against sha256sum 9.1's own output.
     cases = [
         (["hash", "-Q", "x"], "invalid option -- 'Q'"),
-        (["hash", "--st", "-c", "x"], "option '--st' is ambiguous; possibilities: "
-                                       "'--status' '--strict'"),
+        (["hash", "--st", "-c", "x"],
+         "option '--st' is ambiguous; possibilities: '--status' '--strict'"),
         (["merkle", "verify", "a", "b"], "extra operand 'b'"),
     ]
     for argv, message in cases:
