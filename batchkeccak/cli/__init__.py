@@ -6,6 +6,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 
 from batchkeccak._signals import STOP_SIGNALS, deferring
 
@@ -98,14 +99,13 @@ def _catch_stop_signals(stop: _Stop, previous: dict) -> None:
     started stays ignored (``nohup``, a background job's SIGINT); only the main thread may
     set handlers: an embedding program (tests calling main() from a worker thread) keeps
     its own."""
+    if threading.current_thread() is not threading.main_thread():
+        return
     handler = deferring(stop)
-    try:
-        for signum in CAUGHT_SIGNALS:
-            if signal.getsignal(signum) is not signal.SIG_IGN:
-                previous[signum] = signal.getsignal(signum)
-                signal.signal(signum, handler)
-    except ValueError:
-        pass
+    for signum in CAUGHT_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.getsignal(signum)
+            signal.signal(signum, handler)
 
 
 def _say(message: str) -> None:
@@ -211,7 +211,7 @@ def _run(argv: list[str]) -> int:
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as other Unix tools do, and keep
         # Python from complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 141
     except RecursionError:
         _say("batchkeccak: input nested too deeply")
