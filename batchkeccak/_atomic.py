@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+from batchkeccak._signals import held
 
 TEMPORARY_PATTERN = ".*.batchkeccak-*.tmp"
 """Glob of the temporary files this module creates (beside their destination)."""
@@ -38,17 +41,39 @@ def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
 
     The data is flushed to disk before the rename, so the name never points at a file whose
     contents are still in flight. On any exception (KeyboardInterrupt and SystemExit too)
-    the temporary file is removed and the exception goes on.
+    the temporary file is removed and the exception goes on. A stop signal (SIGINT, SIGTERM,
+    SIGHUP) waits while the temporary file is created and while it is removed, so that none
+    can leave it behind.
+
+    A destination that is not a regular file (a device such as ``/dev/stdout``, a FIFO) is
+    yielded as it is, to be written in place; through a symbolic link, the file it names is
+    replaced and the link stays.
     """
     destination = Path(destination)
-    temporary = _temporary_path(destination)
     try:
+        kind = os.stat(destination).st_mode  # through a symbolic link
+    except (FileNotFoundError, NotADirectoryError):
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        # A device, a FIFO, /dev/stdout: written where it is, as ``cp`` and ``sort -o``
+        # write them. There is no file to replace, and a rename would replace the device
+        # node itself (for everyone, when run as root).
+        yield destination
+        return
+    # Through a symbolic link, the file it names is replaced and the link stays.
+    destination = Path(os.path.realpath(destination))
+    temporary = None
+    try:
+        with held():  # a signal held here comes once the name is known, so it is removed
+            temporary = _temporary_path(destination)
         yield temporary
         with open(temporary, "rb+") as written:
             os.fsync(written.fileno())
         os.replace(temporary, destination)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            with held():
+                temporary.unlink(missing_ok=True)
         raise
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import signal
 import stat
 import sys
 
+from batchkeccak._signals import held, reset_in_child
 from batchkeccak.parameters import Algorithm
 
 _HASHLIB_ROWS = frozenset(
@@ -206,12 +208,7 @@ def _digest_in_child(paths: list, spec: Algorithm, domain: int, out_len: int,
                      byte_limit: int | None, file_limit: int | None, pipe: int) -> None:
     """The child's side of :func:`digest_paths_forked`: never returns."""
     try:
-        import signal
-
-        # The parent's handlers clean up the parent's files: the child has none.
-        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        reset_in_child()
         payload = memoryview(_encode_results(*digest_paths(
             paths, spec, domain, out_len, byte_limit, file_limit)))
         while payload:
@@ -219,6 +216,32 @@ def _digest_in_child(paths: list, spec: Algorithm, domain: int, out_len: int,
         os._exit(0)
     except BaseException:  # noqa: BLE001 - a child reports failure by its exit status only
         os._exit(1)
+
+
+def _read_to_end(fd: int) -> bytes:
+    pieces = []
+    while True:
+        piece = os.read(fd, 1 << 20)
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+
+
+def _stop_children(children: list) -> None:
+    """End and reap the children still in ``children`` (``(pid, read_end)`` pairs), closing
+    their pipes: none outlives a parent that stops early (an error, Ctrl-C, SIGTERM)."""
+    with held():
+        while children:
+            pid, read_end = children.pop()
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            os.close(read_end)
 
 
 def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
@@ -239,32 +262,43 @@ def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
         return digest_paths(paths, spec, domain, out_len, byte_limit, file_limit)
     cuts = [len(paths) * w // workers for w in range(workers + 1)]
     share = None if byte_limit is None else byte_limit // workers
-    children = []
-    for w in range(1, workers):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_end)
-            _digest_in_child(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len, share,
-                             file_limit, write_end)
-        os.close(write_end)
-        children.append((pid, read_end))
-    found, total = digest_paths(paths[:cuts[1]], spec, domain, out_len, share, file_limit)
-    complete = len(found) == cuts[1]
-    for w, (pid, read_end) in enumerate(children, 1):
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read() if complete else b""
-        _, status = os.waitpid(pid, 0)
-        if not complete:
-            continue
-        if status == 0 and payload:
-            part, part_total = _decode_results(payload)
-        else:
-            part, part_total = digest_paths(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len,
-                                            share, file_limit)
-        found += part
-        total += part_total
-        complete = len(part) == cuts[w + 1] - cuts[w]
+    children: list = []  # (pid, read end of its pipe) of each child not yet reaped
+    try:
+        for w in range(1, workers):
+            # Held: a signal in the after-fork hooks would be lost, one before the append
+            # would leave a child this process does not know of.
+            with held():
+                read_end, write_end = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    os.close(read_end)
+                    _digest_in_child(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len, share,
+                                     file_limit, write_end)
+                os.close(write_end)
+                children.append((pid, read_end))
+        found, total = digest_paths(paths[:cuts[1]], spec, domain, out_len, share, file_limit)
+        complete = len(found) == cuts[1]
+        for w in range(1, workers):
+            pid, read_end = children[0]
+            payload = _read_to_end(read_end) if complete else b""
+            with held():
+                if not complete:
+                    os.kill(pid, signal.SIGKILL)  # its share would be dropped: stop it now
+                _, status = os.waitpid(pid, 0)
+                os.close(read_end)
+                children.pop(0)
+            if not complete:
+                continue
+            if status == 0 and payload:
+                part, part_total = _decode_results(payload)
+            else:
+                part, part_total = digest_paths(paths[cuts[w]:cuts[w + 1]], spec, domain,
+                                                out_len, share, file_limit)
+            found += part
+            total += part_total
+            complete = len(part) == cuts[w + 1] - cuts[w]
+    finally:
+        _stop_children(children)
     return found, total
 
 

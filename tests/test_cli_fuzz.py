@@ -33,6 +33,11 @@ def files(tmp_path_factory):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"email": ["a@b", "c@d"]}), folder / "s.parquet")
+    depth = 100_000  # far past Python's recursion limit
+    (folder / "deep.json").write_text("[" * depth + "]" * depth)
+    (folder / "deep_rows.json").write_text("[" + "[" * depth + "]" * depth + "]")
+    (folder / "deep_object.json").write_text('{"a":' * depth + "1" + "}" * depth)
+    (folder / "rows.csv").write_text("a,b\n0x" + "11" * 20 + ",5\n")
     return folder
 
 
@@ -89,6 +94,26 @@ CASES = [
     [b"merkle", b"proof", b"f", b"-s", b"rfc9162", b"--index", HUGE],
     [b"merkle", b"verify", b"f", b"--root", b"0x\xff"],
     [b"merkle", b"verify", b"\xff"],
+    # merkle: JSON nested far past Python's recursion limit, in every place JSON is read
+    [b"merkle", b"root", b"deep.json", b"-s", b"openzeppelin"],
+    [b"merkle", b"root", b"deep.json", b"-s", b"openzeppelin", b"-f", b"json"],
+    [b"merkle", b"root", b"deep_rows.json", b"-s", b"openzeppelin", b"--types",
+     b"address,uint256"],
+    [b"merkle", b"verify", b"deep.json"],
+    [b"merkle", b"verify", b"deep_object.json"],
+    [b"merkle", b"proof", b"--load", b"deep_object.json", b"--all"],
+    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
+     b"--value", b"[" * 100_000],
+    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
+     b"--value", b"\xff,\xfe"],
+    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
+     b"--address", b"0x\xff"],
+    [b"merkle", b"proof", b"f", b"-s", b"openzeppelin", b"--leaf", b"\xff"],
+    [b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types",
+     b"uint256" + b"[]" * 50_000 + b",uint8"],
+    [b"merkle", b"root", b"f", b"-s", b"openzeppelin", b"--bogus"],
+    [b"merkle", b"--bogus"],
+    [b"parquet", b"--bogus"],
     # the top level
     [b"\xff"],
     [b"--\xff"],
@@ -100,6 +125,7 @@ CASES = [
 def test_no_traceback_on_bad_arguments(argv, files):
     done = run_cli(argv, files)
     assert b"Traceback" not in done.stderr + done.stdout, done.stderr.decode("latin-1")
+    assert b"internal error" not in done.stderr, done.stderr.decode("latin-1")
     assert done.returncode in (0, 1, 2), (done.returncode, done.stderr)
     if done.returncode:
         assert done.stderr, "a failure must say why"
@@ -123,3 +149,40 @@ def test_non_utf8_customization_is_its_bytes(files):
     got = pq.read_table(files / "c.parquet").column("email_cshake_128").to_pylist()
     want = [cSHAKE128.new(data=v, custom=b"\xff\xfe").read(8) for v in (b"a@b", b"c@d")]
     assert got == want
+
+
+# Standard input or output closed (``<&-``, ``>&-``): every command that reads stdin says so in
+# one line (``hash`` as GNU's sha256sum: tests/test_cli_gnu.py), none prints a traceback.
+CLOSED = [
+    (b"<&-", [b"hash"]),
+    (b"<&-", [b"hash", b"-c"]),
+    (b"<&-", [b"hash", b"--lines"]),
+    (b"<&-", [b"hash", b"-a", b"kt128", b"-"]),
+    (b"<&-", [b"merkle", b"root", b"-", b"-s", b"rfc9162"]),
+    (b"<&-", [b"merkle", b"root", b"-", b"-s", b"openzeppelin", b"-f", b"raw"]),
+    (b"<&-", [b"merkle", b"proof", b"-", b"-s", b"openzeppelin", b"-i", b"0"]),
+    (b"<&-", [b"merkle", b"verify", b"-"]),
+    (b">&-", [b"hash", b"f"]),
+    (b">&-", [b"hash", b"--lines", b"f"]),
+    (b">&-", [b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types",
+              b"address,uint256"]),
+    (b">&-", [b"--bogus"]),
+    (b"2>&-", [b"hash", b"missing"]),
+    (b"2>&-", [b"merkle", b"root", b"missing", b"-s", b"rfc9162"]),
+]
+
+
+@pytest.mark.parametrize("redirect, argv", CLOSED,
+                         ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else x.decode())
+def test_closed_standard_streams(files, redirect, argv):
+    done = subprocess.run(
+        [b"sh", b"-c", b'exec "$@" ' + redirect, b"sh", os.fsencode(sys.executable), b"-m",
+         b"batchkeccak", *argv], capture_output=True, cwd=files, timeout=TIMEOUT, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1, 2), (done.returncode, done.stderr)
+    if redirect == b"<&-":
+        assert done.returncode and b"Bad file descriptor" in done.stderr + done.stdout
+    if redirect == b"2>&-":
+        assert done.returncode

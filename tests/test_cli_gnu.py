@@ -63,16 +63,21 @@ def normalized(stream: bytes) -> bytes:
     return stream.replace(b"Try 'sha256sum --help'", b"Try 'PROGRAM --help'")
 
 
-def run_both(folder, argv: list[str], listing: bytes | None = None, stdin: bytes = b""):
+def run_both(folder, argv: list[str], listing: bytes | None = None, stdin: bytes | None = b"",
+             close_stdout: bool = False):
     """sha256sum ARGV and batchkeccak hash ARGV; LIST holds ``listing`` (SHA-256 digests for
-    the first, the SHA-3 ones for the second)."""
+    the first, the SHA-3 ones for the second). ``stdin`` None: run with stdin closed, as
+    ``<&-`` in a shell; ``close_stdout``: with stdout closed (``>&-``)."""
     results = []
+    closing = ("<&- " if stdin is None else "") + (">&-" if close_stdout else "")
+    closed = ["sh", "-c", f'exec "$@" {closing}', "sh"] if closing else []
     for command, convert in ((["sha256sum"], lambda b: b),
                              ([sys.executable, "-m", "batchkeccak", "hash"], to_sha3)):
         if listing is not None:
             (folder / "LIST").write_bytes(convert(listing))
         done = subprocess.run(
-            command + argv, input=convert(stdin), capture_output=True, cwd=folder,
+            closed + command + argv, input=None if stdin is None else convert(stdin),
+            capture_output=True, cwd=folder,
             timeout=TIMEOUT, check=False,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
@@ -116,6 +121,23 @@ def test_hashing_and_usage(folder, argv):
 
 def test_stdin_is_hashed_as_dash(folder):
     gnu, ours = run_both(folder, ["-"], stdin=b"stdin data")
+    assert ours == gnu
+
+
+@pytest.mark.parametrize("argv", [[], ["-"], ["--tag"], ["a", "-"], ["a"], ["-c"], ["-c", "-"],
+                                  ["-c", "LIST", "-"], ["-c", "LIST"]], ids=" ".join)
+def test_closed_stdin(folder, argv):
+    # ``<&-``: the operand's error, then (where stdin was asked for) GNU's complaint when it
+    # closes stdin at exit, "standard input: Bad file descriptor"; exit status 1.
+    gnu, ours = run_both(folder, argv, listing=line("a"), stdin=None)
+    assert ours == gnu
+
+
+@pytest.mark.parametrize("argv", [["a"], ["-c", "LIST"], ["-c", "--status", "LIST"],
+                                  ["missing"]], ids=" ".join)
+def test_closed_stdout(folder, argv):
+    # ``>&-``: a write error where something was to be written, nothing otherwise.
+    gnu, ours = run_both(folder, argv, listing=line("a"), close_stdout=True)
     assert ours == gnu
 
 

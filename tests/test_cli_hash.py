@@ -67,7 +67,7 @@ def test_usage_errors_are_reported_as_gnu_does_with_status_1(argv, message, caps
     # GNU's *sum: the complaint, then a pointer to --help; exit status 1.
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert err.startswith("batchkeccak hash: ") and message in err
+    assert err.startswith("batchkeccak: ") and message in err
     assert err.endswith("\nTry 'batchkeccak hash --help' for more information.\n")
 
 
@@ -293,7 +293,7 @@ def test_many_small_files(tmp_path, capsys):
 def test_bad_option_is_reported_as_gnu_does():
     done = run_cli("--bogus")
     assert done.returncode == 1
-    assert done.stderr == (b"batchkeccak hash: unrecognized option '--bogus'\n"
+    assert done.stderr == (b"batchkeccak: unrecognized option '--bogus'\n"
                            b"Try 'batchkeccak hash --help' for more information.\n")
 
 
@@ -368,8 +368,10 @@ def test_closed_stdin_is_a_bad_descriptor(tmp_path):
                           capture_output=True, stdin=None, cwd=tmp_path, timeout=TIMEOUT,
                           check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
                           preexec_fn=lambda: os.close(0))
+    # GNU's two lines: the operand's error, then the one of closing stdin at exit.
     assert (done.stdout, done.stderr, done.returncode) == (
-        b"", b"batchkeccak: -: Bad file descriptor\n", 1)
+        b"", (b"batchkeccak: -: Bad file descriptor\n"
+              b"batchkeccak: standard input: Bad file descriptor\n"), 1)
 
 
 def test_check_reports_while_the_listing_is_still_coming(tmp_path):

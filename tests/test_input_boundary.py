@@ -439,9 +439,8 @@ def test_batch_size_zero_is_refused_like_a_negative_one(capsys):
     from batchkeccak.cli import main
 
     for value in ("0", "-3"):
-        with pytest.raises(SystemExit) as exit_info:
-            main(["parquet", "a.parquet", "b.parquet", "-c", "x", "--batch-size", value])
-        assert exit_info.value.code == 2
+        status = main(["parquet", "a.parquet", "b.parquet", "-c", "x", "--batch-size", value])
+        assert status == 1  # a usage error, as GNU's tools report one
         assert "--batch-size: must be a positive integer" in capsys.readouterr().err
 
 

@@ -20,7 +20,7 @@ LAYERS = [
     ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
     ("table and utilities", ["batchkeccak.parameters", "batchkeccak.oneshot", "batchkeccak.dispatch",
                              "batchkeccak._parallel",
-                             "batchkeccak._atomic", "batchkeccak._hex"]),
+                             "batchkeccak._atomic", "batchkeccak._hex", "batchkeccak._signals"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("hasher", ["batchkeccak.stored_states", "batchkeccak.hashers"]),
     ("modes", ["batchkeccak.derived"]),

@@ -275,11 +275,9 @@ def test_rfc9162_proofs(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["root", "{hex}"], "--scheme is required"),
         (["root", "{missing}", "-s", "openzeppelin"], "does not exist"),
         (["root", "{short}", "-s", "openzeppelin"], "leaves[0] is 3 bytes"),
         (["proof", "{hex}", "-s", "openzeppelin", "-i", "13"], "index 13 is out of range"),
-        (["proof", "{hex}", "-s", "openzeppelin"], "choose one of --index, --all"),
         (["proof", "{hex}", "-s", "openzeppelin", "--consistency", "3"], "rfc9162 trees"),
         (["root", "{bad_hex}", "-s", "openzeppelin"], "not a hex value"),
         (["root", "{hex}", "-s", "openzeppelin", "--types", "address"], "needs rows"),
@@ -528,3 +526,182 @@ def test_output_files_are_replaced_whole_or_not_at_all(capsys, tmp_path, hex_fil
     lines = target.read_text().splitlines()
     assert [json.loads(line)["leaf"] for line in lines] == ["0x" + x.hex() for x in leaves]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]
+
+
+def test_output_to_a_fifo_or_through_a_link_keeps_them(capsys, tmp_path, hex_file, leaves):
+    # -o /dev/stdout, a FIFO: written in place, as cp and sort -o write them; a rename over
+    # them would replace the device node or the FIFO itself.
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
+                       "--all", "-o", str(fifo))
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    reader.join(timeout=60)
+    lines = received[0].decode().splitlines()
+    assert [json.loads(line)["leaf"] for line in lines] == ["0x" + x.hex() for x in leaves]
+
+    # Through a symbolic link the file it names is replaced; the link stays a link.
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
+                       "-i", "3", "-o", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and json.loads(target.read_text())["leaf"] == "0x" + leaves[3].hex()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "link.json", "pipe",
+                                                           "real.json"]
+
+
+@pytest.mark.parametrize("argv", [["root", "-", "-s", "openzeppelin"], ["verify", "-"]])
+def test_closed_standard_input_is_one_line(monkeypatch, capsys, argv):
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", None)  # what Python makes of a closed descriptor 0
+    code, out, err = run(capsys, "merkle", *argv)
+    assert (code, out) == (2, "")
+    assert err == "batchkeccak: error: cannot read standard input: Bad file descriptor\n"
+
+
+# --- proofs by value: --value / --leaf and --address -----------------------------------------
+# Checked against the JavaScript library's own proofs (tests/data/merkle_openzeppelin.json,
+# @openzeppelin/merkle-tree's getProof), the plain reference tree and tree.proof_for.
+
+
+def openzeppelin_case(kind: str, name: str, sort_leaves: bool = True) -> dict:
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "merkle_openzeppelin.json").read_text())
+    return next(c for c in data[kind] if c["name"] == name and c["sortLeaves"] == sort_leaves)
+
+
+@pytest.mark.parametrize("sort_leaves", [True, False])
+def test_proof_by_address_is_the_javascript_librarys(capsys, tmp_path, sort_leaves):
+    case = openzeppelin_case("standard", "airdrop", sort_leaves)
+    values = tmp_path / "airdrop.json"
+    values.write_text(json.dumps(case["values"]))
+    order = [] if sort_leaves else ["--keep-order"]
+    for index, (address, _) in enumerate(case["values"]):
+        shown = address.upper().replace("0X", "0x")  # any case: the checksum is not checked
+        code, out, err = run(capsys, "merkle", "proof", str(values), "-s", "openzeppelin",
+                             "--types", "address,uint256", *order, "--address", shown)
+        assert code == 0, err
+        document = json.loads(out)
+        assert document["index"] == index and document["root"] == case["root"]
+        assert document["proof"] == case["proofs"][index]
+        assert document["value"] == case["values"][index]
+
+
+def test_proof_by_value_as_json_or_csv_row(capsys, tmp_path):
+    from batchkeccak import merkle
+
+    case = openzeppelin_case("standard", "airdrop")
+    rows = case["values"]
+    csv_file = tmp_path / "airdrop.csv"
+    csv_file.write_text("account,amount\n" + "".join(f"{a},{v}\n" for a, v in rows))
+    tree = merkle.MerkleTree.build(rows, scheme="openzeppelin", types=["address", "uint256"])
+    options = ["-s", "openzeppelin", "--types", "address,uint256"]
+    for index in (0, 4, len(rows) - 1):
+        address, amount = rows[index]
+        for given in (json.dumps([address, amount]), json.dumps([address, int(amount)]),
+                      f"{address},{amount}", f" {address.upper().replace('0X', '0x')},{amount}"):
+            for option in ("--value", "--leaf"):
+                code, out, err = run(capsys, "merkle", "proof", str(csv_file), *options,
+                                     option, given)
+                assert code == 0, (given, err)
+                proof = json.loads(out)["proof"]
+                assert proof == case["proofs"][index]
+                assert proof == ["0x" + p.hex() for p in tree.proof_for(rows[index])]
+    # Several leaves: a list of proofs, or one multiproof, as for several --index.
+    two = [json.dumps(rows[2]), json.dumps(rows[7])]
+    code, out, _ = run(capsys, "merkle", "proof", str(csv_file), *options,
+                       "--value", two[0], "--value", two[1])
+    assert [p["index"] for p in json.loads(out)["proofs"]] == [2, 7]
+    code, out, _ = run(capsys, "merkle", "proof", str(csv_file), *options, "--multi",
+                       "--value", two[0], "--address", rows[7][0])
+    _, by_index, _ = run(capsys, "merkle", "proof", str(csv_file), *options, "--multi",
+                         "-i", "2", "-i", "7")
+    assert code == 0 and json.loads(out) == json.loads(by_index)
+
+
+def test_proof_by_leaf_of_a_simple_tree_and_from_a_dump(capsys, tmp_path):
+    from merkle_reference import oz_proof
+
+    case = openzeppelin_case("simple", "hashes-13")
+    leaves = [bytes.fromhex(x[2:]) for x in case["leaves"]]
+    hex_file = tmp_path / "leaves.txt"
+    hex_file.write_text("".join(x + "\n" for x in case["leaves"]))
+    dump = tmp_path / "tree.json"
+    run(capsys, "merkle", "root", str(hex_file), "-s", "openzeppelin", "--dump", str(dump))
+    reference, tree_index = oz_tree(leaves, True)
+    for index in (0, 6, 12):
+        want = ["0x" + p.hex() for p in oz_proof(reference, tree_index[index])]
+        assert want == case["proofs"][index]
+        for source in ([str(hex_file), "-s", "openzeppelin"], ["--load", str(dump)]):
+            for given in (case["leaves"][index], json.dumps(case["leaves"][index].upper()
+                                                            .replace("0X", "0x"))):
+                code, out, err = run(capsys, "merkle", "proof", *source, "--leaf", given)
+                assert code == 0, err
+                assert json.loads(out)["proof"] == want
+
+
+def test_proof_by_value_from_a_dump_of_a_standard_tree(capsys, tmp_path):
+    case = openzeppelin_case("standard", "airdrop")
+    dump = tmp_path / "tree.json"
+    dump.write_text(json.dumps(case["dump"]))
+    address, amount = case["values"][5]
+    for option, given in (("--address", address), ("--value", f"{address},{amount}")):
+        code, out, err = run(capsys, "merkle", "proof", "--load", str(dump), option, given)
+        assert code == 0, err
+        assert json.loads(out)["proof"] == case["proofs"][5]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--types", "address,uint256", "--value", '["0x' + "99" * 20 + '", "1"]'],
+         "value is not a leaf of this tree"),
+        (["--types", "address,uint256", "--value", "0x11,2,3"], "has 3 fields"),
+        (["--types", "address,uint256", "--value", "[1, 2"], "is not a JSON array"),
+        (["--types", "address,uint256", "--address", "0x1234"], "is not 0x and 40 hex digits"),
+        (["--types", "address,uint256", "--address", "0x" + "99" * 20], "no leaf of this tree"),
+        (["--types", "uint256,uint256", "--address", "0x" + "99" * 20], "one address column"),
+    ],
+)
+def test_proof_by_value_errors_are_one_line(capsys, tmp_path, argv, message):
+    rows = tmp_path / "rows.csv"
+    rows.write_text("a,b\n0x" + "11" * 20 + ",5\n0x" + "22" * 20 + ",6\n")
+    code, out, err = run(capsys, "merkle", "proof", str(rows), "-s", "openzeppelin", *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("batchkeccak: error: ") and err.count("\n") == 1 and message in err
+
+
+def test_proof_by_value_needs_an_openzeppelin_tree(capsys, hex_file):
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "rfc9162", "--value",
+                       "0x00")
+    assert code == 2 and "openzeppelin trees" in err and "give --index" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["root", "{hex}"], "--scheme is required"),
+        (["proof", "{hex}", "-s", "openzeppelin"], "choose the leaves (--index, --value"),
+        (["proof", "{hex}", "-s", "openzeppelin", "--multi", "--all"], "--multi needs"),
+        (["proof", "{hex}", "--load", "{hex}", "-i", "0"], "not both"),
+        (["root", "{hex}", "-s", "rfc9162", "--keep-order"], "openzeppelin scheme only"),
+    ],
+)
+def test_misused_options_are_usage_errors(capsys, hex_file, argv, message):
+    code, out, err = run(capsys, "merkle", *[a.format(hex=hex_file) for a in argv])
+    assert (code, out) == (1, "")
+    first, second = err.splitlines()
+    assert first.startswith("batchkeccak: ") and message in first
+    assert second == f"Try 'batchkeccak merkle {argv[0]} --help' for more information."

@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import importlib
 import os
 import signal
 import sys
+import threading
+
+from batchkeccak._signals import STOP_SIGNALS, deferring
 
 SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "warmup")
 """Modules under ``batchkeccak.cli`` that each add one subcommand."""
 
+USAGE_STATUS = 1
+"""Exit status of a misused command line, as GNU's ``sha256sum``, ``cp`` or ``ls`` give it."""
+
 
 class CommandError(Exception):
     """A user-facing failure: printed as ``batchkeccak: error: ...`` with exit status 2."""
+
+
+class UsageError(CommandError):
+    """A misused command line (an unknown option, a missing argument, options that do not
+    go together): reported as GNU's tools report one, ``batchkeccak: MESSAGE`` and a line
+    that points to the subcommand's ``--help``, with exit status :data:`USAGE_STATUS`.
+
+    ``prog`` and ``status`` are the parser's (``batchkeccak merkle root``); a subcommand
+    raising it leaves them out and ``main`` takes them from the parsed arguments.
+    """
+
+    def __init__(self, message: str, prog: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.prog = prog
+        self.status = status
 
 
 class Terminated(KeyboardInterrupt):
@@ -30,11 +49,9 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
-CAUGHT_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""Signals that end the program as Ctrl-C does, cleanup included (SIGHUP is absent on
-Windows)."""
+CAUGHT_SIGNALS = STOP_SIGNALS
+"""Signals that end the program as Ctrl-C does, cleanup included: SIGINT, SIGTERM and
+SIGHUP (absent on Windows)."""
 
 MAX_COUNT = 2**31 - 1
 """The largest count an option takes (rows per batch, threads): Arrow's and the C APIs'
@@ -43,35 +60,51 @@ limit."""
 
 def positive_int(text: str) -> int:
     """argparse type for counts that must be at least 1 (``--batch-size``, ``--threads``)."""
+    from argparse import ArgumentTypeError
+
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+        raise ArgumentTypeError(f"must be a positive integer, got {text!r}")
     if value > MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT}, got {text!r}")
+        raise ArgumentTypeError(f"must be at most {MAX_COUNT}, got {text!r}")
     return value
 
 
-def _raise_terminated(signum, frame) -> None:
-    raise Terminated(signum)
+class _Stop:
+    """The handler of the stop signals while the command runs: it records each signal and
+    raises KeyboardInterrupt (Ctrl-C) or :class:`Terminated` where the program is, so that
+    every cleanup runs, unless a stop is already under way (a cleanup is not cut short by a
+    second signal) or the command has finished. Made to wait inside
+    ``batchkeccak._signals.held`` blocks (a fork, a temporary file's removal)."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self.finishing = False
+
+    def __call__(self, signum, frame) -> None:
+        self.received.append(signum)
+        if self.finishing or isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            return
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated(signum)
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    # Only the main thread may set handlers; an embedding program (tests calling main()
-    # from a worker thread) keeps its own.
-    previous = {}
-    try:
-        for signum in CAUGHT_SIGNALS:
-            previous[signum] = signal.signal(signum, _raise_terminated)
-    except ValueError:
-        pass
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
+def _catch_stop_signals(stop: _Stop, previous: dict) -> None:
+    """Install ``stop`` for the stop signals, recording in ``previous`` each handler it
+    replaces as it goes (a signal may come between two). A signal ignored when the program
+    started stays ignored (``nohup``, a background job's SIGINT); only the main thread may
+    set handlers: an embedding program (tests calling main() from a worker thread) keeps
+    its own."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    handler = deferring(stop)
+    for signum in CAUGHT_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.getsignal(signum)
             signal.signal(signum, handler)
 
 
@@ -83,12 +116,19 @@ def _say(message: str) -> None:
         pass
 
 
-def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+def say_usage(prog: str, message: str) -> None:
+    """GNU's two lines for a misused command line, ``prog`` the (sub)command's name."""
+    top = prog.split(" ")[0]
+    _say(f"{top}: {message}\nTry '{prog} --help' for more information.")
+
+
+def build_parser(argv: list[str] | None = None):
     """The command's parser; with ``argv``, only the subcommand it names (when it names one)
     is imported: ``batchkeccak hash`` need not import what ``merkle`` or ``demo`` do."""
     from batchkeccak import __version__
+    from batchkeccak.cli.usage import GnuParser
 
-    parser = argparse.ArgumentParser(
+    parser = GnuParser(
         prog="batchkeccak",
         description="SHA-3 / SHAKE / Keccak-256 over many messages at once.",
     )
@@ -108,29 +148,61 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    parser = build_parser(argv)
-    subcommands = parser.get_default("subcommands")
-    if argv and argv[0] in subcommands:
-        # Straight to the subcommand's parser: the top level would read every argument
-        # (20,000 file names) once more only to hand them on.
-        args = subcommands[argv[0]].parse_args(argv[1:])
-        args.command = argv[0]
-    else:
-        args = parser.parse_args(argv)
+    """Run the command and return its exit status; ``argv`` None: this process's arguments.
+
+    A stop signal (Ctrl-C, SIGTERM, SIGHUP) at any moment ends it with 128 + the signal's
+    number (130, 143, 129) once its cleanup has run: temporary files removed, child
+    processes ended. Run as the program (``argv`` None), the signals are left to their
+    default action once it is done, so one that comes while Python exits ends the process
+    with the same status.
+    """
     try:
-        with _sigterm_as_interrupt():
-            return int(args.run(args) or 0)
+        stop, previous = _Stop(), {}
+        try:
+            try:
+                try:
+                    _catch_stop_signals(stop, previous)
+                    status = _run(sys.argv[1:] if argv is None else argv)
+                finally:
+                    stop.finishing = True
+            except KeyboardInterrupt:
+                status = None
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, signal.SIG_DFL if argv is None else handler)
+        received = stop.received
+    except KeyboardInterrupt as exc:  # before the handlers were in place, or as they left
+        status, received = None, [getattr(exc, "signum", signal.SIGINT)]
+    if received or status is None:
+        signum = received[0] if received else signal.SIGINT
+        _say({signal.SIGINT: "batchkeccak: interrupted", signal.SIGTERM: "batchkeccak: terminated"}
+             .get(signum, "batchkeccak: hang-up"))
+        return 128 + signum
+    return status
+
+
+def _run(argv: list[str]) -> int:
+    """The command, its errors reported; KeyboardInterrupt (a stop signal) goes on."""
+    args = None
+    try:
+        parser = build_parser(argv)
+        subcommands = parser.get_default("subcommands")
+        if argv and argv[0] in subcommands:
+            # Straight to the subcommand's parser: the top level would read every argument
+            # (20,000 file names) once more only to hand them on.
+            args = subcommands[argv[0]].parse_args(argv[1:])
+            args.command = argv[0]
+        else:
+            args = parser.parse_args(argv)
+        return int(args.run(args) or 0)
+    except UsageError as exc:
+        prog = exc.prog or getattr(args, "usage_prog", None) or "batchkeccak"
+        status = exc.status if exc.status is not None else getattr(args, "usage_status", None)
+        say_usage(prog, str(exc))
+        return USAGE_STATUS if status is None else status
     except CommandError as exc:
         _say(f"batchkeccak: error: {exc}")
         return 2
-    except Terminated as exc:
-        _say("batchkeccak: hang-up" if exc.signum != signal.SIGTERM else "batchkeccak: terminated")
-        return 128 + exc.signum
-    except KeyboardInterrupt:
-        _say("batchkeccak: interrupted")
-        return 130
     except MemoryError:
         # What GNU tools say when an allocation fails; the options that size a run are
         # checked before it starts, so this is the machine's limit, not a typo.
@@ -139,8 +211,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as other Unix tools do, and keep
         # Python from complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 141
+    except RecursionError:
+        _say("batchkeccak: input nested too deeply")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
+        _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import select
 import stat
 import sys
 
-from batchkeccak.cli import CommandError
+from batchkeccak.cli import CommandError, UsageError
 from batchkeccak.cli.mode_options import add_mode_options
 from batchkeccak.cli.quoting import quotef
 
@@ -105,54 +105,6 @@ class Choice:
         return file_digest(stream, resolved).digest()
 
 
-def strict_usage(parser) -> None:
-    """Report an unknown option with this subcommand's usage line, not the top level's.
-
-    argparse hands a subcommand's unrecognized arguments back to the top-level parser,
-    whose usage line says nothing about the subcommand's options.
-    """
-    parse_known_args = parser.parse_known_args
-
-    def parse_known_args_strictly(args=None, namespace=None):
-        namespace, extras = parse_known_args(args, namespace)
-        if extras:
-            parser.error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
-
-    parser.parse_known_args = parse_known_args_strictly
-
-
-class UsageError(Exception):
-    """A misused option: reported as GNU's *sum do, with a pointer to --help, exit status 1."""
-
-
-def _usage_exit(message: str) -> None:
-    _say_usage(message)
-    raise SystemExit(1)
-
-
-def _say_usage(message: str) -> None:
-    _stderr(f"batchkeccak hash: {message}\nTry 'batchkeccak hash --help' for more information.")
-
-
-def _parse_error(message: str) -> None:
-    """argparse's errors in GNU's words where GNU has them."""
-    prefix = "unrecognized arguments: "
-    if message.startswith(prefix):
-        option = message[len(prefix) :].split(" ")[0]
-        if option.startswith("--") or not option.startswith("-"):
-            message = f"unrecognized option {_quote(option)}"
-        else:
-            message = f"invalid option -- {_quote(option[1:2])}"
-    _usage_exit(message)
-
-
-def _quote(text: str) -> str:
-    """``text`` between single quotes, as GNU quotes an option it does not know."""
-    quoted = quotef(text)
-    return quoted if quoted.startswith(("'", '"')) else f"'{quoted}'"
-
-
 def _stderr(message: str) -> None:
     """One diagnostic on stderr; names in it are already quoted, so any bytes left are the
     user's own (surrogateescape)."""
@@ -220,8 +172,6 @@ def register(subparsers) -> None:
     checking.add_argument("-w", "--warn", dest="report", action="store_const", const="warn",
                           help="warn about improperly formatted checksum lines")
     add_mode_options(parser)
-    strict_usage(parser)
-    parser.error = _parse_error
     parser.set_defaults(run=run)
 
 
@@ -377,25 +327,14 @@ def _plainly_valid(choice: Choice, length: int | None) -> bool:
 
 def run(args) -> int:
     output = _Output()
+    _Stdin.asked = False
     try:
         try:
-            message = _misuse(args)
-            if message is not None:
-                raise UsageError(message)
-            plain = _one_plain_stream(args)
-            if plain is not None:
-                return _hash_files(args, plain, output)
-            spec = _resolve(args)
-            if args.lines:
-                return _hash_lines(args, spec, output)
-            if args.check:
-                return _check(args, spec, output)
-            return _hash_files(args, spec, output)
+            status = _run(args, output)
         finally:
             output.flush()
-    except UsageError as exc:
-        _say_usage(str(exc))
-        return 1
+    except UsageError:
+        raise  # reported by main, as every subcommand's
     except CommandError as exc:  # a key that cannot be read, a parameter the mode lacks
         _stderr(f"batchkeccak: {exc}")
         return 1
@@ -404,6 +343,26 @@ def run(args) -> int:
         _stderr(f"batchkeccak: write error: {exc.strerror}" if exc.strerror else
                 "batchkeccak: write error")
         return 1
+    if _Stdin.asked and sys.stdin is None:
+        # GNU's *sum close stdin last and report a closed one there, once more (``<&-``).
+        _stderr(f"batchkeccak: standard input: {os.strerror(errno.EBADF)}")
+        return 1
+    return status
+
+
+def _run(args, output: _Output) -> int:
+    message = _misuse(args)
+    if message is not None:
+        raise UsageError(message)
+    plain = _one_plain_stream(args)
+    if plain is not None:
+        return _hash_files(args, plain, output)
+    spec = _resolve(args)
+    if args.lines:
+        return _hash_lines(args, spec, output)
+    if args.check:
+        return _check(args, spec, output)
+    return _hash_files(args, spec, output)
 
 
 class _WriteError(OSError):
@@ -440,12 +399,16 @@ class _Output:
                               getattr(exc, "strerror", None) or os.strerror(errno.EIO)) from None
 
     def write(self, data: bytes) -> None:
+        if not data:
+            return
         if self._buffer is not None:
             self._guarded(lambda: self._buffer.write(data))
         else:
             self._guarded(lambda: self._stdout.write(data.decode("utf-8", "surrogateescape")))
 
     def flush(self) -> None:
+        if self._stdout is None:
+            return  # closed (``>&-``): only a write fails, as GNU's does
         def flush_both() -> None:
             if self._buffer is not None:
                 self._buffer.flush()
@@ -530,8 +493,14 @@ class _SingleReads(io.RawIOBase):
         pass
 
 
+class _Stdin:
+    asked = False
+    """Whether this run has asked for standard input (``-``, or no FILE)."""
+
+
 def _stdin_reader():
     """Standard input as a binary stream; OSError(EBADF) when it is closed (``<&-``)."""
+    _Stdin.asked = True
     stdin = sys.stdin
     if stdin is None:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
@@ -834,7 +803,10 @@ def _check_listing(listing: str, args, forced, default, layout: _Layout, output:
         output.warn(f"{shown_listing}: read error")
         return 1
     except OSError as exc:
-        output.warn(f"{shown_listing}: {_error(exc)}")
+        if listing == "-":  # GNU's stdin is always open: the read is what fails
+            output.warn(f"{shown_listing}: read error")
+        else:
+            output.warn(f"{shown_listing}: {_error(exc)}")
         return 1
     tally = _Tally()
     pending: list = []  # _Entry, or a line number that is improperly formatted

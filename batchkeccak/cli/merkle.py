@@ -7,15 +7,18 @@ This module parses the command line, reads the leaves and prints; trees come fro
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import io
 import json
+import os
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from batchkeccak._hex import hex_0x
-from batchkeccak.cli import CommandError
+from batchkeccak.cli import CommandError, UsageError
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
 
@@ -67,8 +70,8 @@ def register(subparsers) -> None:
         "proof",
         help="write inclusion proofs (or a multiproof / consistency proof)",
         description="Print inclusion proofs as JSON for the leaves at --index (input order), "
-        "or write one proof per leaf as JSON Lines with --all. The tree comes from INPUT or "
-        "from a dump written by 'root --dump' (--load).",
+        "equal to --value or of --address, or write one proof per leaf as JSON Lines with "
+        "--all. The tree comes from INPUT or from a dump written by 'root --dump' (--load).",
         epilog=_INPUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -84,6 +87,26 @@ def register(subparsers) -> None:
         default=[],
         metavar="I",
         help="leaf index in input order; repeat for several",
+    )
+    proof.add_argument(
+        "--value",
+        "--leaf",
+        dest="values",
+        action="append",
+        default=[],
+        metavar="V",
+        help="openzeppelin: the leaf equal to V, as tree.proof_for(V) finds it: a row of a "
+        "standard tree as a JSON array or a CSV row ('[\"0x11..\", \"5\"]' or 0x11..,5), "
+        "a bytes32 hex leaf of a simple tree; repeat for several",
+    )
+    proof.add_argument(
+        "--address",
+        dest="addresses",
+        action="append",
+        default=[],
+        metavar="0x...",
+        help="openzeppelin standard tree with one address column (an airdrop): every row of "
+        "that address (any case); repeat for several",
     )
     proof.add_argument(
         "--all", action="store_true", help="one proof per leaf, as JSON Lines (use with --output)"
@@ -195,10 +218,17 @@ def _format_of(args) -> str:
     return formats.get(suffix, "hex")
 
 
+def _standard_input():
+    """Standard input as Python has it; CommandError when it is closed (``<&-``)."""
+    if sys.stdin is None:
+        raise CommandError(f"cannot read standard input: {os.strerror(errno.EBADF)}")
+    return sys.stdin
+
+
 def _input_bytes(name: str) -> bytes:
     """The whole of INPUT: a file, or standard input for ``-``."""
     if name == "-":
-        return sys.stdin.buffer.read()
+        return _standard_input().buffer.read()
     path = Path(name)
     if not path.exists():
         raise CommandError(f"INPUT {name} does not exist")
@@ -329,6 +359,8 @@ def _read_json(name: str, data: bytes, types: list[str] | None) -> list:
         values = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise CommandError(f"{name} is not JSON: {_first_line(exc)}") from None
+    except RecursionError:
+        raise CommandError(f"{name}: {_NESTED}") from None
     if not isinstance(values, list):
         raise CommandError(
             f"{name}: expected a JSON array of values, got a JSON {type(values).__name__}"
@@ -367,7 +399,7 @@ def _tree_from_args(args):
 
     if getattr(args, "load", None):
         if args.input:
-            raise CommandError("give INPUT or --load, not both")
+            raise UsageError("give INPUT or --load, not both")
         try:
             tree = proofs.load_dump(args.load, threads=args.threads)
         except OSError as exc:
@@ -376,16 +408,16 @@ def _tree_from_args(args):
             raise CommandError(f"--scheme {args.scheme} but the dump holds a {tree.scheme} tree")
         return tree, None
     if not args.input:
-        raise CommandError("give INPUT (a file of leaves) or --load DUMP")
+        raise UsageError("give INPUT (a file of leaves) or --load DUMP")
     if args.scheme is None:
-        raise CommandError("--scheme is required: openzeppelin or rfc9162")
+        raise UsageError("--scheme is required: openzeppelin or rfc9162")
     types = _parse_types(args.types)
     options = {}
     if args.scheme == "openzeppelin":
         options["sort_leaves"] = not args.keep_order
         options["types"] = types
     elif args.keep_order or types:
-        raise CommandError("--keep-order and --types apply to the openzeppelin scheme only")
+        raise UsageError("--keep-order and --types apply to the openzeppelin scheme only")
     leaves = _read_leaves(args, types)
     tree = merkle.MerkleTree.build(
         leaves,
@@ -423,8 +455,13 @@ def _user_errors(func):
             raise CommandError(f"{where}{exc.strerror}" if exc.strerror else str(exc)) from None
         except (ValueError, TypeError, ImportError) as exc:
             raise CommandError(str(exc)) from None
+        except RecursionError:  # a JSON proof or dump nested thousands deep
+            raise CommandError(_NESTED) from None
 
     return wrapper
+
+
+_NESTED = "arrays or objects nested too deeply to read (a few thousand levels or more)"
 
 
 # ----------------------------------------------------------------------------------------
@@ -451,13 +488,17 @@ def run_root(args) -> int:
 def run_proof(args) -> int:
     from batchkeccak.merkle import proofs
 
-    chosen = sum([bool(args.indices), args.all, args.consistency is not None])
+    by_leaf = bool(args.indices or args.values or args.addresses)
+    chosen = sum([by_leaf, args.all, args.consistency is not None])
     if chosen != 1:
-        raise CommandError("choose one of --index, --all or --consistency")
-    if args.multi and not args.indices:
-        raise CommandError("--multi needs the leaves to prove, as --index")
+        raise UsageError("choose the leaves (--index, --value, --address), --all or "
+                         "--consistency")
+    if args.multi and not by_leaf:
+        raise UsageError("--multi needs the leaves to prove: --index, --value or --address")
     _check_output(args.output)
     tree, leaves = _tree_from_args(args)
+    if args.values or args.addresses:
+        args.indices = args.indices + _indices_of_values(tree, args.values, args.addresses)
     if args.consistency is not None:
         if tree.scheme != "rfc9162":
             raise CommandError("--consistency applies to rfc9162 trees")
@@ -472,6 +513,79 @@ def run_proof(args) -> int:
         entries = [proofs.inclusion_proof_json(tree, i, leaves) for i in args.indices]
         document = entries[0] if len(entries) == 1 else {"proofs": entries}
     return _emit(args, json.dumps(document, indent=1) + "\n")
+
+
+def _indices_of_values(tree, values: list[str], addresses: list[str]) -> list[int]:
+    """The input indices of the leaves ``--value`` and ``--address`` name, in that order."""
+    from batchkeccak.merkle.openzeppelin import OpenZeppelinTree
+
+    if not isinstance(tree, OpenZeppelinTree):
+        raise CommandError(
+            f"--value and --address find the leaves of openzeppelin trees; this tree is "
+            f"{tree.scheme}: give --index"
+        )
+    types = list(tree.types) if tree.types is not None else None
+    found = [tree.index_of(_parse_value(text, types)) for text in values]
+    if addresses:
+        found += _indices_of_addresses(tree, types, addresses)
+    return found
+
+
+def _parse_value(text: str, types: list[str] | None) -> object:
+    """A leaf as ``--value`` gives it: a JSON array or CSV row (blanks around a field are
+    dropped) of a standard tree's row, a hex string (JSON or bare) for a simple tree's leaf."""
+    stripped = text.strip()
+    if types is None:
+        if stripped.startswith('"'):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                raise CommandError(f"--value {text!r} is not a JSON string") from None
+        return stripped
+    if stripped.startswith("["):
+        try:
+            row = json.loads(stripped)
+        except (ValueError, RecursionError):
+            raise CommandError(f"--value {text!r} is not a JSON array") from None
+    else:
+        import csv
+
+        row = [field.strip() for field in next(csv.reader([text]), [])]
+    if not isinstance(row, list) or len(row) != len(types):
+        raise CommandError(
+            f"--value {text!r} has {len(row) if isinstance(row, list) else 'no'} fields; "
+            f"the tree's rows have {len(types)} ({', '.join(types)})"
+        )
+    return row
+
+
+_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+
+
+def _indices_of_addresses(tree, types: list[str] | None, addresses: list[str]) -> list[int]:
+    """Every row whose one ``address`` column holds one of ``addresses``, in address order
+    and row order; the EIP-55 checksum is not checked (as the trees do not check it)."""
+    columns = [k for k, t in enumerate(types or ()) if t == "address"]
+    if len(columns) != 1:
+        raise CommandError(
+            "--address finds the rows of a standard tree with one address column; this tree's "
+            f"types are {', '.join(types) if types else 'none (a simple tree)'}: give --value"
+        )
+    column = columns[0]
+    held: dict[str, list[int]] = {}
+    for index, row in enumerate(tree.json_values()):
+        value = row[column]
+        key = value.lower() if isinstance(value, str) else hex_0x(value)
+        held.setdefault(key, []).append(index)
+    found = []
+    for address in addresses:
+        if not _ADDRESS.fullmatch(address.strip()):
+            raise CommandError(f"--address {address!r} is not 0x and 40 hex digits")
+        rows = held.get(address.strip().lower())
+        if not rows:
+            raise CommandError(f"no leaf of this tree has address {address.strip()}")
+        found += rows
+    return found
 
 
 def _emit(args, chunks: str | Iterable[str]) -> int:
@@ -496,7 +610,8 @@ def run_verify(args) -> int:
     from batchkeccak.merkle import proofs
 
     try:
-        text = sys.stdin.read() if args.proof_file == "-" else Path(args.proof_file).read_text()
+        text = (_standard_input().read() if args.proof_file == "-"
+                else Path(args.proof_file).read_text())
     except OSError as exc:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
