@@ -137,4 +137,6 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     from batchkeccak.inputs import FlatMessages
     from batchkeccak.parameters import Algorithm, algorithms
     from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
-    from batchkeccak.tables import diff, segment_digests, table_digest
+    from batchkeccak.tables.diff import diff
+    from batchkeccak.tables.digest import table_digest
+    from batchkeccak.tables.segments import segment_digests

@@ -105,7 +105,7 @@ def clear_cache() -> int:
     """Delete numba's cache files for the package from its ``__pycache__`` folders (and from
     ``NUMBA_CACHE_DIR`` when set); the number of files deleted."""
     folders = [PACKAGE_DIR]
-    cache_dir = numba.config.CACHE_DIR
+    cache_dir = numba.config.CACHE_DIR  # type: ignore[attr-defined]  # set at run time
     if cache_dir:
         folders.append(Path(cache_dir))
     removed = 0

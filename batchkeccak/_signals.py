@@ -63,7 +63,7 @@ def held() -> Iterator[None]:
     masks = hasattr(signal, "pthread_sigmask")
     # The mask as it is, asked first: a handler that runs inside the call that changes it
     # may raise, and the mask must still be put back.
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ()) if masks else None
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ()) if masks else set()
     _depth += 1
     try:
         if masks:

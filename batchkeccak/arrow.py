@@ -28,7 +28,6 @@ from batchkeccak.api import hasher
 from batchkeccak.derived.hashers import messages_between
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages, check_flat
-from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
     buffer_as_uint8,
@@ -37,6 +36,7 @@ from batchkeccak.inputs.arrow_buffers import (
     is_value_type,
     value_buffers,
 )
+from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
 from batchkeccak.parameters import Algorithm, algorithms
 
 __all__ = [
@@ -189,7 +189,7 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
     return digests
 
 
-_OFFSET_TYPES = {
+_OFFSET_TYPES: dict[int, np.dtype] = {
     pa.binary().id: np.dtype(np.int32), pa.string().id: np.dtype(np.int32),
     pa.large_binary().id: np.dtype(np.int64), pa.large_string().id: np.dtype(np.int64),
 }
@@ -220,9 +220,9 @@ def hash_in_place(
     digests = np.empty((count, width), dtype=np.uint8)
     if hash_batch(buffer_as_uint8(data_buffer, "values"), offsets, digests) is False:
         return None
-    validity, null_count = None, array.null_count
-    if null_count:
-        validity, valid = _validity(array)
+    validity, valid = _validity(array)
+    null_count = array.null_count
+    if valid is not None:
         # Null slots hold whatever bytes the producer left there: their digests are not kept.
         digests[~valid] = 0
     if hex:
@@ -247,8 +247,9 @@ def hash_chunk(
     if in_place is not None:
         return in_place
     digests = _digests_of_chunk(array, resolved, argument)
-    if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
-        valid = _valid_rows(array)
+    dictionary_nulls = pa.types.is_dictionary(array.type) and array.dictionary.null_count
+    valid = _valid_rows(array) if dictionary_nulls else None
+    if valid is not None:
         null_count = int(valid.shape[0] - np.count_nonzero(valid))
         validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if null_count else None
     else:
@@ -486,6 +487,11 @@ def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
     Field by field: a null is the single byte ``0x00``; a present value is ``0x01``, its byte
     length as 8-byte little-endian unsigned integer, then its bytes (see :func:`hash_rows`).
     """
+    return FlatMessages(*_encoded_rows(batch))
+
+
+def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode_rows` as checked ``(data, offsets)`` arrays."""
     count = batch.num_rows
     fields = []
     row_lengths = np.zeros(count, dtype=np.int64)
@@ -501,7 +507,7 @@ def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
     positions = row_offsets[:-1].copy()
     for present, data, offsets in fields:
         _append_field(encoded, positions, present, data, offsets)
-    return FlatMessages(*check_flat(encoded, row_offsets))
+    return check_flat(encoded, row_offsets)
 
 
 def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
@@ -642,8 +648,7 @@ def _hash_row_batch(batch: pa.RecordBatch, resolved: Hasher, hex: bool, encoding
     if encoding == "tuplehash":
         digests = _hash_tuple_rows(batch, resolved)
     else:
-        rows = encode_rows(batch)
-        digests = resolved.hash_flat(rows.data, rows.offsets)
+        digests = resolved.hash_flat(*_encoded_rows(batch))
     if hex:
         return _hex_array(digests, None, 0, resolved.threads)
     return _digest_array(digests, None, 0)

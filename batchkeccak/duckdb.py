@@ -194,10 +194,10 @@ def _udf(function: SqlFunction, hidden: str, registration: _Registration, hex: b
                     return result
             return hashed(values, [])
     elif arity == 2:
-        def digests(values, a):
+        def digests(values, a):  # type: ignore[misc]  # one signature per arity
             return hashed(values, [a])
     else:
-        def digests(values, a, b):
+        def digests(values, a, b):  # type: ignore[misc]  # one signature per arity
             return hashed(values, [a, b])
 
     digests.__name__ = digests.__qualname__ = hidden

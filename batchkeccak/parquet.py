@@ -238,7 +238,7 @@ def _record_batches(
     if isinstance(dataset, pa.RecordBatchReader):
         return _stream_batches(dataset, batch_size)
     if opened_here:
-        return file_batches(dataset, batch_size)  # type: ignore[arg-type]
+        return file_batches(dataset, batch_size)
     # A Dataset passed in may carry its own filters and options: pyarrow scans it as given.
     return iter(dataset.to_batches(batch_size=batch_size, batch_readahead=1, fragment_readahead=1))
 

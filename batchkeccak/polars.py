@@ -95,7 +95,7 @@ def _row_digest_series(series: pl.Series, resolved: Hasher, hex: bool, encoding:
 def _check_encoding(encoding: object) -> str:
     if encoding not in ("tagged", "tuplehash"):
         raise ValueError(f"encoding must be 'tagged' or 'tuplehash', got {encoding!r}")
-    return encoding  # type: ignore[return-value]
+    return encoding
 
 
 class _Methods:

@@ -346,10 +346,14 @@ def _sql_function(function: SqlFunction, keys):
         def digests(values: pa.Array) -> pa.Array:
             return _sql_digests(function, keys, cache, values, [])
     elif arity == 2:
-        def digests(values: pa.Array, a: pa.Array) -> pa.Array:
+        def digests(  # type: ignore[misc]  # one signature per arity
+            values: pa.Array, a: pa.Array
+        ) -> pa.Array:
             return _sql_digests(function, keys, cache, values, [a])
     else:
-        def digests(values: pa.Array, a: pa.Array, b: pa.Array) -> pa.Array:
+        def digests(  # type: ignore[misc]  # one signature per arity
+            values: pa.Array, a: pa.Array, b: pa.Array
+        ) -> pa.Array:
             return _sql_digests(function, keys, cache, values, [a, b])
 
     # A closure, not a partial: its repr shows no key.

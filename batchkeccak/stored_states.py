@@ -220,5 +220,7 @@ class IncrementalSponge:
 
     def __setstate__(self, state: tuple[str, int, bytes, bytes]) -> None:
         name, domain, lanes, waiting = state
-        self.__init__(get_algorithm(name), np.frombuffer(lanes, dtype=np.uint64), domain)
+        IncrementalSponge.__init__(
+            self, get_algorithm(name), np.frombuffer(lanes, dtype=np.uint64), domain
+        )
         self.waiting += waiting

@@ -48,7 +48,10 @@ def _digest_loop(new: Callable[[bytes], Any]) -> Adapter:
     return Adapter(lambda m: new(m).digest(), loop)
 
 
-def _xof_loop(new: Callable[[bytes], Any], length: int) -> Adapter:
+def _xof_loop(new: Callable[[bytes], Any], length: int | None) -> Adapter:
+    if length is None:
+        raise ValueError("an XOF's competitor loop needs an output length")
+
     def loop(messages: Sequence[bytes]) -> None:
         for m in messages:
             new(m).digest(length)
@@ -183,7 +186,8 @@ def check_digests(
 def check_same(context: str, what: str, got: np.ndarray, expected: np.ndarray) -> None:
     """Raise :class:`DigestMismatch` unless two batchkeccak results are identical."""
     if got.shape != expected.shape or not np.array_equal(got, expected):
-        bad = np.flatnonzero(np.any(got != expected, axis=1))[:1] if got.shape == expected.shape \
-            else []
-        where = f" (first at message {int(bad[0])})" if len(bad) else ""
+        where = ""
+        if got.shape == expected.shape:
+            first = np.flatnonzero(np.any(got != expected, axis=1))[:1]
+            where = f" (first at message {int(first[0])})" if len(first) else ""
         raise DigestMismatch(f"{context}: {what} disagrees with batchkeccak, 1 thread{where}")

@@ -64,6 +64,10 @@ def _thread_label(threads: int) -> str:
     return f"{threads} thread" + ("" if threads == 1 else "s")
 
 
+_PermutationBench = tuple[Callable, Callable, Callable, np.ndarray, np.ndarray, np.ndarray]
+"""The jitted tile, state and chain loops, a tile, its spare and one state's lanes."""
+
+
 class Context:
     """What every workload needs: the config, the competitors, notes, a logger."""
 
@@ -77,7 +81,7 @@ class Context:
         self.cores = available_cores()
         self.tsc_hz: float | None = None
         self.compile_s: dict[str, float] = {}
-        self.permutation: tuple | None = None
+        self.permutation: _PermutationBench | None = None
 
     def adapters(self, algorithm: str) -> list[tuple[Competitor, Adapter]]:
         return resolve_competitors(self.competitors, algorithm, _xof_length(algorithm), self.notes)
@@ -109,9 +113,9 @@ def _compare_workload(
     candidates: dict[str, Callable[[], object]] = {}
     for threads in thread_options:
         key = "batchkeccak-1" if threads == 1 else "batchkeccak-all"
-        candidates[key] = (lambda t=threads: batch(t))
+        candidates[key] = functools.partial(batch, threads)
     for competitor, adapter in adapters:
-        candidates[competitor.name] = (lambda a=adapter: a.loop(competitor_messages))
+        candidates[competitor.name] = functools.partial(adapter.loop, competitor_messages)
     times = interleaved(candidates, ctx.config.repeats)
     subset_bytes = sum(map(len, competitor_messages))
     for threads in thread_options:
@@ -157,8 +161,7 @@ def _permutation_loops():
     return tile_loop, state_loop, chain_loop
 
 
-def _permutation_bench(ctx: Context) -> tuple[Callable, Callable, Callable, np.ndarray,
-                                                 np.ndarray, np.ndarray]:
+def _permutation_bench(ctx: Context) -> _PermutationBench:
     """The jitted permutation loops and their buffers, compiled once per run."""
     if ctx.permutation is None:
         from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles
@@ -329,14 +332,16 @@ def bench_absorb(ctx: Context) -> Workload:
     times = interleaved(candidates, config.repeats)
     tile_row = Row("tile", f"tile_permute alone ({TILE_WIDTH} states)", 1,
                    tile_calls * TILE_WIDTH, tile_calls * TILE_WIDTH * spec.rate, times["tile"])
+    shape_rows = {}
     for key, (label, count, nbytes, perms) in shapes.items():
         row = Row(key, f"run_jobs, {label}", 1, perms, nbytes, times[key])
         share = tile_row.ns_per_item / row.ns_per_item
         row.note = f"the permutation is {share:.0%} of it"
         workload.figures[f"{key}_permutation_share"] = share
         workload.rows.append(row)
+        shape_rows[key] = row
     workload.rows.append(tile_row)
-    sorted_row, natural_row = workload.row("varied-sorted"), workload.row("varied-natural")
+    sorted_row, natural_row = shape_rows["varied-sorted"], shape_rows["varied-natural"]
     workload.figures["sorted_over_natural_time"] = sorted_row.best / natural_row.best
     workload.notes.append(
         f"varied sizes: the longest-first order takes {sorted_row.best / natural_row.best:.2f}x "
@@ -448,7 +453,7 @@ def bench_varied(ctx: Context) -> Workload:
         "equal": lambda: even(None),
     }
     for competitor, adapter in adapters:
-        candidates[competitor.name] = (lambda a=adapter: a.loop(subset))
+        candidates[competitor.name] = functools.partial(adapter.loop, subset)
     times = interleaved(candidates, config.repeats)
     varied_row = Row("varied", f"batchkeccak varied, {_thread_label(ctx.cores)}", ctx.cores,
                      count, int(offsets[-1]), times["varied"])
@@ -504,7 +509,7 @@ def bench_forms(ctx: Context) -> Workload:
     candidates: dict[str, Callable[[], object]] = {}
     for key, (_, messages) in forms.items():
         check_same("forms", key, _hash(messages, algorithm, None), expected)
-        candidates[key] = (lambda m=messages: _hash(m, algorithm, None))
+        candidates[key] = functools.partial(_hash, messages, algorithm, None)
     candidates["to_flat"] = lambda: to_flat(as_list)
     times = interleaved(candidates, config.repeats)
     for key, (label, _) in forms.items():
@@ -557,7 +562,7 @@ def _sweep_point(
         "batchkeccak-all": lambda: _hash(rows, algorithm, None),
     }
     for competitor, adapter in adapters:
-        candidates[competitor.name] = (lambda a=adapter: a.loop(subset))
+        candidates[competitor.name] = functools.partial(adapter.loop, subset)
     times = interleaved(candidates, config.sweep_repeats)
     for key, label in labels.items():
         threads = 1 if key == "batchkeccak-1" else ctx.cores

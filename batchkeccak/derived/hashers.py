@@ -8,6 +8,8 @@ Everything here is written against two contracts of the layer below: ``Hasher.ha
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from batchkeccak import _parallel
@@ -185,7 +187,8 @@ def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
     """
     fields = resolved.fields()
     for name in getattr(type(resolved), "per_message_fields", ("initial_state",)):
-        fields[name] = readonly(np.ascontiguousarray(fields[name][start:stop]))
+        rows = cast("np.ndarray", fields[name])  # a per-message field is an array
+        fields[name] = readonly(np.ascontiguousarray(rows[start:stop]))
     if fields.get("key_count") is not None:
         fields["key_count"] = stop - start
     return restore(type(resolved), fields)

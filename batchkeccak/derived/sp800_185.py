@@ -217,7 +217,7 @@ def tuplehash_many(
         resolved = algorithm if threads is None else algorithm.with_threads(threads)
     else:
         name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
-        mode = modes.get(name)  # type: ignore[arg-type]
+        mode = modes.get(name)
         if mode is None or mode.family != "tuplehash":
             raise ValueError(
                 f"tuplehash_many needs a tuplehash_* algorithm, got {algorithm!r}; valid: "
@@ -259,7 +259,7 @@ class _Chunks:
         taken = 0
         if self._open is not None:
             taken = min(block - self._open_size, size)
-            self._open.absorb(memoryview(piece[:taken]))
+            self._open.absorb(piece[:taken].data)
             self._open_size += taken
             if self._open_size < block:
                 return
@@ -272,7 +272,7 @@ class _Chunks:
             taken += whole * block
         if taken < size:
             self._open = IncrementalSponge(self._spec)
-            self._open.absorb(memoryview(piece[taken:]))
+            self._open.absorb(piece[taken:].data)
             self._open_size = size - taken
 
     def finish(self) -> tuple[bytes, int]:

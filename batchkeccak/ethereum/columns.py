@@ -117,13 +117,13 @@ def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
 
         if isinstance(texts, (str, bytes)):
             raise TypeError(f"{argument} must be a sequence of str, got one {type(texts).__name__}")
-        texts = list(texts)  # type: ignore[call-overload]
+        items = list(texts)  # type: ignore[call-overload]  # not iterable: TypeError
         try:
-            texts = pa.array(texts, type=pa.string())
+            texts = pa.array(items, type=pa.string())
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            row = next(i for i, t in enumerate(texts) if not isinstance(t, str))
+            row = next(i for i, t in enumerate(items) if not isinstance(t, str))
             raise TypeError(
-                f"{argument}[{row}] must be a str, got {type(texts[row]).__name__}"
+                f"{argument}[{row}] must be a str, got {type(items[row]).__name__}"
             ) from None
     return to_flat(without_nulls(texts, argument), argument)
 
@@ -192,10 +192,11 @@ def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
     if not isinstance(addresses, (np.ndarray, FlatMessages, str, bytes)) and not is_arrow(
         addresses
     ):
-        addresses = list(addresses)  # type: ignore[call-overload]
-        if addresses and isinstance(addresses[0], str):
-            data, offsets = text_rows(addresses, argument)
+        rows = list(addresses)  # type: ignore[call-overload]  # not iterable: TypeError
+        if rows and isinstance(rows[0], str):
+            data, offsets = text_rows(rows, argument)
             return hex_rows(data, offsets, 40, argument, "an address")
+        addresses = rows
     return fixed_rows(addresses, 20, argument, "an address")
 
 
@@ -241,6 +242,7 @@ def nullable_addresses(addresses: object) -> tuple[object, np.ndarray | None]:
         if nulls is None:
             return column, None
         kind = column.type
+        filler: str | bytes
         if is_arrow_text(column):
             filler = NULL_ADDRESS_TEXT
         else:
@@ -248,7 +250,7 @@ def nullable_addresses(addresses: object) -> tuple[object, np.ndarray | None]:
         return pc.fill_null(column, pa.scalar(filler, type=kind)), nulls
     if isinstance(addresses, (np.ndarray, FlatMessages, str, bytes, bytearray, memoryview)):
         return addresses, None
-    rows = list(addresses)  # type: ignore[call-overload]
+    rows = list(addresses)  # type: ignore[call-overload]  # not iterable: TypeError
     nulls = np.fromiter((a is None for a in rows), dtype=bool, count=len(rows))
     if not nulls.any():
         return rows, None

@@ -75,16 +75,31 @@ def keep_scratch(block: np.ndarray) -> None:
                 break
 
 
-def carve(block: np.ndarray, shapes: list[tuple[tuple[int, ...], type]]) -> list[np.ndarray]:
-    """Arrays of these shapes and dtypes laid out in ``block``, each on a 64-byte boundary;
-    with ``block`` None, the bytes they need."""
-    views, at = [], 0
+Layout = Sequence[tuple[tuple[int, ...], type]]
+"""Arrays' shapes and dtypes, to be laid out in one block of memory."""
+
+
+def _places(shapes: Layout) -> tuple[list[tuple[int, int]], int]:
+    """Each array's ``(start, size)`` in bytes, each on a 64-byte boundary; the bytes in all."""
+    places, at = [], 0
     for shape, dtype in shapes:
         size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        if block is not None:
-            views.append(block[at:at + size].view(dtype).reshape(shape))
+        places.append((at, size))
         at += (size + 63) & ~63
-    return views if block is not None else at
+    return places, at
+
+
+def carved_bytes(shapes: Layout) -> int:
+    """The bytes :func:`carve` needs for ``shapes``."""
+    return _places(shapes)[1]
+
+
+def carve(block: np.ndarray, shapes: Layout) -> list[np.ndarray]:
+    """Arrays of these shapes and dtypes laid out in ``block``, each on a 64-byte boundary."""
+    return [
+        block[start:start + size].view(dtype).reshape(shape)
+        for (start, size), (shape, dtype) in zip(_places(shapes)[0], shapes)
+    ]
 
 
 def keccak256() -> Hasher:
@@ -175,16 +190,17 @@ class TrieBatch:
         # or an extension per key at most), though only the hashed items (digests) or the
         # embedded ones (embedded) are written.
         items, capacity = 4 * count + 1, 3 * count + 1
-        layout = [
+        layout: Layout = [
             ((items,), np.int64), ((items, 32), np.uint8), ((32 * items,), np.uint8),
             ((items,), np.int64), ((capacity,), np.int8), ((capacity,), np.int64),
             ((capacity,), np.int64), ((capacity,), np.int32), ((capacity,), np.int64),
             ((capacity,), np.int64), ((max(count, 1),), np.int64),
         ]
-        self.block = take_scratch(carve(None, layout))
+        block = take_scratch(carved_bytes(layout))
+        self.block: np.ndarray | None = block
         (self.item_slot, self.digests, self.embedded, self.embedded_length, self.kind,
          self.path_start, self.first_child, self.child_mask, self.key_row, self.node_hi,
-         self.shared) = carve(self.block, layout)
+         self.shared) = carve(block, layout)
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         threads = _parallel.available_cores()
@@ -219,7 +235,8 @@ class TrieBatch:
     def release(self) -> None:
         """Give the work memory back for later calls; nothing of the batch but its roots may
         be read after."""
-        for block in [self.block, *self.spare]:
+        kept = self.spare if self.block is None else [self.block, *self.spare]
+        for block in kept:
             keep_scratch(block)
         self.block = None
         self.spare = []
@@ -251,6 +268,7 @@ class TrieBatch:
     def encode_range(self, kernel, first: int, stop: int, keccak: Hasher) -> None:
         """Encode and hash the leaves (``encode_leaves``) or the other nodes
         (``encode_level``) among ``first:stop``, a buffer at a time."""
+        shape: tuple[object, ...]
         if kernel is _kernels.encode_leaves:
             shape = (self.group_starts, self.key_data, self.key_offsets)
         else:
@@ -642,7 +660,7 @@ def verify_trie_proofs(
         q = int(failed[0])
         reason = PROOF_ERRORS[int(status[q])].format(node=int(bad_node[q]))
         raise ValueError(f"proofs[{q}] {reason}")
-    view = memoryview(data)  # slices of a memoryview were measured faster than of the array
+    view = data.data  # slices of a memoryview were measured faster than of the array
     return [
         None if start < 0 else view[start:stop].tobytes()
         for start, stop in zip(value_start.tolist(), value_stop.tolist())

@@ -119,7 +119,7 @@ def _is_arrow_text(values: object) -> bool:
         return False
     import pyarrow as pa
 
-    kind = values.type  # type: ignore[attr-defined]
+    kind = values.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (

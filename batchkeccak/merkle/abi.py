@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from typing import TypeGuard
 
 import numpy as np
 
@@ -328,13 +329,13 @@ class Rows:
     def __init__(self, rows: object, width: int, argument: str = "rows"):
         self.width = width
         self.argument = argument
-        self._rows: list[object] | None = None
+        self._rows: list[list[object]] | None = None
         self._columns: list[object] | None = None
         module = type(rows).__module__
         if module.startswith("pyarrow") and hasattr(rows, "num_columns"):
-            if rows.num_columns != width:  # type: ignore[attr-defined]
+            if rows.num_columns != width:
                 raise ValueError(
-                    f"{argument} has {rows.num_columns} columns but {width} types were given"  # type: ignore[attr-defined]
+                    f"{argument} has {rows.num_columns} columns but {width} types were given"
                 )
             self._columns = [rows.column(k) for k in range(width)]  # type: ignore[attr-defined]
             self.count = rows.num_rows  # type: ignore[attr-defined]
@@ -346,14 +347,14 @@ class Rows:
             if len(lengths) > 1:
                 raise ValueError(f"{argument} columns differ in length: {sorted(lengths)}")
             self.count = lengths.pop() if lengths else 0
-        elif isinstance(rows, (str, bytes, bytearray)) or not _iterable(rows):
+        elif not isinstance(rows, (str, bytes, bytearray)) and _iterable(rows):
+            self._rows = [_as_row(r, width, f"{argument}[{i}]") for i, r in enumerate(rows)]
+            self.count = len(self._rows)
+        else:
             raise TypeError(
                 f"{argument} must be a list of rows, a mapping of columns or a pyarrow "
                 f"Table, got {type(rows).__name__}"
             )
-        else:
-            self._rows = [_as_row(r, width, f"{argument}[{i}]") for i, r in enumerate(rows)]  # type: ignore[union-attr]
-            self.count = len(self._rows)
         if self._columns is not None:
             for k, column in enumerate(self._columns):
                 if getattr(column, "null_count", 0):
@@ -371,18 +372,18 @@ class Rows:
     def python_rows(self) -> list[list[object]]:
         """Every row as a list of Python values."""
         if self._rows is not None:
-            return self._rows  # type: ignore[return-value]
+            return self._rows
         columns = [_python_list(c) for c in self._columns]  # type: ignore[union-attr]
         return [list(r) for r in zip(*columns)] if self.count else []
 
     def row(self, index: int) -> list[object]:
         """Row ``index`` as a list of Python values."""
         if self._rows is not None:
-            return list(self._rows[index])  # type: ignore[arg-type]
+            return list(self._rows[index])
         return [_python_list(c[index : index + 1])[0] for c in self._columns]  # type: ignore[index, union-attr]
 
 
-def _iterable(value: object) -> bool:
+def _iterable(value: object) -> TypeGuard[Iterable[object]]:
     try:
         iter(value)  # type: ignore[call-overload]
     except TypeError:
@@ -392,7 +393,7 @@ def _iterable(value: object) -> bool:
 
 def _python_list(column: object) -> list[object]:
     if hasattr(column, "to_pylist"):
-        return column.to_pylist()  # type: ignore[attr-defined, no-any-return]
+        return column.to_pylist()
     if isinstance(column, np.ndarray):
         if column.ndim == 2:
             return [bytes(r) for r in column]
@@ -460,7 +461,7 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
         # Numbers and flags as text (a CSV file, a JSON dump): parsed and range-checked one
         # by one, then encoded with the columns of ints and bools below.
         parse = _bool_value if t.kind == "bool" else functools.partial(_int_value, t)
-        column = [parse(v, f"{where} row {i}") for i, v in enumerate(column)]  # type: ignore[call-arg, arg-type]
+        column = [parse(v, f"{where} row {i}") for i, v in enumerate(column)]
     if t.kind in ("uint", "int"):
         array = _integer_array(column)
         if array is not None:
@@ -493,7 +494,7 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
     return _static_words(t, _python_list(column), where)
 
 
-def _all_str(column: object) -> bool:
+def _all_str(column: object) -> TypeGuard[Sequence[str]]:
     return isinstance(column, Sequence) and len(column) > 0 and set(map(type, column)) == {str}
 
 
@@ -577,14 +578,14 @@ def _big_integer_words(t: AbiType, column: object, where: str) -> np.ndarray | N
         lowest, highest = 0, (1 << t.bits) - 1
     else:
         lowest, highest = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
-    if min(column) < lowest or max(column) > highest:  # type: ignore[type-var]
+    if min(column) < lowest or max(column) > highest:
         return None  # the per-value path names the offending row
     modulus = 1 << 256
     if lowest < 0:
-        joined = b"".join((v % modulus).to_bytes(WORD, "big") for v in column)  # type: ignore[operator, attr-defined]
+        joined = b"".join((v % modulus).to_bytes(WORD, "big") for v in column)
     else:
-        joined = b"".join(v.to_bytes(WORD, "big") for v in column)  # type: ignore[attr-defined]
-    return np.frombuffer(joined, dtype=np.uint8).reshape(len(column), WORD)  # type: ignore[arg-type]
+        joined = b"".join(v.to_bytes(WORD, "big") for v in column)
+    return np.frombuffer(joined, dtype=np.uint8).reshape(len(column), WORD)
 
 
 def _integer_words(t: AbiType, array: np.ndarray, where: str) -> np.ndarray:
@@ -596,7 +597,7 @@ def _integer_words(t: AbiType, array: np.ndarray, where: str) -> np.ndarray:
     info = np.iinfo(array.dtype)
     # Bounds clipped to the array's dtype, so that the comparisons stay within numpy integers.
     low, high = max(lowest, info.min), min(highest, info.max)
-    outside = np.flatnonzero((array < low) | (array > high)) if count else ()
+    outside = np.flatnonzero((array < low) | (array > high))
     if len(outside):
         bad = int(outside[0])
         raise ValueError(
@@ -630,20 +631,20 @@ def _fixed_bytes(column: object, width: int, exact: bool, where: str) -> np.ndar
         return None
     kinds = set(map(type, column))
     if kinds == {str}:
-        if not all(s[:2] in ("0x", "0X") for s in column):  # type: ignore[index]
+        if not all(s[:2] in ("0x", "0X") for s in column):
             return None  # let the per-value path name the offending value
-        lengths = set(map(len, column))  # type: ignore[arg-type]
+        lengths = set(map(len, column))
         if len(lengths) == 1:
             size = (lengths.pop() - 2) // 2
             if size <= width and (size == width or not exact):
-                return hex_matrix(column, size, where)  # type: ignore[arg-type]
+                return hex_matrix(column, size, where)
         return None
     if kinds <= {bytes, bytearray}:
-        lengths = set(map(len, column))  # type: ignore[arg-type]
+        lengths = set(map(len, column))
         if len(lengths) == 1:
             size = lengths.pop()
             if size <= width and (size == width or not exact):
-                joined = b"".join(column)  # type: ignore[arg-type]
+                joined = b"".join(column)
                 return np.frombuffer(joined, dtype=np.uint8).reshape(len(column), size)
     return None
 

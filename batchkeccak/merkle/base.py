@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypedDict
 
@@ -210,7 +210,9 @@ class MerkleTree:
         >>> merkle.verify(bytes([3]) * 32, t.proof(3), t.root, scheme="openzeppelin")
         True
         """
-        return tree_class(scheme).build(
+        # Each scheme's own build, which takes the options without the scheme.
+        build_tree: Callable[..., MerkleTree] = tree_class(scheme).build
+        return build_tree(
             leaves,
             algorithm=algorithm,
             sort_leaves=sort_leaves,

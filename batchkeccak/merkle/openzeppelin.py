@@ -51,7 +51,7 @@ ALGORITHM = "keccak_256"
 _LEAF_RULE = "the openzeppelin scheme takes 32-byte leaves (bytes32 values)"
 
 
-def _hasher(algorithm: object, threads: object) -> Hasher:
+def _hasher(algorithm: str | Hasher | None, threads: int | None) -> Hasher:
     """Keccak-256, the scheme's one function: given by any spelling of its name or as a
     resolved plain hasher of it; anything else is refused by name."""
     resolved = resolve_hasher(ALGORITHM if algorithm is None else algorithm, threads=threads)
@@ -330,7 +330,7 @@ class OpenZeppelinTree(MerkleTree):
         types = options.get("types")
         return cls(
             tree, tree_index, hasher, types=list(types) if types is not None else None, rows=source
-        )  # type: ignore[arg-type]
+        )
 
     @property
     def root(self) -> bytes:
@@ -427,7 +427,7 @@ class OpenZeppelinTree(MerkleTree):
         leaf levels are one step shorter). See :meth:`MerkleTree.sibling_levels`.
         """
         position = self._tree_index[indices].astype(np.int64)
-        steps = []
+        steps: list[tuple[np.ndarray, np.ndarray]] = []
         while True:
             active = position > 0
             if not active.any():
@@ -707,8 +707,9 @@ def verify_many(
     for step in range(int(lengths.max(initial=0))):
         rows = np.flatnonzero(lengths > step).tolist()
         nodes = [proofs[r][step] for r in rows]
-        if all(isinstance(n, str) for n in nodes):
-            siblings = hex_matrix(nodes, NODE_SIZE, f"proofs (step {step})")
+        texts = [n for n in nodes if isinstance(n, str)]
+        if len(texts) == len(nodes):
+            siblings = hex_matrix(texts, NODE_SIZE, f"proofs (step {step})")
         else:
             joined = b"".join(
                 as_bytes(n, f"proofs[{r}][{step}]", NODE_SIZE) for r, n in zip(rows, nodes)

@@ -79,7 +79,9 @@ def _leaf_fields(tree: MerkleTree, values: object, index: int) -> dict:
 
 
 def _head(tree: MerkleTree) -> dict:
-    head = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)}
+    head: dict[str, object] = {
+        "scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)
+    }
     if isinstance(tree, rfc9162.RFC9162Tree):
         head.update(digestSize=tree.digest_size, size=tree.size)
     return head
@@ -151,7 +153,9 @@ def multiproof_json(tree: MerkleTree, indices: Sequence[int]) -> dict:
             f"multiproofs are defined by the openzeppelin scheme; this tree is {tree.scheme}"
         )
     multiproof = tree.multiproof(indices)
-    result = {"scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)}
+    result: dict[str, object] = {
+        "scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)
+    }
     if tree.types is not None:
         result["types"] = list(tree.types)
     result["multiproof"] = multiproof.to_json()

@@ -44,7 +44,7 @@ LEAF_PREFIX = b"\x00"
 NODE_PREFIX = b"\x01"
 
 
-def _hasher(algorithm: object, length: object, threads: object) -> Hasher:
+def _hasher(algorithm: str | Hasher | None, length: int | None, threads: int | None) -> Hasher:
     return resolve_hasher(
         DEFAULT_ALGORITHM if algorithm is None else algorithm, length=length, threads=threads
     )

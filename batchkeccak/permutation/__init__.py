@@ -33,6 +33,8 @@ Lane ``k`` holds state bytes ``8k .. 8k+7`` little-endian, as in FIPS 202's byte
 (XKCP's AddLanesAll / ExtractLanesAll): what the sponge's lane scheduler is written against.
 """
 
+from typing import TYPE_CHECKING
+
 from batchkeccak.permutation.constants import (
     LANE_COUNT,
     MAX_ROUNDS,
@@ -66,3 +68,12 @@ def __getattr__(name: str) -> object:
 
         return getattr(_kernels, name)
     raise AttributeError(f"module 'batchkeccak.permutation' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:  # what the names above resolve to, for type checkers and editors
+    from batchkeccak.permutation._kernels import (
+        new_tiles,
+        state_absorb,
+        state_permute,
+        tile_permute,
+    )

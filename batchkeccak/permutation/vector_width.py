@@ -69,12 +69,12 @@ def compiles_wide_tiles() -> bool:
     or the host's."""
     if not _X86_64:
         return False
-    features = numba.config.CPU_FEATURES
+    features = numba.config.CPU_FEATURES  # type: ignore[attr-defined]  # set at run time
     if features is None:
         return host_has_avx512f()
     if features:
         return _has_avx512f(features)
-    name = numba.config.CPU_NAME
+    name = numba.config.CPU_NAME  # type: ignore[attr-defined]  # set at run time
     return (name or llvm.get_host_cpu_name()) in _AVX512_CPU_NAMES
 
 
