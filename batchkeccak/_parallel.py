@@ -6,8 +6,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
+from batchkeccak._checks import check_int
 from batchkeccak.permutation import TILE_WIDTH
 
 MIN_PERMUTATIONS_PER_THREAD = 64 * TILE_WIDTH
@@ -43,11 +42,9 @@ def resolve_threads(threads: object) -> int:
     """``threads`` as a positive count; None means every available core."""
     if threads is None:
         return available_cores()
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise TypeError(f"threads must be a positive int or None, got {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be >= 1 (or None for every core), got {threads}")
-    return int(threads)
+    return check_int(
+        threads, "threads", 1, expected="a positive int or None", note=" (or None for every core)"
+    )
 
 
 def chunk_ranges(count: int, threads: int) -> list[tuple[int, int]]:

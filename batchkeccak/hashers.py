@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak._checks import check_int
 from batchkeccak.dispatch import kernels_loaded, oneshot_bytes, use_oneshot
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
@@ -51,15 +52,12 @@ def output_length(spec: Algorithm, length: object, argument: str = "length",
             raise TypeError(
                 f"{argument} is required for {name} (an extendable-output function)"
             )
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"{argument} must be an int, got {type(length).__name__}")
-        if length < 0:
-            raise ValueError(f"{argument} must be >= 0 for {name}, got {length}")
-        if length > MAX_OUTPUT_LENGTH:
+        number = check_int(length, argument, 0, note=f" for {name}")
+        if number > MAX_OUTPUT_LENGTH:
             raise ValueError(
-                f"{argument} must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {length}"
+                f"{argument} must be at most {MAX_OUTPUT_LENGTH} bytes per message, got {number}"
             )
-        return int(length)
+        return number
     if length is not None:
         raise TypeError(
             f"{argument} applies only to extendable-output functions; {name} always "
@@ -519,11 +517,10 @@ class MessageStream:
 
 def check_domain(domain: object, argument: str = "domain") -> int:
     """A domain-separation byte: an int in [0x01, 0x7F] (it carries the first padding bit)."""
-    if isinstance(domain, bool) or not isinstance(domain, (int, np.integer)):
-        raise TypeError(f"{argument} must be an int in [0x01, 0x7F], got {type(domain).__name__}")
-    if not 0x01 <= domain <= 0x7F:
-        raise ValueError(f"{argument} must be in [0x01, 0x7F], got {int(domain):#04x}")
-    return int(domain)
+    byte = check_int(domain, argument, expected="an int in [0x01, 0x7F]")
+    if not 0x01 <= byte <= 0x7F:
+        raise ValueError(f"{argument} must be in [0x01, 0x7F], got {byte:#04x}")
+    return byte
 
 
 def _checked_state(state: np.ndarray | None) -> np.ndarray:

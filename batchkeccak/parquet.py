@@ -22,6 +22,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from batchkeccak._atomic import atomic_output
+from batchkeccak._checks import check_int
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.hashers import Hasher
@@ -316,8 +317,7 @@ def hash_file(
     argument has been checked, and nothing is left behind on error.
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    batch_size = check_int(batch_size, "batch_size", 1, expected="a positive int")
     if suffix is None:
         suffix = f"_{resolved.name}"
     if not isinstance(suffix, str) or not suffix:

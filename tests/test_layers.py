@@ -19,7 +19,7 @@ LAYERS = [
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
     ("table and utilities", ["batchkeccak.parameters", "batchkeccak.oneshot", "batchkeccak.dispatch",
-                             "batchkeccak._parallel",
+                             "batchkeccak._parallel", "batchkeccak._checks",
                              "batchkeccak._atomic", "batchkeccak._hex", "batchkeccak._signals"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("hasher", ["batchkeccak.stored_states", "batchkeccak.hashers"]),

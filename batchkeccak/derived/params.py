@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from batchkeccak._checks import check_int
 from batchkeccak.derived.table import Mode
 from batchkeccak.hashers import output_length
 from batchkeccak.inputs.sequences import message_view
@@ -51,11 +50,7 @@ def mode_length(mode: Mode, spec: Algorithm, length: object) -> int:
 
 def block_size(value: object) -> int:
     """ParallelHash's chunk size B in bytes: a positive int."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"block_size must be a positive int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"block_size must be >= 1 byte, got {value}")
-    return int(value)
+    return check_int(value, "block_size", 1, expected="a positive int", note=" byte")
 
 
 def check_names(mode: Mode, params: dict[str, object]) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from batchkeccak._checks import check_int, is_int
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, to_flat
@@ -378,12 +379,11 @@ def nonce_column(nonces: object) -> np.ndarray:
         raise TypeError(f"nonces must be a column of ints, got {type(nonces).__name__}")
     values = list(nonces)  # type: ignore[call-overload]
     for row, nonce in enumerate(values):
-        if isinstance(nonce, bool) or not isinstance(nonce, (int, np.integer)):
-            raise TypeError(f"nonces[{row}] must be an int, got {type(nonce).__name__}")
-        if nonce < 0:
-            raise ValueError(f"nonces[{row}] = {nonce} is negative")
-        if nonce >= 2**64:
-            raise ValueError(f"nonces[{row}] = {nonce} does not fit in 64 bits (EIP-2681)")
+        number = check_int(nonce, f"nonces[{row}]")
+        if number < 0:
+            raise ValueError(f"nonces[{row}] = {number} is negative")
+        if number >= 2**64:
+            raise ValueError(f"nonces[{row}] = {number} does not fit in 64 bits (EIP-2681)")
     return np.array(values, dtype=np.uint64)
 
 
@@ -503,7 +503,7 @@ def event_topics(signatures: object) -> np.ndarray:
 def word(value: object, argument: str) -> bytes:
     """A 32-byte word from an int (two's complement for a negative one, as ``int256``) or
     32 bytes."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    if is_int(value):
         number = int(value)
         if not -(2**255) <= number < 2**256:
             raise ValueError(f"{argument} = {number} does not fit in 32 bytes")
@@ -536,7 +536,7 @@ def key_words(keys: object) -> np.ndarray:
             )
         rows = keys
     elif isinstance(keys, (list, tuple)) and keys and all(
-        isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys
+        is_int(k) for k in keys
     ):
         rows = np.frombuffer(
             b"".join(word(k, f"keys[{i}]") for i, k in enumerate(keys)), dtype=np.uint8

@@ -16,6 +16,7 @@ from itertools import chain, pairwise
 import numpy as np
 
 from batchkeccak import _parallel
+from batchkeccak._checks import is_int
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.hashers import Hasher
@@ -128,7 +129,7 @@ def check_group_offsets(offsets: object, rows: int, argument: str = "offsets") -
         raise ValueError(f"{argument} must be a 1-D sequence of G + 1 ints (G >= 0 tries)")
     if array.dtype.kind not in "iu":
         if array.dtype == object and all(
-            isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in array
+            is_int(x) for x in array
         ):
             array = array.astype(np.int64)
         else:

@@ -32,6 +32,7 @@ from typing import TypeGuard
 
 import numpy as np
 
+from batchkeccak._checks import is_int
 from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
 
@@ -149,7 +150,7 @@ def parse_types(types: object) -> tuple[AbiType, ...]:
 def _int_value(t: AbiType, value: object, where: str) -> int:
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{where} is a bool; {t.name} takes an int")
-    if isinstance(value, (int, np.integer)):
+    if is_int(value):
         number = int(value)
     elif isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         number = int(value)  # Arrow decimal128/decimal256 columns (wide uints) read as Decimal

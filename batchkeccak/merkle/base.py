@@ -17,6 +17,7 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
+from batchkeccak._checks import check_int
 from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import json_item
 
@@ -68,23 +69,18 @@ def check_scheme(scheme: object) -> str:
 
 def check_index(index: object, size: int, argument: str = "index") -> int:
     """A leaf index in input order, as an int in ``[0, size)``."""
-    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-        raise TypeError(f"{argument} must be an int, got {type(index).__name__}")
-    if not 0 <= index < size:
+    position = check_int(index, argument)
+    if not 0 <= position < size:
         raise LeafIndexError(
-            f"{argument} {int(index)} is out of range for a tree of {size} leaves"
+            f"{argument} {position} is out of range for a tree of {size} leaves"
             + (f" (valid: 0..{size - 1})" if size else "")
         )
-    return int(index)
+    return position
 
 
 def check_count(value: object, argument: str) -> int:
     """A non-negative int (a tree size)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{argument} must be an int, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{argument} must be >= 0, got {int(value)}")
-    return int(value)
+    return check_int(value, argument, 0)
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Unpack
 
 import numpy as np
 
+from batchkeccak._checks import is_int
 from batchkeccak._hex import hex_rows
 from batchkeccak.api import hasher as resolve_hasher
 from batchkeccak.hashers import Hasher
@@ -594,10 +595,10 @@ def _sort_flag(sort_leaves: object) -> bool:
 def _tree_positions(values: list) -> np.ndarray:
     count = len(values)
     for k, p in enumerate(values):
-        if isinstance(p, bool) or not isinstance(p, int):
+        if not is_int(p):
             # Bad content of a dump rather than a wrong argument type: ValueError, as for
             # every other malformed dump.
-            raise ValueError(f"dump values[{k}].treeIndex must be an int, got {p!r}")  # noqa: TRY004
+            raise ValueError(f"dump values[{k}].treeIndex must be an int, got {p!r}")
     positions = np.array(values, dtype=np.int64)
     # Leaves occupy the last n positions of the 2n - 1 array, each exactly once.
     seen = np.zeros(count, dtype=np.int64)

@@ -22,6 +22,7 @@ from typing import Unpack
 
 import numpy as np
 
+from batchkeccak._checks import is_int
 from batchkeccak._hex import hex_rows
 from batchkeccak.api import hasher as resolve_hasher
 from batchkeccak.hashers import Hasher
@@ -240,9 +241,10 @@ class RFC9162Tree(MerkleTree):
         from batchkeccak.parameters import get_algorithm
 
         spec = get_algorithm(data["algorithm"])
-        size = data["digestSize"]
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"dump digestSize must be a positive int, got {size!r}")
+        stored_size = data["digestSize"]
+        if not is_int(stored_size) or stored_size < 1:
+            raise ValueError(f"dump digestSize must be a positive int, got {stored_size!r}")
+        size = int(stored_size)
         if not spec.xof and size != spec.digest_size:
             raise ValueError(
                 f"dump digestSize {size} does not match {spec.name} ({spec.digest_size} bytes)"
