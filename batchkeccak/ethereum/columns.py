@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from batchkeccak._checks import check_int, is_int
+from batchkeccak._hex import decode_hex_digits
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, to_flat
@@ -26,12 +27,6 @@ __all__ = [
 ]
 
 NO_DIGESTS = np.zeros((0, 32), dtype=np.uint8)
-
-HEX_VALUES = np.full(256, 255, dtype=np.uint8)
-HEX_VALUES[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10)
-HEX_VALUES[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16)
-HEX_VALUES[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16)
-
 
 def keccak_rows(rows: np.ndarray) -> np.ndarray:
     """Keccak-256 of every row of a 2-D uint8 array."""
@@ -153,7 +148,7 @@ def fixed_rows(values: object, width: int, argument: str, what: str) -> np.ndarr
     return data[start:start + width * lengths.shape[0]].reshape(-1, width)
 
 
-def hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
+def decode_hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
              what: str) -> np.ndarray:
     """Hex text rows (``0x`` and ``digits`` hex digits, or the digits alone) as ``(N,
     digits // 2)`` bytes; ValueError naming the first row that is not."""
@@ -175,13 +170,12 @@ def hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
             row = int(np.flatnonzero(prefixed)[bad[0]])
             raise ValueError(f"{argument}[{row}] must start with 0x")
     first = starts + 2 * prefixed
-    text = data[first[:, None] + np.arange(digits)]
-    values = HEX_VALUES[text]
-    bad_rows = np.flatnonzero((values == 255).any(axis=1))
+    values, bad = decode_hex_digits(data[first[:, None] + np.arange(digits)])
+    bad_rows = np.flatnonzero(bad)
     if bad_rows.size:
         row = int(bad_rows[0])
         raise ValueError(f"{argument}[{row}] holds a character that is not a hex digit")
-    return (values[:, 0::2] << 4) | values[:, 1::2]
+    return values
 
 
 def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
@@ -189,14 +183,14 @@ def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
     with or without ``0x`` (any case: a checksum is not checked)."""
     if is_arrow(addresses) and is_arrow_text(addresses):
         data, offsets = text_rows(addresses, argument)
-        return hex_rows(data, offsets, 40, argument, "an address")
+        return decode_hex_rows(data, offsets, 40, argument, "an address")
     if not isinstance(addresses, (np.ndarray, FlatMessages, str, bytes)) and not is_arrow(
         addresses
     ):
         rows = list(addresses)  # type: ignore[call-overload]  # not iterable: TypeError
         if rows and isinstance(rows[0], str):
             data, offsets = text_rows(rows, argument)
-            return hex_rows(data, offsets, 40, argument, "an address")
+            return decode_hex_rows(data, offsets, 40, argument, "an address")
         addresses = rows
     return fixed_rows(addresses, 20, argument, "an address")
 
@@ -205,7 +199,7 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
     """One ``width``-byte value (bytes-like or hex) as ``(1, width)``, or a column of
     ``count`` of them as ``(count, width)``."""
     if isinstance(value, str):
-        return hex_rows(
+        return decode_hex_rows(
             np.frombuffer(value.encode(), dtype=np.uint8),
             np.array([0, len(value.encode())]), 2 * width, argument, what,
         )

@@ -9,13 +9,8 @@ from decimal import Decimal
 
 import numpy as np
 
-from batchkeccak._hex import hex_0x
+from batchkeccak._hex import decode_hex_digits, hex_0x
 from batchkeccak.inputs import to_flat
-
-_NIBBLE = np.full(256, 255, dtype=np.uint8)
-_NIBBLE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10, dtype=np.uint8)
-_NIBBLE[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
-_NIBBLE[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
 
 
 def hex_to_bytes(text: str, argument: str) -> bytes:
@@ -104,14 +99,13 @@ def hex_matrix(strings: Sequence[str], width: int, argument: str) -> np.ndarray:
     if len(text) != count * step:
         raise ValueError(f"{argument} holds characters that are not hex digits")
     chars = np.frombuffer(text, dtype=np.uint8).reshape(count, step)
-    nibbles = _NIBBLE[chars[:, step - digits :]]
-    bad = (nibbles == 255).any(axis=1)
+    values, bad = decode_hex_digits(chars[:, step - digits :])
     if prefixed:
         bad |= (chars[:, 0] != ord("0")) | ((chars[:, 1] | 0x20) != ord("x"))
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{argument}[{i}] is not a hex string: {_shorten(strings[i])!r}")
-    return (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
+    return values
 
 
 def _is_arrow_text(values: object) -> bool:
