@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -79,18 +80,23 @@ def digests_as_keys(digests: np.ndarray) -> pa.Array:
 
 class Spill:
     """The spill folder: made on first use, removed with everything in it on exit, whatever
-    ends the ``with`` block (an error, Ctrl-C, SIGTERM as the command raises it)."""
+    ends the ``with`` block (an error, Ctrl-C, SIGTERM as the command raises it). Sources
+    read side by side spill into it from their own threads."""
 
     def __init__(self, parent: str | Path | None) -> None:
         self.parent = parent
         self._folder: tempfile.TemporaryDirectory | None = None
         self._count = 0
+        self._lock = threading.Lock()
 
     def new_path(self, stem: str) -> Path:
-        if self._folder is None:
-            self._folder = tempfile.TemporaryDirectory(prefix="batchkeccak-runs-", dir=self.parent)
-        self._count += 1
-        return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
+        with self._lock:
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(
+                    prefix="batchkeccak-runs-", dir=self.parent
+                )
+            self._count += 1
+            return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
 
     def __enter__(self) -> Spill:
         return self
@@ -236,11 +242,12 @@ def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str
     )
 
 
-def progress_bar(total: int | None, description: str, enabled: bool):
+def progress_bar(total: int | None, description: str, enabled: bool, position: int = 0):
     from tqdm import tqdm
 
     return tqdm(
         total=total,
+        position=position,
         unit="rows",
         unit_scale=True,
         desc=description,
@@ -257,11 +264,13 @@ def digest_source(
     hasher: Hasher,
     threads: int,
     progress: bool,
+    stop: threading.Event | None = None,
 ) -> int:
     """Read ``source`` once into ``builder``'s runs; returns the rows read.
 
     Batches are encoded and hashed on ``threads`` workers (each hashing on one thread),
     while the calling thread reads the next ones; results are taken in source order.
+    ``stop``, once set, ends the reading early (another source read beside this one failed).
     """
     encoder = builder.encoder
     needed = list(dict.fromkeys([*(encoder.names if encoder else []), *columns]))
@@ -274,11 +283,15 @@ def digest_source(
     rows = 0
     with (
         ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batchkeccak-tables") as pool,
-        contextlib.closing(progress_bar(source.rows, source.argument, progress)) as bar,
+        contextlib.closing(
+            progress_bar(source.rows, source.argument, progress, position=builder.side)
+        ) as bar,
     ):
         pending: deque = deque()
         try:
             for batch in source.batches(needed):
+                if stop is not None and stop.is_set():
+                    return rows
                 pending.append(pool.submit(work, batch))
                 while len(pending) > 2 * threads or (pending and pending[0].done()):
                     keys, digests = pending.popleft().result()
@@ -294,6 +307,44 @@ def digest_source(
             for future in pending:
                 future.cancel()
     return rows
+
+
+def digest_sources(
+    sources: Sequence[TableSource],
+    builders: Sequence[RunBuilder],
+    columns: Sequence[str],
+    hasher: Hasher,
+    threads: int,
+    progress: bool,
+) -> list[int]:
+    """:func:`digest_source` of each source into its builder, all at once: each source is
+    read on its own thread with its share of ``threads`` workers, so reading one (Parquet
+    decoding releases the GIL) overlaps hashing the other. One thread reads them in turn.
+
+    Returns the rows read from each. The first error (a duplicate or null key, a bad file)
+    stops the other sources' reading and is raised once every thread has ended.
+    """
+    if threads < len(sources):
+        return [
+            digest_source(source, builder, columns, hasher, threads, progress)
+            for source, builder in zip(sources, builders)
+        ]
+    stop = threading.Event()
+    share = threads // len(sources)
+
+    def read(source: TableSource, builder: RunBuilder) -> int:
+        try:
+            return digest_source(source, builder, columns, hasher, share, progress, stop)
+        except BaseException:
+            stop.set()
+            raise
+
+    with ThreadPoolExecutor(len(sources), thread_name_prefix="batchkeccak-sources") as readers:
+        futures = [readers.submit(read, *pair) for pair in zip(sources, builders)]
+        try:
+            return [future.result() for future in futures]
+        finally:
+            stop.set()  # an interrupt in this thread ends the readers too
 
 
 def _one_thread(hasher: Hasher) -> Hasher:
