@@ -185,9 +185,10 @@ class RunBuilder:
             self._key_bytes += keys.nbytes
 
     def finish(self) -> list[Run]:
-        """The runs, sorted: one in memory when everything fit, else all spilled."""
+        """The runs, sorted: every one spilled but the last, which stays in memory (it fits
+        the budget, and writing it out only to read it back would cost a pass)."""
         if self._filled or not self.runs:
-            self._seal(spill=bool(self.runs))
+            self._seal(spill=False)
         self._digests = None
         return self.runs
 
