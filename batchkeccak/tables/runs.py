@@ -109,20 +109,25 @@ class Spill:
 
 @dataclass
 class Run:
-    """Rows of one side sorted by key: in memory, or in an IPC file of blocks."""
+    """Rows of one side sorted by key: in memory, or in an IPC file of blocks.
+
+    In memory, the digests stay where they arrived and ``order`` says which comes next: each
+    block is gathered as it is read, so sorting a run never holds a second copy of it.
+    """
 
     side: int
     rows: int
     keys: pa.Array | None = None
+    """Sorted keys (in memory, with a key)."""
     digests: np.ndarray | None = None
+    order: np.ndarray | None = None
     path: Path | None = None
     keys_are_digests: bool = False
 
     def blocks(self) -> Iterator[tuple[pa.Array, np.ndarray]]:
         if self.path is None:
-            assert self.keys is not None and self.digests is not None
-            for start in range(0, self.rows, BLOCK_ROWS):
-                yield self.keys.slice(start, BLOCK_ROWS), self.digests[start : start + BLOCK_ROWS]
+            assert self.digests is not None and self.order is not None
+            yield from sorted_blocks(self.keys, self.digests, self.order)
             return
         with pa.OSFile(str(self.path)) as file:
             reader = pa.ipc.open_file(file)
@@ -134,6 +139,19 @@ class Run:
                 else:
                     digests = _fixed_matrix(batch.column(1))
                 yield keys, digests
+
+
+def sorted_blocks(
+    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray
+) -> Iterator[tuple[pa.Array, np.ndarray]]:
+    """``(keys, digests)`` of :data:`BLOCK_ROWS` rows at a time in key order: ``keys`` sorted
+    already (None: the digests are the keys), ``digests`` in arrival order."""
+    for start in range(0, order.shape[0], BLOCK_ROWS):
+        block = take_rows(digests, order[start : start + BLOCK_ROWS])
+        if keys is None:
+            yield digests_as_keys(block), block
+        else:
+            yield keys.slice(start, BLOCK_ROWS), block
 
 
 def _fixed_matrix(array: pa.Array) -> np.ndarray:
@@ -156,7 +174,8 @@ class RunBuilder:
     encoder: KeyEncoder | None
     """None: the rows are ordered by their digests (no key), and duplicates are allowed."""
     budget: int
-    """Bytes of keys and digests per run (sorting a run holds about twice that)."""
+    """Bytes of keys and digests per run (sorting a run adds its order and sorted keys, about
+    16 bytes a row; the digests are never copied whole)."""
     spill: Spill
     width: int
     """Bytes per digest."""
@@ -206,29 +225,35 @@ class RunBuilder:
         self._key_bytes = 0
         self._filled = 0
         order = key_order(keys)
-        digests = take_rows(filled, order)
         if self.encoder is None:
-            keys = digests_as_keys(digests)
+            sorted_keys = None
         else:
-            keys = keys.take(order)
-            same = np.flatnonzero(equal_neighbours(keys))
+            sorted_keys = keys.take(order)
+            same = np.flatnonzero(equal_neighbours(sorted_keys))
             if same.shape[0]:
-                raise duplicate_key(self.encoder, keys, int(same[0]), self.argument)
+                raise duplicate_key(self.encoder, sorted_keys, int(same[0]), self.argument)
         run = Run(self.side, len(keys), keys_are_digests=self.encoder is None)
         if spill:
             run.path = self.spill.new_path(f"{self.argument}-run")
-            _write_run(run.path, keys, digests, self.encoder is None)
+            _write_run(run.path, sorted_blocks(sorted_keys, filled, order), self.encoder is None)
         else:
-            run.keys, run.digests = keys, digests
+            run.keys, run.digests, run.order = sorted_keys, filled, order
         self.runs.append(run)
 
 
-def _write_run(path: Path, keys: pa.Array, digests: np.ndarray, keys_are_digests: bool) -> None:
-    columns = [keys] if keys_are_digests else [keys, digests_as_keys(np.ascontiguousarray(digests))]
-    batch = pa.RecordBatch.from_arrays(columns, names=["key", "digest"][: len(columns)])
-    with pa.OSFile(str(path), "wb") as file, pa.ipc.new_file(file, batch.schema) as writer:
-        for start in range(0, batch.num_rows, BLOCK_ROWS):
-            writer.write_batch(batch.slice(start, BLOCK_ROWS))
+def _write_run(
+    path: Path, blocks: Iterator[tuple[pa.Array, np.ndarray]], keys_are_digests: bool
+) -> None:
+    writer = None
+    with pa.OSFile(str(path), "wb") as file:
+        for keys, digests in blocks:
+            columns = [keys] if keys_are_digests else [keys, digests_as_keys(digests)]
+            batch = pa.RecordBatch.from_arrays(columns, names=["key", "digest"][: len(columns)])
+            if writer is None:
+                writer = pa.ipc.new_file(file, batch.schema)
+            writer.write_batch(batch)
+        if writer is not None:
+            writer.close()
 
 
 def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str) -> ValueError:
