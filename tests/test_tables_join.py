@@ -7,9 +7,9 @@ import random
 
 import pyarrow as pa
 import pytest
+import table_reference as ref
 
 import batchkeccak as bk
-import table_reference as ref
 from batchkeccak.tables import join, runs
 
 TYPES = {"g": "int32", "id": "int64", "v": "string"}
