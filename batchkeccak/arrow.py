@@ -464,12 +464,23 @@ def _append_field(encoded, positions, present, data, offsets):
             start = offsets[row]
             size = offsets[row + 1] - start
             encoded[pos] = 1
-            for k in range(8):
-                encoded[pos + 1 + k] = (size >> (8 * k)) & 0xFF
-            # A byte loop: a slice assignment would compile numba's shape check and its
+            if size < 256:  # almost every field: one length byte, then zeros
+                encoded[pos + 1] = size
+                for k in range(2, 9):
+                    encoded[pos + k] = 0
+            else:
+                for k in range(8):
+                    encoded[pos + 1 + k] = (size >> (8 * k)) & 0xFF
+            # Byte loops: a slice assignment would compile numba's shape check and its
             # error message formatting, seconds of compile time for a check never failed.
-            for b in range(size):
-                encoded[pos + 9 + b] = data[start + b]
+            # An 8-byte value (int64, float64, timestamps) gets a loop of known length, which
+            # compiles to one 8-byte move instead of a loop of unknown length.
+            if size == 8:
+                for b in range(8):
+                    encoded[pos + 9 + b] = data[start + b]
+            else:
+                for b in range(size):
+                    encoded[pos + 9 + b] = data[start + b]
             positions[row] = pos + 9 + size
         else:
             encoded[pos] = 0

@@ -242,3 +242,16 @@ def test_bad_column_selection():
         hash_rows(duplicated)
     with pytest.raises(TypeError, match="a pyarrow Table, RecordBatch or RecordBatchReader"):
         hash_rows({"a": [1]})
+
+
+def test_encoding_of_field_lengths_around_one_length_byte():
+    """Lengths of one byte, two bytes and three: every byte of the 8-byte length written."""
+    sizes = [0, 1, 7, 8, 9, 255, 256, 257, 65535, 65536]
+    values = [bytes(range(7, 7 + min(size, 200))) * (size // 200 + 1) for size in sizes]
+    values = [value[:size] for value, size in zip(values, sizes)]
+    batch = pa.record_batch({"b": pa.array(values, pa.binary()),
+                             "n": pa.array(range(len(sizes)), pa.int64())})
+    encoded = encode_rows(batch)
+    for row, value in enumerate(values):
+        start, stop = encoded.offsets[row], encoded.offsets[row + 1]
+        assert encoded.data[start:stop].tobytes() == field(value) + field(le_int(row, 8))

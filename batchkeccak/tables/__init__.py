@@ -3,7 +3,8 @@ and per-key-range digests for comparing tables on two machines.
 
 Modules: ``sources`` (every accepted table form, read batch by batch), ``keys`` (row keys as
 order-preserving bytes), ``runs`` (row digests sorted by key in runs, spilled and merged),
-``roots`` (RFC 9162 roots of leaves streamed in order), ``digest`` (:func:`table_digest`),
+``roots`` (RFC 9162 roots of leaves streamed in order), ``join`` (two sorted sides walked
+together, for ``diff``), ``digest`` (:func:`table_digest`),
 ``diff`` (:func:`diff`), ``segments`` (:func:`segment_digests` and the bisection over them).
 See docs/tables.md.
 """

@@ -1,9 +1,12 @@
 """``diff``: the keys added, removed and changed between two tables.
 
-Both sources are digested into runs sorted by key (:mod:`batchkeccak.tables.runs`), the runs
-of both are merged into one stream in key order, and each key is classified where it stands:
+Both sources are digested at once, each on its own thread, into runs sorted by key
+(:mod:`batchkeccak.tables.runs`). Each key is then classified where it stands in key order:
 only in ``a`` (removed), only in ``b`` (added), or in both with different row digests
-(changed). Memory holds the runs' blocks, not the tables. The columns that changed are found
+(changed). Fixed-width keys (integers, temporal types, booleans) are matched by walking the
+two sides' sorted streams together in a compiled kernel (:mod:`batchkeccak.tables.join`);
+variable-length ones by merging the runs of both into one stream. Memory holds the runs'
+blocks, not the tables. The columns that changed are found
 afterwards by reading again only the changed rows of each source (``changed_columns=True``)
 and comparing each column's field digest.
 """
@@ -11,7 +14,7 @@ and comparing each column's field digest.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -23,14 +26,17 @@ from batchkeccak.parameters import Algorithm
 from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,
+    check_unique,
     resolve_table_hasher,
 )
+from batchkeccak.tables.join import ADDED, CHANGED, REMOVED, sorted_differences
 from batchkeccak.tables.keys import KeyEncoder, KeyPart, equal_neighbours, key_names, key_order
 from batchkeccak.tables.runs import (
     Chunk,
+    Run,
     RunBuilder,
     Spill,
-    digest_source,
+    digest_sources,
     duplicate_key,
     merged_chunks,
     row_digests,
@@ -46,7 +52,6 @@ that differ."""
 CHANGE_COLUMN = "change"
 COLUMNS_COLUMN = "changed_columns"
 
-_ADDED, _REMOVED, _CHANGED = range(3)
 
 
 def compared_columns(
@@ -182,21 +187,26 @@ def diff(
                 [(source_a, encoder_a), (source_b, encoder_b)]
             )
         ]
-        rows = [
-            digest_source(source, builder, compared, hasher, threads, progress)
-            for source, builder in zip([source_a, source_b], builders)
-        ]
+        rows = digest_sources([source_a, source_b], builders, compared, hasher, threads, progress)
+        runs_a, runs_b = builders[0].finish(), builders[1].finish()
+        if encoder_a.fixed_width:
+            steps = sorted_differences(
+                _unique_chunks(runs_a, encoder_a), _unique_chunks(runs_b, encoder_b),
+                encoder_a.fixed_width, hasher.output_length,
+            )  # fmt: skip
+        else:
+            encoders = [encoder_a, encoder_b]
+            steps = (_classify(chunk, encoders) for chunk in merged_chunks(runs_a + runs_b))
         keys, kinds = [], []
         matched = 0
-        for chunk in merged_chunks(builders[0].finish() + builders[1].finish()):
-            chunk_keys, chunk_kinds, chunk_matched = _classify(chunk, [encoder_a, encoder_b])
-            matched += chunk_matched
-            if len(chunk_keys):
-                keys.append(chunk_keys)
-                kinds.append(chunk_kinds)
+        for step_keys, step_kinds, step_matched in steps:
+            matched += step_matched
+            if len(step_keys):
+                keys.append(step_keys)
+                kinds.append(step_kinds)
     differences = pa.concat_arrays(keys) if keys else pa.array([], encoder_a.key_type)
     kind_codes = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
-    changed_count = int(np.count_nonzero(kind_codes == _CHANGED))
+    changed_count = int(np.count_nonzero(kind_codes == CHANGED))
 
     output_types = [_output_type(pa_, pb) for pa_, pb in zip(encoder_a.parts, encoder_b.parts)]
     key_columns = encoder_a.decode(differences, output_types)
@@ -222,6 +232,15 @@ def diff(
     return pa.Table.from_arrays([*key_columns, change, detail], schema=schema)
 
 
+def _unique_chunks(runs: list[Run], encoder: KeyEncoder) -> Iterator[Chunk]:
+    """One side's rows in key order, checked unique across its runs (each run was checked as
+    it was sorted)."""
+    for chunk in merged_chunks(runs):
+        if len(runs) > 1:
+            check_unique(chunk, encoder, encoder.argument)
+        yield chunk
+
+
 def _classify(chunk: Chunk, encoders: list[KeyEncoder]) -> tuple[pa.Array, np.ndarray, int]:
     """The differences in one merged chunk: their keys, kinds, and the count of keys in both."""
     sides = chunk.sides
@@ -243,9 +262,9 @@ def _classify(chunk: Chunk, encoders: list[KeyEncoder]) -> tuple[pa.Array, np.nd
     changed = first[differs]
     rows = np.concatenate([added, removed, changed])
     codes = np.concatenate([
-        np.full(added.shape[0], _ADDED, np.int8),
-        np.full(removed.shape[0], _REMOVED, np.int8),
-        np.full(changed.shape[0], _CHANGED, np.int8),
+        np.full(added.shape[0], ADDED, np.int8),
+        np.full(removed.shape[0], REMOVED, np.int8),
+        np.full(changed.shape[0], CHANGED, np.int8),
     ])
     order = np.argsort(rows, kind="stable")
     return chunk.keys.take(rows[order]), codes[order], int(first.shape[0])
@@ -286,7 +305,7 @@ def _changed_columns(
     hasher: Hasher,
 ) -> pa.Array:
     """For each difference, the columns that differ (changed rows) or null (the others)."""
-    changed_at = np.flatnonzero(kind_codes == _CHANGED)
+    changed_at = np.flatnonzero(kind_codes == CHANGED)
     wanted = differences.take(changed_at)
     rows_a, rows_b = (
         _changed_rows(source, encoder, wanted, value_columns)

@@ -309,7 +309,8 @@ def _as_output(values: pa.Array | np.ndarray, part: KeyPart, out_type: pa.DataTy
 # Order
 
 
-def _fixed_bytes(keys: pa.Array) -> np.ndarray:
+def fixed_key_bytes(keys: pa.Array) -> np.ndarray:
+    """Fixed-width encoded keys as an (N, width) uint8 view of their buffer."""
     width = keys.type.byte_width
     count = len(keys)
     raw = np.frombuffer(keys.buffers()[1], dtype=np.uint8, count=(keys.offset + count) * width)
@@ -329,7 +330,7 @@ def _big_endian_words(raw: np.ndarray) -> np.ndarray:
 def key_words(keys: pa.Array) -> np.ndarray:
     """Fixed-width encoded keys as an (N, words) uint64 array that compares row by row in
     the keys' order (big-endian words, zero-padded)."""
-    return _big_endian_words(_fixed_bytes(keys))
+    return _big_endian_words(fixed_key_bytes(keys))
 
 
 def key_order(keys: pa.Array, merging: bool = False) -> np.ndarray:
@@ -340,7 +341,7 @@ def key_order(keys: pa.Array, merging: bool = False) -> np.ndarray:
     """
     if not pa.types.is_fixed_size_binary(keys.type):
         return pc.sort_indices(keys).to_numpy()
-    raw = _fixed_bytes(keys)
+    raw = fixed_key_bytes(keys)
     # The first eight bytes decide almost every comparison (always, for integer keys and
     # digests): sort by them, and by every word only where two of them tie.
     first = _big_endian_words(raw[:, :8])[:, 0]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -79,18 +80,23 @@ def digests_as_keys(digests: np.ndarray) -> pa.Array:
 
 class Spill:
     """The spill folder: made on first use, removed with everything in it on exit, whatever
-    ends the ``with`` block (an error, Ctrl-C, SIGTERM as the command raises it)."""
+    ends the ``with`` block (an error, Ctrl-C, SIGTERM as the command raises it). Sources
+    read side by side spill into it from their own threads."""
 
     def __init__(self, parent: str | Path | None) -> None:
         self.parent = parent
         self._folder: tempfile.TemporaryDirectory | None = None
         self._count = 0
+        self._lock = threading.Lock()
 
     def new_path(self, stem: str) -> Path:
-        if self._folder is None:
-            self._folder = tempfile.TemporaryDirectory(prefix="batchkeccak-runs-", dir=self.parent)
-        self._count += 1
-        return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
+        with self._lock:
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(
+                    prefix="batchkeccak-runs-", dir=self.parent
+                )
+            self._count += 1
+            return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
 
     def __enter__(self) -> Spill:
         return self
@@ -103,20 +109,25 @@ class Spill:
 
 @dataclass
 class Run:
-    """Rows of one side sorted by key: in memory, or in an IPC file of blocks."""
+    """Rows of one side sorted by key: in memory, or in an IPC file of blocks.
+
+    In memory, the digests stay where they arrived and ``order`` says which comes next: each
+    block is gathered as it is read, so sorting a run never holds a second copy of it.
+    """
 
     side: int
     rows: int
     keys: pa.Array | None = None
+    """Sorted keys (in memory, with a key)."""
     digests: np.ndarray | None = None
+    order: np.ndarray | None = None
     path: Path | None = None
     keys_are_digests: bool = False
 
     def blocks(self) -> Iterator[tuple[pa.Array, np.ndarray]]:
         if self.path is None:
-            assert self.keys is not None and self.digests is not None
-            for start in range(0, self.rows, BLOCK_ROWS):
-                yield self.keys.slice(start, BLOCK_ROWS), self.digests[start : start + BLOCK_ROWS]
+            assert self.digests is not None and self.order is not None
+            yield from sorted_blocks(self.keys, self.digests, self.order)
             return
         with pa.OSFile(str(self.path)) as file:
             reader = pa.ipc.open_file(file)
@@ -128,6 +139,19 @@ class Run:
                 else:
                     digests = _fixed_matrix(batch.column(1))
                 yield keys, digests
+
+
+def sorted_blocks(
+    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray
+) -> Iterator[tuple[pa.Array, np.ndarray]]:
+    """``(keys, digests)`` of :data:`BLOCK_ROWS` rows at a time in key order: ``keys`` sorted
+    already (None: the digests are the keys), ``digests`` in arrival order."""
+    for start in range(0, order.shape[0], BLOCK_ROWS):
+        block = take_rows(digests, order[start : start + BLOCK_ROWS])
+        if keys is None:
+            yield digests_as_keys(block), block
+        else:
+            yield keys.slice(start, BLOCK_ROWS), block
 
 
 def _fixed_matrix(array: pa.Array) -> np.ndarray:
@@ -150,7 +174,8 @@ class RunBuilder:
     encoder: KeyEncoder | None
     """None: the rows are ordered by their digests (no key), and duplicates are allowed."""
     budget: int
-    """Bytes of keys and digests per run (sorting a run holds about twice that)."""
+    """Bytes of keys and digests per run (sorting a run adds its order and sorted keys, about
+    16 bytes a row; the digests are never copied whole)."""
     spill: Spill
     width: int
     """Bytes per digest."""
@@ -179,9 +204,10 @@ class RunBuilder:
             self._key_bytes += keys.nbytes
 
     def finish(self) -> list[Run]:
-        """The runs, sorted: one in memory when everything fit, else all spilled."""
+        """The runs, sorted: every one spilled but the last, which stays in memory (it fits
+        the budget, and writing it out only to read it back would cost a pass)."""
         if self._filled or not self.runs:
-            self._seal(spill=bool(self.runs))
+            self._seal(spill=False)
         self._digests = None
         return self.runs
 
@@ -199,29 +225,35 @@ class RunBuilder:
         self._key_bytes = 0
         self._filled = 0
         order = key_order(keys)
-        digests = take_rows(filled, order)
         if self.encoder is None:
-            keys = digests_as_keys(digests)
+            sorted_keys = None
         else:
-            keys = keys.take(order)
-            same = np.flatnonzero(equal_neighbours(keys))
+            sorted_keys = keys.take(order)
+            same = np.flatnonzero(equal_neighbours(sorted_keys))
             if same.shape[0]:
-                raise duplicate_key(self.encoder, keys, int(same[0]), self.argument)
+                raise duplicate_key(self.encoder, sorted_keys, int(same[0]), self.argument)
         run = Run(self.side, len(keys), keys_are_digests=self.encoder is None)
         if spill:
             run.path = self.spill.new_path(f"{self.argument}-run")
-            _write_run(run.path, keys, digests, self.encoder is None)
+            _write_run(run.path, sorted_blocks(sorted_keys, filled, order), self.encoder is None)
         else:
-            run.keys, run.digests = keys, digests
+            run.keys, run.digests, run.order = sorted_keys, filled, order
         self.runs.append(run)
 
 
-def _write_run(path: Path, keys: pa.Array, digests: np.ndarray, keys_are_digests: bool) -> None:
-    columns = [keys] if keys_are_digests else [keys, digests_as_keys(np.ascontiguousarray(digests))]
-    batch = pa.RecordBatch.from_arrays(columns, names=["key", "digest"][: len(columns)])
-    with pa.OSFile(str(path), "wb") as file, pa.ipc.new_file(file, batch.schema) as writer:
-        for start in range(0, batch.num_rows, BLOCK_ROWS):
-            writer.write_batch(batch.slice(start, BLOCK_ROWS))
+def _write_run(
+    path: Path, blocks: Iterator[tuple[pa.Array, np.ndarray]], keys_are_digests: bool
+) -> None:
+    writer = None
+    with pa.OSFile(str(path), "wb") as file:
+        for keys, digests in blocks:
+            columns = [keys] if keys_are_digests else [keys, digests_as_keys(digests)]
+            batch = pa.RecordBatch.from_arrays(columns, names=["key", "digest"][: len(columns)])
+            if writer is None:
+                writer = pa.ipc.new_file(file, batch.schema)
+            writer.write_batch(batch)
+        if writer is not None:
+            writer.close()
 
 
 def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str) -> ValueError:
@@ -236,11 +268,12 @@ def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str
     )
 
 
-def progress_bar(total: int | None, description: str, enabled: bool):
+def progress_bar(total: int | None, description: str, enabled: bool, position: int = 0):
     from tqdm import tqdm
 
     return tqdm(
         total=total,
+        position=position,
         unit="rows",
         unit_scale=True,
         desc=description,
@@ -257,11 +290,13 @@ def digest_source(
     hasher: Hasher,
     threads: int,
     progress: bool,
+    stop: threading.Event | None = None,
 ) -> int:
     """Read ``source`` once into ``builder``'s runs; returns the rows read.
 
     Batches are encoded and hashed on ``threads`` workers (each hashing on one thread),
     while the calling thread reads the next ones; results are taken in source order.
+    ``stop``, once set, ends the reading early (another source read beside this one failed).
     """
     encoder = builder.encoder
     needed = list(dict.fromkeys([*(encoder.names if encoder else []), *columns]))
@@ -274,11 +309,15 @@ def digest_source(
     rows = 0
     with (
         ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batchkeccak-tables") as pool,
-        contextlib.closing(progress_bar(source.rows, source.argument, progress)) as bar,
+        contextlib.closing(
+            progress_bar(source.rows, source.argument, progress, position=builder.side)
+        ) as bar,
     ):
         pending: deque = deque()
         try:
             for batch in source.batches(needed):
+                if stop is not None and stop.is_set():
+                    return rows
                 pending.append(pool.submit(work, batch))
                 while len(pending) > 2 * threads or (pending and pending[0].done()):
                     keys, digests = pending.popleft().result()
@@ -294,6 +333,44 @@ def digest_source(
             for future in pending:
                 future.cancel()
     return rows
+
+
+def digest_sources(
+    sources: Sequence[TableSource],
+    builders: Sequence[RunBuilder],
+    columns: Sequence[str],
+    hasher: Hasher,
+    threads: int,
+    progress: bool,
+) -> list[int]:
+    """:func:`digest_source` of each source into its builder, all at once: each source is
+    read on its own thread with its share of ``threads`` workers, so reading one (Parquet
+    decoding releases the GIL) overlaps hashing the other. One thread reads them in turn.
+
+    Returns the rows read from each. The first error (a duplicate or null key, a bad file)
+    stops the other sources' reading and is raised once every thread has ended.
+    """
+    if threads < len(sources):
+        return [
+            digest_source(source, builder, columns, hasher, threads, progress)
+            for source, builder in zip(sources, builders)
+        ]
+    stop = threading.Event()
+    share = threads // len(sources)
+
+    def read(source: TableSource, builder: RunBuilder) -> int:
+        try:
+            return digest_source(source, builder, columns, hasher, share, progress, stop)
+        except BaseException:
+            stop.set()
+            raise
+
+    with ThreadPoolExecutor(len(sources), thread_name_prefix="batchkeccak-sources") as readers:
+        futures = [readers.submit(read, *pair) for pair in zip(sources, builders)]
+        try:
+            return [future.result() for future in futures]
+        finally:
+            stop.set()  # an interrupt in this thread ends the readers too
 
 
 def _one_thread(hasher: Hasher) -> Hasher:
