@@ -15,12 +15,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from sp800_185_reference import kmac
 
 import batchkeccak as bk
 from batchkeccak.arrow import hash_array, hash_rows
 from batchkeccak.parquet import hash_file
-
-from sp800_185_reference import kmac
 
 
 def sha3(value):

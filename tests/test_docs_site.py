@@ -52,7 +52,7 @@ def parse(html: str) -> _Links:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("site")
-    built = subprocess.run(
+    built = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
@@ -67,7 +67,7 @@ def rendered(page: Path) -> str:
         pytest.skip(
             "chromium is not installed (Debian: apt-get install chromium); .ci/run installs it"
         )
-    result = subprocess.run(
+    result = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120,
     )

@@ -13,13 +13,13 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 from Crypto.Hash import keccak
+from test_rows import le_int, row_digest
 
 from batchkeccak._sql import sql_functions
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.duckdb import MAX_ROW_FIELDS, register
 
 from engine_oracles import engine_oracle
-from test_rows import le_int, row_digest
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
 
@@ -419,7 +419,7 @@ def test_hash_rows_against_the_encoding_and_polars_and_pandas():
     import pandas as pd
     import polars as pl
 
-    import batchkeccak.pandas  # noqa: F401
+    import batchkeccak.pandas
     import batchkeccak.polars  # noqa: F401
 
     rows = [

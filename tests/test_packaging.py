@@ -34,7 +34,7 @@ def tracked_files() -> list[str]:
 def dist(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
     # Without isolation: the test extra installs setuptools, so nothing is downloaded.
-    built = subprocess.run(
+    built = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
         capture_output=True, text=True, timeout=600,
     )
@@ -66,7 +66,7 @@ def test_the_sdist_test_suite_collects_from_the_sdist_alone(dist, tmp_path):
     with tarfile.open(dist["sdist"]) as archive:
         archive.extractall(tmp_path, filter="data")
     (unpacked,) = tmp_path.iterdir()
-    collected = subprocess.run(
+    collected = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
          "tests"],
         cwd=unpacked, capture_output=True, text=True, timeout=600,

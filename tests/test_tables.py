@@ -9,11 +9,12 @@ import random
 import numpy as np
 import pyarrow as pa
 import pyarrow.dataset as ds
-import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
+import table_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pyarrow import feather
 
 import batchkeccak as bk
 from batchkeccak import merkle
@@ -21,8 +22,6 @@ from batchkeccak.arrow import encode_rows
 from batchkeccak.merkle.rfc9162 import leaf_hashes
 from batchkeccak.tables import differing_segments, runs
 from batchkeccak.tables.roots import StreamingRoot
-
-import table_reference as ref
 
 ARROW_TYPES = {
     "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "uint8": pa.uint8(),
@@ -188,7 +187,7 @@ def test_digest_is_the_same_through_polars_pandas_and_duckdb(tmp_path):
 def test_streaming_root_matches_the_tree_for_every_size():
     hasher = bk.hasher("sha3_256")
     rng = random.Random(3)
-    for size in range(0, 41):
+    for size in range(41):
         values = [rng.randbytes(rng.randrange(0, 9)) for _ in range(size)]
         leaves = leaf_hashes(values, hasher) if size else np.empty((0, 32), np.uint8)
         tree = StreamingRoot(hasher, block_leaves=4)
@@ -230,8 +229,8 @@ def table_pairs(draw):
     names = [n for n in columns if n != "id"]
     after = {name: list(values) for name, values in columns.items()}
     keep = draw(st.lists(st.booleans(), min_size=count, max_size=count))
-    for name in after:
-        after[name] = [v for v, k in zip(after[name], keep) if k]
+    for name, values in after.items():
+        after[name] = [v for v, k in zip(values, keep) if k]
     for row in range(len(after["id"])):
         for name in names:
             if draw(st.integers(0, 4)) == 0:

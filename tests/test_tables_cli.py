@@ -11,10 +11,9 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import table_reference as ref
 
 from batchkeccak.cli import main
-
-import table_reference as ref
 
 
 def run(capsys, *argv):

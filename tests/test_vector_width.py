@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 import batchkeccak as bk
-from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute
-from batchkeccak.permutation import vector_width
+from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute, vector_width
 
 import reference_keccak as ref
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 import pyarrow as pa
@@ -98,7 +99,7 @@ class Spill:
             self._count += 1
             return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
 
-    def __enter__(self) -> Spill:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

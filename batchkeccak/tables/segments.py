@@ -16,6 +16,7 @@ machines compare tables the way datafold's data-diff compares databases, without
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -174,7 +175,7 @@ def _encoded_boundaries(boundaries: object, encoder: KeyEncoder) -> list[bytes]:
     batch = pa.RecordBatch.from_arrays(arrays, names=encoder.names)
     keys = encoder.encode(batch)
     encoded = [key_bytes(keys, index) for index in range(len(keys))]
-    if any(low >= high for low, high in zip(encoded, encoded[1:])):
+    if any(low >= high for low, high in itertools.pairwise(encoded)):
         raise ValueError("boundaries must be strictly increasing keys")
     return encoded
 
