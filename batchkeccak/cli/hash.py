@@ -6,19 +6,13 @@ from __future__ import annotations
 import argparse
 import errno
 import hashlib
-import io
 import os
-import select
-import stat
 import sys
 
 from batchkeccak.cli import CommandError, UsageError
 from batchkeccak.cli.mode_options import add_mode_options
 from batchkeccak.cli.quoting import quotef
-
-BATCH_BYTES = 64 << 20
-"""Files (or lines) are read and hashed in batches of about this many bytes: bounded memory."""
-
+from batchkeccak.io.lines import SingleReads, line_batches, stream_lines
 
 FILES_PER_BATCH = 4096
 """File names hashed per call of ``hash_files`` (their output is printed after each)."""
@@ -456,7 +450,7 @@ def _hash_lines(args, spec, output: _Output) -> int:
                 failed = 1
                 continue
             try:
-                for (data, offsets), size in _line_batches(stream):
+                for (data, offsets), size in line_batches(stream):
                     digests = bk.hexdigest_many(bk.FlatMessages(data, offsets),
                                                 spec.hasher(args.length))
                     output.write("\n".join(digests).encode() + b"\n")
@@ -470,27 +464,6 @@ def _hash_lines(args, spec, output: _Output) -> int:
                 if name != "-":
                     stream.close()
     return failed
-
-
-class _SingleReads(io.RawIOBase):
-    """A descriptor read one system call at a time: the first empty read is the end, so
-    one Ctrl-D ends what is typed in a terminal (a buffered read asks again after it)."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        return os.readv(self._fd, [buffer])
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def close(self) -> None:  # the descriptor is stdin's: leave it open
-        pass
 
 
 class _Stdin:
@@ -508,7 +481,7 @@ def _stdin_reader():
         fd = stdin.fileno()
     except (AttributeError, OSError, ValueError):  # replaced by a test or an embedder
         return getattr(stdin, "buffer", stdin)
-    return _SingleReads(fd)
+    return SingleReads(fd)
 
 
 def _digest_stdin(spec, length: int | None) -> bytes:
@@ -566,7 +539,7 @@ def _digest_small_work(files: list[str], spec: Choice, length: int | None) -> li
     run), and the sizes are read as the files are opened, not in a pass of their own.
     """
     from batchkeccak.dispatch import oneshot_bytes, use_oneshot
-    from batchkeccak.oneshot import ONESHOT_THREAD_BYTES, digest_paths_forked
+    from batchkeccak.io.backend_files import ONESHOT_THREAD_BYTES, digest_paths_forked
 
     row = spec.row
     if row is None or spec.params:
@@ -813,7 +786,7 @@ def _check_listing(listing: str, args, forced, default, layout: _Layout, output:
     entries = 0
     batch = FIRST_BATCH
     try:
-        for number, line in _numbered(_listing_lines(stream)):
+        for number, line in _numbered(stream_lines(stream)):
             if line is None:  # the listing is waiting for its writer: report what we have
                 if entries:
                     _settle(pending, args, shown_listing, default, tally, output)
@@ -932,46 +905,6 @@ def _check_batch(entries: list[_Entry], default) -> list:
     return results
 
 
-def _listing_lines(stream):
-    """The lines of a listing without their newlines, read a block at a time (memory stays
-    bounded however long the listing); None where the listing has nothing more to give yet
-    (a pipe or terminal whose writer is slow), so that what is read can be reported first."""
-    pieces: list[bytes] = []
-    for block in _blocks(stream, 1 << 16):
-        if block is None:
-            yield None
-            continue
-        lines = block.split(b"\n")
-        if len(lines) == 1:
-            pieces.append(block)
-            continue
-        pieces.append(lines[0])
-        lines[0] = b"".join(pieces)
-        pieces = [lines.pop()]
-        yield from lines
-    rest = b"".join(pieces)
-    if rest:
-        yield rest
-
-
-def _blocks(stream, size: int):
-    """Blocks of up to ``size`` bytes from one read each, ending at the first empty read;
-    None before a read that would wait (pipes and terminals only)."""
-    try:
-        fd = stream.fileno()
-        waits = not stat.S_ISREG(os.fstat(fd).st_mode)
-    except (AttributeError, OSError, ValueError):
-        fd, waits = None, False
-    read = getattr(stream, "read1", stream.read)
-    while True:
-        if waits and not select.select([fd], [], [], 0)[0]:
-            yield None
-        block = read(size)
-        if not block:
-            return
-        yield block
-
-
 def _progress(files: list[str], lines: bool):
     """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
     if sys.stderr is None or not sys.stderr.isatty():
@@ -988,62 +921,6 @@ def _progress(files: list[str], lines: bool):
         disable=None,  # None: only when stderr is a terminal
         dynamic_ncols=True,
     )
-
-
-def _line_batches(stream):
-    """``((data, offsets), bytes read)`` per batch of whole lines, line endings excluded.
-
-    Lines are found with numpy over blocks of the input, so no Python work is done per line.
-    A batch is up to BATCH_BYTES, or what has come when the input makes us wait (lines
-    typed in a terminal are hashed as they come); the first empty read ends the input.
-    """
-    import numpy as np
-
-    carry = b""
-    pieces: list[bytes] = []
-    gathered = 0
-    for block in _blocks(stream, BATCH_BYTES):
-        if block is not None:
-            pieces.append(block)
-            gathered += len(block)
-            if gathered < BATCH_BYTES:
-                continue
-        if not pieces:
-            continue
-        buffer = carry + b"".join(pieces)
-        pieces, gathered = [], 0
-        cut = buffer.rfind(b"\n") + 1
-        if cut == 0:
-            carry = buffer
-            continue
-        carry = buffer[cut:]
-        yield _split_lines(np.frombuffer(buffer[:cut], dtype=np.uint8)), cut
-    buffer = carry + b"".join(pieces)
-    if buffer:
-        if not buffer.endswith(b"\n"):
-            buffer += b"\n"
-        cut = len(buffer)
-        yield _split_lines(np.frombuffer(buffer, dtype=np.uint8)), cut
-
-
-def _split_lines(data):
-    """(data, offsets) of the lines in ``data`` (which ends with a newline), endings removed."""
-    import numpy as np
-
-    ends = np.flatnonzero(data == 10)  # the newline of each line
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    keep = np.ones(data.shape[0], dtype=bool)
-    keep[ends] = False
-    # A line ending in CR LF loses the CR too.
-    crlf = ends[(ends > starts) & (data[ends - 1] == 13)]
-    keep[crlf - 1] = False
-    lengths = ends - starts
-    lengths[np.isin(ends, crlf)] -= 1
-    offsets = np.zeros(ends.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return data[keep], offsets
 
 
 class _NoProgress:
