@@ -4,29 +4,38 @@ Small files are read whole, in parallel, into one flat buffer per batch and hash
 through :func:`batchkeccak.hash_many` (they share the tiles); large files (and anything that is
 not a regular file, such as a pipe) are read in fixed chunks and absorbed into stored states,
 up to a tile's worth of files side by side, while the next chunks are being read. Memory stays
-bounded whatever the sizes of the files.
+bounded whatever the sizes of the files. The reading is :mod:`batchkeccak.io`'s; this module
+hashes what it reads.
+
+numpy and the kernels are imported by the functions that use them: small work given to the
+one-shot backend (:func:`digest_files`, :func:`digest_stream`: the command line's calls)
+runs without either.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
-from batchkeccak.api import hasher
-from batchkeccak.dispatch import kernels_loaded
-from batchkeccak.hashers import ONESHOT, Hasher
-from batchkeccak.inputs import readonly
-from batchkeccak.io.backend_files import ONESHOT_THREAD_BYTES, digest_paths, total_file_bytes
-from batchkeccak.io.chunks import CHUNK_BYTES, STREAM_GROUP, chunk_rounds, chunk_size, stream_chunks
+from batchkeccak.dispatch import kernels_loaded, one_stream_to_backend, oneshot_bytes, use_oneshot
+from batchkeccak.io.backend_files import (
+    ONESHOT_THREAD_BYTES,
+    digest_paths,
+    digest_paths_forked,
+    total_file_bytes,
+)
+from batchkeccak.io.chunks import CHUNK_BYTES, STREAM_GROUP, chunk_rounds, chunk_size
 from batchkeccak.io.pool import reader_pool
-from batchkeccak.io.reads import named_error
-from batchkeccak.io.small_files import read_small_files
-from batchkeccak.parameters import Algorithm
-from batchkeccak.stored_states import StoredStates
-from batchkeccak.streams import KeccakHash, new
+from batchkeccak.io.reads import named_error, stream_chunks
+from batchkeccak.oneshot import oneshot_object
+from batchkeccak.parameters import Algorithm, algorithms, canonical_name
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.streams import KeccakHash
 
 
 def _check_paths(paths: object) -> list[str | bytes]:
@@ -104,6 +113,12 @@ def hash_files(
     >>> bk.hash_files([folder / "missing"], errors="collect")[0].strerror
     'No such file or directory'
     """
+    import numpy as np
+
+    from batchkeccak.api import hasher
+    from batchkeccak.hashers import ONESHOT
+    from batchkeccak.io.small_files import read_small_files
+
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if resolved.batch_size not in (None, 1):
         raise ValueError(
@@ -149,6 +164,8 @@ def _hash_files_oneshot(
 ) -> None:
     """Small work: every file through hashlib or pycryptodome, on the reading threads (both
     release the GIL while they hash a large update), without loading the kernels."""
+    import numpy as np
+
     spec, domain, out_len = resolved.algorithm, resolved.domain, resolved.output_length
 
     def digest_files(span: tuple[int, int]) -> None:
@@ -194,6 +211,12 @@ def _stream_files(
 ) -> None:
     """Hash up to a tile's worth of files chunk by chunk, side by side: the kernels absorb
     one round of chunks while the next round is read (:func:`batchkeccak.io.chunks.chunk_rounds`)."""
+    import numpy as np
+
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.inputs import readonly
+    from batchkeccak.stored_states import StoredStates
+
     if type(resolved) is not Hasher:
         # A mode frames or splits its message: each file is fed to its own incremental form.
         for index in group:
@@ -235,6 +258,89 @@ def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
     return stream.finish(resolved.output_length)
 
 
+def digest_files(
+    paths: Iterable[str | bytes | os.PathLike], algorithm: str = "sha3_256", *,
+    length: int | None = None, processes: bool = False, **params: object,
+) -> list[bytes | OSError]:
+    """:func:`hash_files` with ``errors="collect"``, small work first: while the dispatcher
+    says the work is too small to be worth loading the kernels, the files go one after
+    another through hashlib or pycryptodome without importing numpy (one file alone with a
+    function hashlib has goes there whatever its size: :func:`digest_stream`); the rest go
+    to :func:`hash_files`.
+
+    ``processes``: share those files with child processes on the other cores
+    (:func:`batchkeccak.io.backend_files.digest_paths_forked`), for a command-line process.
+    """
+    names = _check_paths(paths)
+    found: list = []
+    row = plain_row(algorithm, length, params)
+    if row is not None and names:
+        out_len = row.digest_size if length is None else length
+        if len(names) == 1 and one_stream_to_backend(row, row.suffix):
+            try:
+                with open(names[0], "rb") as stream:
+                    return [_backend_digest(stream, row, out_len)]
+            except OSError as exc:
+                return [exc]
+        budget = oneshot_bytes(row, row.suffix, len(names))
+        if budget >= 0:
+            reader = digest_paths_forked if processes else digest_paths
+            # A large file stops it too: large files are hashed on several threads.
+            found, total = reader(names, row, row.suffix, out_len, byte_limit=budget,
+                                  file_limit=ONESHOT_THREAD_BYTES)
+            use_oneshot(row, row.suffix, len(found), total)  # the backend's share, booked
+    if len(found) < len(names):
+        found += hash_files(  # type: ignore[operator]
+            names[len(found) :], algorithm, length=length, errors="collect", **params
+        )
+    return found
+
+
+def digest_stream(stream: object, algorithm: str = "sha3_256", *, length: int | None = None,
+                  **params: object) -> bytes:
+    """The digest of a binary stream read to its end (standard input, a pipe): through
+    hashlib where it has the function (no kernels loaded), a tree mode's pieces on every
+    core, or :func:`file_digest`."""
+    row = plain_row(algorithm, length, params)
+    if row is not None and one_stream_to_backend(row, row.suffix):
+        return _backend_digest(stream, row, row.digest_size if length is None else length)
+    from batchkeccak.api import hasher
+    from batchkeccak.derived.hashers import TreeHasher
+
+    resolved = hasher(algorithm, length=length, **params)
+    if isinstance(resolved, TreeHasher):
+        # Read in pieces on a reading thread, the leaves hashed on every core.
+        return resolved.hash_message(stream)
+    return file_digest(stream, resolved).digest()
+
+
+PLAIN_LENGTH_LIMIT = 1 << 30
+"""The longest XOF output :func:`digest_files` and :func:`digest_stream` give without a
+hasher (the command line's own limit); a longer one is the hasher's to check."""
+
+
+def plain_row(algorithm: object, length: object, params: dict) -> Algorithm | None:
+    """The table's row when ``algorithm`` names one with no parameters and ``length`` is one
+    it takes: what the one-shot backend may hash without a Hasher built (and numpy
+    imported). None otherwise: the hasher then checks it all, with its messages."""
+    if params or not isinstance(algorithm, str):
+        return None
+    key = canonical_name(algorithm, algorithms)
+    if key is None:
+        return None
+    row = algorithms[key]
+    if not row.xof:
+        return row if length is None else None
+    return row if type(length) is int and 0 <= length <= PLAIN_LENGTH_LIMIT else None
+
+
+def _backend_digest(stream: object, row: Algorithm, out_len: int) -> bytes:
+    state, read = oneshot_object(row, row.suffix)  # type: ignore[misc]
+    for chunk in stream_chunks(stream, CHUNK_BYTES):
+        state.update(chunk)
+    return read(state, out_len)
+
+
 def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakHash:
     """Hash a binary file object to its end, like ``hashlib.file_digest``.
 
@@ -267,6 +373,8 @@ def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakH
             raise TypeError("file_digest: parameters go with a name, not with a constructor")
         digest = digest()
     else:
+        from batchkeccak.streams import new
+
         digest = new(digest, **params)
     if hasattr(fileobj, "getbuffer"):
         # io.BytesIO: hash its buffer where it lies.

@@ -1,15 +1,17 @@
-"""Files read in chunks: many side by side, a chunk of each per round, read ahead while the
-caller hashes the round before (large files, pipes); or one file or stream, chunk after
-chunk. Memory stays bounded whatever the sizes."""
+"""Files read in chunks, many side by side, a chunk of each per round, read ahead while the
+caller hashes the round before (large files, pipes): memory stays bounded whatever the
+sizes. (One stream chunk after chunk: :func:`batchkeccak.io.reads.stream_chunks`.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from batchkeccak.io.pool import read_ahead
-from batchkeccak.io.reads import fill, named_error, readinto_any
+from batchkeccak.io.reads import fill, named_error
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CHUNK_BYTES = 1 << 20
 """Bytes read per step from one streamed file (rounded down to whole blocks); with many
@@ -38,6 +40,8 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
     reading thread while the caller works on this one; the array is valid until it asks
     for the next. A file that cannot be opened or read goes into ``failures``.
     """
+    import numpy as np
+
     handles: dict[int, object] = {}  # row in this group -> open file
     for row, index in enumerate(group):
         try:
@@ -69,16 +73,3 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
         for handle in handles.values():
             handle.close()  # type: ignore[attr-defined]
 
-
-def stream_chunks(handle, size: int) -> Iterator[memoryview]:
-    """What ``handle`` (a binary file object) holds from its position to its end, in
-    reads of up to ``size`` bytes into one buffer; each view is valid until the next.
-    BlockingIOError for a non-blocking stream with nothing to give."""
-    view = memoryview(bytearray(size))
-    while True:
-        got = readinto_any(handle, view)
-        if got is None:
-            raise BlockingIOError("the stream must be blocking: readinto returned None")
-        if not got:
-            return
-        yield view[:got]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -67,6 +67,20 @@ def fill(handle, view: memoryview) -> int:
             break
         got += more
     return got
+
+
+def stream_chunks(handle, size: int) -> Iterator[memoryview]:
+    """What ``handle`` (a binary file object) holds from its position to its end, in
+    reads of up to ``size`` bytes into one buffer; each view is valid until the next.
+    BlockingIOError for a non-blocking stream with nothing to give."""
+    view = memoryview(bytearray(size))
+    while True:
+        got = readinto_any(handle, view)
+        if got is None:
+            raise BlockingIOError("the stream must be blocking: readinto returned None")
+        if not got:
+            return
+        yield view[:got]
 
 
 def named_error(exc: OSError, path: str | bytes) -> OSError:
