@@ -192,11 +192,11 @@ def _hash_files_oneshot(
 
 def _batch_hasher(resolved: Hasher, out: np.ndarray):
     """What hashes a batch of small files read whole into their rows of ``out``, on the
-    threads the reader says (one: the reading thread hashes what it read)."""
+    threads the reader says: one (the reading thread hashes what it read) or the hasher's."""
     single_thread = resolved.with_threads(1)
 
     def hash_batch(rows, data: np.ndarray, offsets: np.ndarray, threads: int) -> None:
-        chosen = single_thread if threads == 1 else resolved.with_threads(threads)
+        chosen = single_thread if threads == 1 else resolved
         if isinstance(rows, slice):
             chosen.hash_flat(data, offsets, out=out[rows])
         else:

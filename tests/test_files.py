@@ -15,6 +15,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 import pytest
 
 import batchkeccak as bk
+from batchkeccak import files
 from batchkeccak.io import chunks, pool, reads, small_files
 
 from oracles import oracle
@@ -337,3 +338,46 @@ def test_a_refusal_at_the_smallest_count_is_an_error():
     with pytest.raises(OSError) as caught:
         bk.file_digest(source, "sha3_256")
     assert caught.value.errno == errno.ENOMEM
+
+
+@pytest.mark.parametrize("name, length", [("sha3_256", None), ("keccak256", None),
+                                          ("shake128", 40), ("256", None)])
+def test_digest_files_small_work_first_then_the_rest(tmp_path, name, length):
+    # The command line's call: files go to the one-shot backend while its budget lasts (a
+    # 2 MiB file stops it), the rest to hash_files; errors take their file's place.
+    sizes = [0, 5, 136, 70_000, 2 << 20, 3]
+    paths = []
+    for i, size in enumerate(sizes):
+        paths.append(str(tmp_path / f"f{i}"))
+        (tmp_path / f"f{i}").write_bytes(bytes([i]) * size)
+    paths[2:2] = [str(tmp_path / "missing"), str(tmp_path)]
+    row = {"keccak256": "keccak_256", "shake128": "shake_128", "256": "sha3_256"}.get(name, name)
+    got = files.digest_files(paths, name, length=length)
+    assert isinstance(got[2], FileNotFoundError) and got[2].filename == paths[2]
+    assert isinstance(got[3], IsADirectoryError)
+    for path, digest in zip(paths[:2] + paths[4:], got[:2] + got[4:]):
+        with open(path, "rb") as handle:
+            assert digest == oracle(row, handle.read(), length), path
+
+
+def test_digest_files_and_digest_stream_of_a_mode_and_of_one_file(tmp_path):
+    path = tmp_path / "one"
+    path.write_bytes(b"abc" * 50_000)
+    key = b"k" * 32
+    want = bk.hash_one(b"abc" * 50_000, "kmac256", key=key, length=16)
+    assert files.digest_files([path], "kmac256", length=16, key=key) == [want]
+    with open(path, "rb") as handle:
+        assert files.digest_stream(handle, "kmac256", length=16, key=key) == want
+    assert files.digest_files([path], "sha3_512") == [hashlib.sha3_512(b"abc" * 50_000).digest()]
+    assert files.digest_stream(io.BytesIO(b"abc"), "shake_256", length=7) == (
+        hashlib.shake_256(b"abc").digest(7))
+    assert isinstance(files.digest_files([tmp_path / "none"], "sha3_256")[0], FileNotFoundError)
+
+
+def test_sha3sums_bit_counts_are_names_of_sha3():
+    from batchkeccak.parameters import algorithms, canonical_name
+
+    assert [canonical_name(bits, algorithms) for bits in ("224", "256", " 384", "512")] == [
+        "sha3_224", "sha3_256", "sha3_384", "sha3_512"]
+    assert canonical_name("128", algorithms) is None
+    assert bk.hash_one(b"abc", "256") == hashlib.sha3_256(b"abc").digest()

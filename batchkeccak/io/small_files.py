@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batchkeccak import _parallel
+from batchkeccak._parallel import run_parallel
 from batchkeccak.inputs import readonly
 from batchkeccak.io.pool import reader_pool
 from batchkeccak.io.reads import OPEN_FLAGS, REFUSED_COUNT, SMALLEST_READ, named_error
@@ -106,7 +106,7 @@ def _read_compiled(names: list, threads: int, consume: Consume,
             consume(slice(first, done), data, readonly(starts[: done - first + 1]), 1)
             first = done
 
-    _parallel.run_parallel(read_and_consume, spans, workers=threads)
+    run_parallel(read_and_consume, spans, workers=threads)
     streamed = []
     for i in np.flatnonzero(status).tolist():
         code = int(status[i])
