@@ -137,6 +137,14 @@ def oneshot_bytes(spec: Algorithm, domain: int, count: int, threads: int = 1,
     return sys.maxsize if per_byte <= 0 else int(left / per_byte)
 
 
+def one_stream_to_backend(spec: Algorithm, domain: int) -> bool:
+    """Whether one stream hashed alone (a file or standard input, its size unknown) goes to
+    hashlib: one stream fills one lane, so there is no batch to share a tile, and OpenSSL's
+    one-state code is as fast per block as ours; it then loads no kernels (it starts in
+    milliseconds, its memory stays near Python's own). So whatever the policy in force."""
+    return backend_family(spec, domain) == "hashlib"
+
+
 @contextlib.contextmanager
 def forced_backend(backend: str | None) -> Iterator[None]:
     """Within the block, every call goes to ``backend`` (``"kernels"``, ``"oneshot"``, or

@@ -4,87 +4,38 @@ Small files are read whole, in parallel, into one flat buffer per batch and hash
 through :func:`batchkeccak.hash_many` (they share the tiles); large files (and anything that is
 not a regular file, such as a pipe) are read in fixed chunks and absorbed into stored states,
 up to a tile's worth of files side by side, while the next chunks are being read. Memory stays
-bounded whatever the sizes of the files.
+bounded whatever the sizes of the files. The reading is :mod:`batchkeccak.io`'s; this module
+hashes what it reads.
+
+numpy and the kernels are imported by the functions that use them: small work given to the
+one-shot backend (:func:`digest_files`, :func:`digest_stream`: the command line's calls)
+runs without either.
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
-import stat
-import sys
-import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
-from batchkeccak import _parallel
-from batchkeccak.api import hasher
-from batchkeccak.dispatch import kernels_loaded
-from batchkeccak.hashers import ONESHOT, Hasher
-from batchkeccak.inputs import readonly as _readonly
-from batchkeccak.oneshot import (
+from batchkeccak.dispatch import kernels_loaded, one_stream_to_backend, oneshot_bytes, use_oneshot
+from batchkeccak.io.backend_files import (
     ONESHOT_THREAD_BYTES,
-    SMALLEST_READ,
     digest_paths,
+    digest_paths_forked,
     total_file_bytes,
 )
-from batchkeccak.parameters import Algorithm
-from batchkeccak.stored_states import StoredStates
-from batchkeccak.streams import KeccakHash, new
+from batchkeccak.io.chunks import CHUNK_BYTES, STREAM_GROUP, chunk_rounds, chunk_size
+from batchkeccak.io.pool import reader_pool
+from batchkeccak.io.reads import named_error, stream_chunks
+from batchkeccak.oneshot import oneshot_object
+from batchkeccak.parameters import Algorithm, algorithms, canonical_name
 
-SMALL_FILE_BYTES = 1 << 20
-"""Files up to this size are read whole and hashed in batches; larger ones are streamed."""
+if TYPE_CHECKING:
+    import numpy as np
 
-BATCH_BYTES = 32 << 20
-"""Bytes of small files read and hashed per batch."""
-
-CHUNK_BYTES = 1 << 20
-"""Bytes read per step from one streamed file (rounded down to whole blocks); with many
-files streamed side by side the chunk shrinks so that all of them fit in STREAM_BYTES."""
-
-STREAM_BYTES = 8 << 20
-"""Buffer space for the files streamed side by side (twice: one set is read while the
-other is hashed)."""
-
-STREAM_GROUP = 32
-"""Large files streamed side by side: one tile's worth of states."""
-
-_READ_GROUP = 64
-"""Small files one reading thread takes at a time (portable path)."""
-
-READER_BYTES = 4 << 20
-"""Buffer of each thread of the compiled reader: it reads files into it until it is full,
-then hashes them, then reads the next ones."""
-
-_readers: ThreadPoolExecutor | None = None
-_readers_lock = threading.Lock()
-
-
-def _reader_pool() -> ThreadPoolExecutor:
-    # Reading threads of their own: the hashing pool's threads may be busy hashing while
-    # the next chunks are read.
-    global _readers
-    with _readers_lock:
-        if _readers is None:
-            _readers = ThreadPoolExecutor(
-                max_workers=max(2, _parallel.available_cores()),
-                thread_name_prefix="batchkeccak-read",
-            )
-        return _readers
-
-
-_COMPILED_READER = sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "statx")
-"""statx came with Linux 4.11 and glibc 2.28; without it the portable reader is used."""
-
-def _named_error(exc: OSError, path: str | bytes) -> OSError:
-    """``exc`` with ``path`` as its filename (read errors come without one)."""
-    if exc.filename is not None:
-        return exc
-    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno or 0), path)
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.streams import KeccakHash
 
 
 def _check_paths(paths: object) -> list[str | bytes]:
@@ -162,6 +113,12 @@ def hash_files(
     >>> bk.hash_files([folder / "missing"], errors="collect")[0].strerror
     'No such file or directory'
     """
+    import numpy as np
+
+    from batchkeccak.api import hasher
+    from batchkeccak.hashers import ONESHOT
+    from batchkeccak.io.small_files import read_small_files
+
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if resolved.batch_size not in (None, 1):
         raise ValueError(
@@ -184,12 +141,9 @@ def hash_files(
                 raise failures[min(failures)]
             return out
         return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
-    if _COMPILED_READER:
-        streamed = _hash_small_files_compiled(names, resolved, out, failures)
-    else:
-        streamed = _hash_small_files_portable(
-            names, resolved, out, failures, errors == "raise"
-        )
+    streamed = read_small_files(
+        names, resolved.threads, _batch_hasher(resolved, out), failures, errors == "raise"
+    )
     if errors == "raise" and failures:
         # Only a streamed file before the first failure could fail earlier in input order.
         streamed = [i for i in streamed if i < min(failures)]
@@ -210,6 +164,8 @@ def _hash_files_oneshot(
 ) -> None:
     """Small work: every file through hashlib or pycryptodome, on the reading threads (both
     release the GIL while they hash a large update), without loading the kernels."""
+    import numpy as np
+
     spec, domain, out_len = resolved.algorithm, resolved.domain, resolved.output_length
 
     def digest_files(span: tuple[int, int]) -> None:
@@ -217,7 +173,7 @@ def _hash_files_oneshot(
         results, _ = digest_paths(names[first:stop], spec, domain, out_len)
         for index, result in enumerate(results, first):
             if isinstance(result, OSError):
-                failures[index] = _named_error(result, names[index])
+                failures[index] = named_error(result, names[index])
             else:
                 out[index] = np.frombuffer(result, dtype=np.uint8)
 
@@ -230,271 +186,64 @@ def _hash_files_oneshot(
     # (cut by count, not in whole tiles as a kernel's batch is: eight large files are eight).
     runs = min(count, 4 * threads)
     spans = [(count * i // runs, count * (i + 1) // runs) for i in range(runs)]
-    for done in [_reader_pool().submit(digest_files, span) for span in spans]:
+    for done in [reader_pool().submit(digest_files, span) for span in spans]:
         done.result()
 
 
-def _read_whole(name: str | bytes, view: memoryview, spare: bytearray) -> int:
-    """Read file ``name`` into ``view``; its size in bytes, or -1 if it is larger than
-    ``view`` (it grew since it was measured)."""
-    fd = os.open(name, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        # One read for the expected bytes plus one spare byte: a file that grew since its
-        # size was taken fills the spare byte too.
-        got = os.readv(fd, [view, spare]) if view.nbytes else os.readv(fd, [spare])
-        if got < view.nbytes:
-            while True:  # a short read: the file shrank, or a slow file system
-                more = os.readv(fd, [view[got:], spare])
-                if more == 0:
-                    return got
-                got += more
-                if got > view.nbytes:
-                    return -1
-        return got if got == view.nbytes else -1
-    finally:
-        os.close(fd)
-
-
-def _joined_paths(names: list) -> tuple[np.ndarray, np.ndarray]:
-    """Every path encoded as the OS takes it and NUL-terminated, back to back (read-only
-    uint8), and the offset where each starts."""
-    if all(type(name) is str for name in names):
-        # One encode for all: a str path encodes character by character, NUL to NUL.
-        joined = os.fsencode("\0".join(names) + "\0")
-    else:
-        joined = b"".join(os.fsencode(name) + b"\0" for name in names)
-    paths = np.frombuffer(joined, dtype=np.uint8)
-    ends = np.flatnonzero(paths == 0)
-    if ends.shape[0] != len(names):
-        for i, name in enumerate(names):
-            if b"\0" in os.fsencode(name):
-                raise ValueError(f"paths[{i}] contains a NUL byte")
-    path_starts = np.zeros(len(names), dtype=np.int64)
-    path_starts[1:] = ends[:-1] + 1
-    return _readonly(paths), _readonly(path_starts)
-
-
-def _hash_small_files_compiled(
-    names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError],
-) -> list[int]:
-    """Read and hash the small files with the compiled reader; returns the indices of the
-    files left to stream (large ones, pipes)."""
-    from batchkeccak._file_reader import OPEN_FLAGS, read_small_files
-
-    count = len(names)
-    if count == 0:
-        return []
-    paths, path_starts = _joined_paths(names)
-    status = np.zeros(count, dtype=np.int64)
-    threads = resolved.threads
+def _batch_hasher(resolved: Hasher, out: np.ndarray):
+    """What hashes a batch of small files read whole into their rows of ``out``, on the
+    threads the reader says: one (the reading thread hashes what it read) or the hasher's."""
     single_thread = resolved.with_threads(1)
-    span = max(_READ_GROUP, -(-count // (4 * threads)))
-    spans = [(a, min(a + span, count)) for a in range(0, count, span)]
 
-    def read_and_hash(bounds: tuple[int, int]) -> None:
-        # Each thread reads its files into its own buffer and hashes them itself, one
-        # buffer-full at a time: no thread waits for another, and memory is one buffer each.
-        first, stop = bounds
-        buffer = np.empty(READER_BYTES, dtype=np.uint8)
-        starts = np.empty(stop - first + 1, dtype=np.int64)
-        data = _readonly(buffer)
-        while first < stop:
-            done = read_small_files(
-                paths, path_starts, first, stop, SMALL_FILE_BYTES, OPEN_FLAGS, SMALLEST_READ,
-                buffer, starts, status,
-            )
-            offsets = _readonly(starts[: done - first + 1])
-            single_thread.hash_flat(data, offsets, out=out[first:done])
-            first = done
-
-    _parallel.run_parallel(read_and_hash, spans, workers=threads)
-    streamed = []
-    for i in np.flatnonzero(status).tolist():
-        code = int(status[i])
-        if code < 0:
-            failures[i] = OSError(-code, os.strerror(-code), names[i])
+    def hash_batch(rows, data: np.ndarray, offsets: np.ndarray, threads: int) -> None:
+        chosen = single_thread if threads == 1 else resolved
+        if isinstance(rows, slice):
+            chosen.hash_flat(data, offsets, out=out[rows])
         else:
-            streamed.append(i)
-    return streamed
+            out[rows] = chosen.hash_flat(data, offsets)
 
-
-def _hash_small_files_portable(
-    names: list, resolved: Hasher, out: np.ndarray, failures: dict[int, OSError],
-    stop_early: bool,
-) -> list[int]:
-    """Hash the small files through Python's os.open and os.readv; returns the indices of
-    the files left to stream."""
-    small: list[tuple[int, int]] = []  # (index, size)
-    streamed: list[int] = []
-    for i, name in enumerate(names):
-        try:
-            info = os.stat(name)
-        except OSError as exc:
-            failures[i] = _named_error(exc, name)
-            continue
-        if stat.S_ISDIR(info.st_mode):
-            failures[i] = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
-        elif stat.S_ISREG(info.st_mode) and info.st_size <= SMALL_FILE_BYTES:
-            small.append((i, info.st_size))
-        else:
-            streamed.append(i)
-    if stop_early and failures:
-        return streamed
-    changed = streamed  # files that changed size while read are streamed too
-    position = 0
-    while position < len(small):
-        batch, size = [], 0
-        while position < len(small) and (not batch or size + small[position][1] <= BATCH_BYTES):
-            batch.append(small[position])
-            size += small[position][1]
-            position += 1
-        offsets = np.zeros(len(batch) + 1, dtype=np.int64)
-        np.cumsum([s for _, s in batch], out=offsets[1:])
-        buffer = np.empty(int(offsets[-1]), dtype=np.uint8)
-        _read_batch(
-            names, [i for i, _ in batch], buffer, offsets, resolved.threads, failures, changed
-        )
-        if stop_early and failures:
-            return sorted(changed)
-        digests = resolved.hash_flat(_readonly(buffer), _readonly(offsets))
-        rows = np.fromiter((i for i, _ in batch), dtype=np.int64, count=len(batch))
-        out[rows] = digests
-    return sorted(changed)
-
-
-def _read_batch(
-    names: list, indices: list[int], buffer: np.ndarray, offsets: np.ndarray, threads: int,
-    failures: dict[int, OSError], changed: list[int],
-) -> None:
-    """Read files ``names[indices[k]]`` into ``buffer[offsets[k]:offsets[k + 1]]``, groups of
-    them on the reading threads; a file whose size changed is added to ``changed``."""
-    view = memoryview(buffer)
-
-    def read_group(span: tuple[int, int]) -> None:
-        spare = bytearray(1)
-        for k in range(*span):
-            index = indices[k]
-            expected = offsets[k + 1] - offsets[k]
-            try:
-                got = _read_whole(names[index], view[offsets[k] : offsets[k + 1]], spare)
-            except OSError as exc:
-                if exc.errno in (errno.ENOMEM, errno.EINVAL):
-                    changed.append(index)  # refused the count: streamed in smaller reads
-                else:
-                    failures[index] = _named_error(exc, names[index])
-                continue
-            if got != expected:
-                changed.append(index)  # list.append is atomic: no lock needed
-
-    count = len(indices)
-    spans = [(a, min(a + _READ_GROUP, count)) for a in range(0, count, _READ_GROUP)]
-    if threads > 1 and len(spans) > 1:
-        list(_reader_pool().map(read_group, spans))
-    else:
-        for span in spans:
-            read_group(span)
-
-
-def readinto_any(handle, view: memoryview) -> int | None:
-    """``handle.readinto(view)``, retried with a smaller count where the file refuses a large
-    one (``ENOMEM`` or ``EINVAL``, as some /proc and /sys files do): any file ``cat`` reads."""
-    while True:
-        try:
-            return handle.readinto(view)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOMEM, errno.EINVAL) or view.nbytes <= SMALLEST_READ:
-                raise
-            view = view[: max(SMALLEST_READ, view.nbytes // 2)]
-
-
-def _fill(handle, view: memoryview) -> int:
-    """Read into ``view`` until it is full or the file ends; the bytes read."""
-    got = 0
-    while got < view.nbytes:
-        more = readinto_any(handle, view[got:])
-        if not more:
-            break
-        got += more
-    return got
+    return hash_batch
 
 
 def _stream_files(
     names: list, group: list[int], resolved: Hasher, out: np.ndarray,
     failures: dict[int, OSError],
 ) -> None:
-    """Hash up to a tile's worth of files chunk by chunk, side by side.
+    """Hash up to a tile's worth of files chunk by chunk, side by side: the kernels absorb
+    one round of chunks while the next round is read (:func:`batchkeccak.io.chunks.chunk_rounds`)."""
+    import numpy as np
 
-    Two sets of chunk buffers: while the kernels absorb one set, a reading thread fills the
-    other with the next chunk of every file still open. Should that thread not have started
-    by the time the chunks are needed (all cores busy), this thread reads them itself.
-    """
+    from batchkeccak.hashers import Hasher
+    from batchkeccak.inputs import readonly
+    from batchkeccak.stored_states import StoredStates
+
     if type(resolved) is not Hasher:
         # A mode frames or splits its message: each file is fed to its own incremental form.
         for index in group:
             try:
                 out[index] = np.frombuffer(_digest_path(names[index], resolved), np.uint8)
             except OSError as exc:
-                failures[index] = _named_error(exc, names[index])
+                failures[index] = named_error(exc, names[index])
         return
     spec, out_len, threads = resolved.algorithm, resolved.output_length, resolved.threads
     rate = spec.rate
-    chunk = max(rate, min(CHUNK_BYTES, STREAM_BYTES // len(group)) // rate * rate)
-    handles: dict[int, object] = {}  # row in this group -> open file
-    for row, index in enumerate(group):
-        try:
-            handles[row] = open(names[index], "rb", buffering=0)  # noqa: SIM115
-        except OSError as exc:
-            failures[index] = _named_error(exc, names[index])
+    chunk = chunk_size(rate, len(group))
     states = StoredStates(spec, len(group), resolved.initial_state[0])
-    buffers = [np.empty((len(group), chunk), dtype=np.uint8) for _ in range(2)]
-
-    def read_round(buffer: np.ndarray, rows: list[int]) -> dict[int, int]:
-        got = {}
-        flat = memoryview(buffer.reshape(-1))
-        for row in rows:
-            try:
-                got[row] = _fill(handles[row], flat[row * chunk : (row + 1) * chunk])
-            except OSError as exc:
-                got[row] = -1
-                failures[group[row]] = _named_error(exc, names[group[row]])
-        return got
-
-    try:
-        reading = list(handles)
-        filled = read_round(buffers[0], reading)
-        turn = 0
-        while filled:
-            # A file whose chunk came back short has ended; the others are read ahead.
-            reading = [row for row, got in filled.items() if got == chunk]
-            ahead = (
-                _reader_pool().submit(read_round, buffers[1 - turn], reading) if reading else None
+    for buffer, filled in chunk_rounds(names, group, chunk, failures):
+        data = readonly(buffer.reshape(-1))
+        jobs = [(row, got) for row, got in filled.items() if got >= rate]
+        if jobs:
+            job_state = np.array([row for row, _ in jobs], dtype=np.int64)
+            states.absorb(
+                data, job_state, job_state * chunk,
+                np.array([got // rate for _, got in jobs], dtype=np.int64), threads,
             )
-            data = _readonly(buffers[turn].reshape(-1))
-            jobs = [(row, got) for row, got in filled.items() if got >= rate]
-            if jobs:
-                job_state = np.array([row for row, _ in jobs], dtype=np.int64)
-                states.absorb(
-                    data, job_state, job_state * chunk,
-                    np.array([got // rate for _, got in jobs], dtype=np.int64), threads,
-                )
-            for row, got in filled.items():
-                if 0 <= got < chunk:
-                    tail = got % rate
-                    states.pending[row, :tail] = buffers[turn][row, got - tail : got]
-                    states.pending_len[row] = tail
-            if ahead is None:
-                filled = {}
-            elif ahead.cancel():
-                # The reading thread has not started (every core busy): read here rather
-                # than wait for it to be scheduled and then be woken up in turn.
-                filled = read_round(buffers[1 - turn], reading)
-            else:
-                filled = ahead.result()
-            turn = 1 - turn
-    finally:
-        for handle in handles.values():
-            handle.close()  # type: ignore[attr-defined]
-    done = [row for row in handles if group[row] not in failures]
+        for row, got in filled.items():
+            if 0 <= got < chunk:
+                tail = got % rate
+                states.pending[row, :tail] = buffer[row, got - tail : got]
+                states.pending_len[row] = tail
+    done = [row for row, index in enumerate(group) if index not in failures]
     if done:
         rows = np.array(done, dtype=np.int64)
         out[np.array(group, dtype=np.int64)[rows]] = states.finish(rows, out_len, resolved.domain)
@@ -503,15 +252,93 @@ def _stream_files(
 def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
     """One file through the hasher's incremental form, read in chunks."""
     stream = resolved.incremental()
-    buffer = np.empty(CHUNK_BYTES, dtype=np.uint8)
-    view = memoryview(buffer)
     with open(name, "rb", buffering=0) as handle:
-        while True:
-            got = readinto_any(handle, view)
-            if not got:
-                break
-            stream.absorb(view[:got])
+        for chunk in stream_chunks(handle, CHUNK_BYTES):
+            stream.absorb(chunk)
     return stream.finish(resolved.output_length)
+
+
+def digest_files(
+    paths: Iterable[str | bytes | os.PathLike], algorithm: str = "sha3_256", *,
+    length: int | None = None, processes: bool = False, **params: object,
+) -> list[bytes | OSError]:
+    """:func:`hash_files` with ``errors="collect"``, small work first: while the dispatcher
+    says the work is too small to be worth loading the kernels, the files go one after
+    another through hashlib or pycryptodome without importing numpy (one file alone with a
+    function hashlib has goes there whatever its size: :func:`digest_stream`); the rest go
+    to :func:`hash_files`.
+
+    ``processes``: share those files with child processes on the other cores
+    (:func:`batchkeccak.io.backend_files.digest_paths_forked`), for a command-line process.
+    """
+    names = _check_paths(paths)
+    found: list = []
+    row = plain_row(algorithm, length, params)
+    if row is not None and names:
+        out_len = row.digest_size if length is None else length
+        if len(names) == 1 and one_stream_to_backend(row, row.suffix):
+            try:
+                with open(names[0], "rb") as stream:
+                    return [_backend_digest(stream, row, out_len)]
+            except OSError as exc:
+                return [exc]
+        budget = oneshot_bytes(row, row.suffix, len(names))
+        if budget >= 0:
+            reader = digest_paths_forked if processes else digest_paths
+            # A large file stops it too: large files are hashed on several threads.
+            found, total = reader(names, row, row.suffix, out_len, byte_limit=budget,
+                                  file_limit=ONESHOT_THREAD_BYTES)
+            use_oneshot(row, row.suffix, len(found), total)  # the backend's share, booked
+    if len(found) < len(names):
+        found += hash_files(  # type: ignore[operator]
+            names[len(found) :], algorithm, length=length, errors="collect", **params
+        )
+    return found
+
+
+def digest_stream(stream: object, algorithm: str = "sha3_256", *, length: int | None = None,
+                  **params: object) -> bytes:
+    """The digest of a binary stream read to its end (standard input, a pipe): through
+    hashlib where it has the function (no kernels loaded), a tree mode's pieces on every
+    core, or :func:`file_digest`."""
+    row = plain_row(algorithm, length, params)
+    if row is not None and one_stream_to_backend(row, row.suffix):
+        return _backend_digest(stream, row, row.digest_size if length is None else length)
+    from batchkeccak.api import hasher
+    from batchkeccak.derived.hashers import TreeHasher
+
+    resolved = hasher(algorithm, length=length, **params)
+    if isinstance(resolved, TreeHasher):
+        # Read in pieces on a reading thread, the leaves hashed on every core.
+        return resolved.hash_message(stream)
+    return file_digest(stream, resolved).digest()
+
+
+PLAIN_LENGTH_LIMIT = 1 << 30
+"""The longest XOF output :func:`digest_files` and :func:`digest_stream` give without a
+hasher (the command line's own limit); a longer one is the hasher's to check."""
+
+
+def plain_row(algorithm: object, length: object, params: dict) -> Algorithm | None:
+    """The table's row when ``algorithm`` names one with no parameters and ``length`` is one
+    it takes: what the one-shot backend may hash without a Hasher built (and numpy
+    imported). None otherwise: the hasher then checks it all, with its messages."""
+    if params or not isinstance(algorithm, str):
+        return None
+    key = canonical_name(algorithm, algorithms)
+    if key is None:
+        return None
+    row = algorithms[key]
+    if not row.xof:
+        return row if length is None else None
+    return row if type(length) is int and 0 <= length <= PLAIN_LENGTH_LIMIT else None
+
+
+def _backend_digest(stream: object, row: Algorithm, out_len: int) -> bytes:
+    state, read = oneshot_object(row, row.suffix)  # type: ignore[misc]
+    for chunk in stream_chunks(stream, CHUNK_BYTES):
+        state.update(chunk)
+    return read(state, out_len)
 
 
 def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakHash:
@@ -546,6 +373,8 @@ def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakH
             raise TypeError("file_digest: parameters go with a name, not with a constructor")
         digest = digest()
     else:
+        from batchkeccak.streams import new
+
         digest = new(digest, **params)
     if hasattr(fileobj, "getbuffer"):
         # io.BytesIO: hash its buffer where it lies.
@@ -559,13 +388,6 @@ def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakH
             f"{type(fileobj).__name__}"
         )
     block = getattr(digest, "block_size", 0) or 1
-    buffer = bytearray(max(block, CHUNK_BYTES // block * block))
-    view = memoryview(buffer)
-    while True:
-        got = readinto_any(fileobj, view)
-        if got is None:
-            raise BlockingIOError("file_digest needs a blocking file object; readinto returned None")
-        if not got:
-            break
-        digest.update(view[:got])
+    for chunk in stream_chunks(fileobj, max(block, CHUNK_BYTES // block * block)):
+        digest.update(chunk)
     return digest  # type: ignore[return-value]

@@ -121,18 +121,25 @@ OBJECT_IDENTIFIERS: Mapping[str, str] = MappingProxyType({
 them: ``hashlib.new("2.16.840.1.101.3.4.2.8")`` is SHA3-256."""
 
 
+SHA3SUM_BITS: Mapping[str, str] = MappingProxyType(
+    {bits: f"sha3_{bits}" for bits in ("224", "256", "384", "512")}
+)
+"""sha3sum's names for SHA-3: its ``-a`` takes the bit count alone."""
+
+
 def canonical_name(name: str, names: Iterable[str]) -> str | None:
     """``name`` as spelled in ``names``, or None: the one place a user's spelling is read.
 
     Case is ignored and ``-`` is ``_``; a name may also drop its underscores (``keccak256``,
-    ``SHA3-256``, ``shake128``, ``kmac256``, ``KT128``, ``hmac-sha3-256``), or be an object
-    identifier from :data:`OBJECT_IDENTIFIERS`.
+    ``SHA3-256``, ``shake128``, ``kmac256``, ``KT128``, ``hmac-sha3-256``), be an object
+    identifier from :data:`OBJECT_IDENTIFIERS`, or a bare bit count as sha3sum's ``-a``
+    takes it (``256`` is ``sha3_256``).
     """
     names = tuple(names)
     key = name.strip().lower().replace("-", "_")
     if key in names:
         return key
-    key = OBJECT_IDENTIFIERS.get(key, key)
+    key = OBJECT_IDENTIFIERS.get(key) or SHA3SUM_BITS.get(key, key)
     if key in names:
         return key
     compact = {known.replace("_", ""): known for known in names}

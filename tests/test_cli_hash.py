@@ -82,9 +82,9 @@ def test_lines_of_a_missing_file_are_reported_like_a_missing_file(tmp_path, caps
 def test_lines_in_many_blocks_and_without_final_newline(tmp_path, capsys, monkeypatch):
     # Blocks much smaller than the input: lines cross block boundaries, and the last line has
     # no newline; CR LF endings lose the CR, a lone CR inside a line stays.
-    from batchkeccak.cli import hash as hash_command
+    from batchkeccak.io import lines as line_reading
 
-    monkeypatch.setattr(hash_command, "BATCH_BYTES", 7)
+    monkeypatch.setattr(line_reading, "BATCH_BYTES", 7)
     lines = [b"first", b"", b"a\rb", b"x" * 40, b"crlf", b"last"]
     path = tmp_path / "many.txt"
     path.write_bytes(b"first\n\na\rb\n" + b"x" * 40 + b"\ncrlf\r\nlast")

@@ -48,12 +48,12 @@ def test_sighup_leaves_no_temporary_file_and_keeps_the_destination(tmp_path):
 
 # --- many small files: the forked path ------------------------------------------------------
 # `batchkeccak hash` shares a thousand small files or more with child processes
-# (oneshot.digest_paths_forked). A stop signal must end the run with 128 + its number however
+# (io.backend_files.digest_paths_forked). A stop signal must end the run with 128 + its number however
 # it is timed: none lost in an after-fork hook, no child left running, and what was written
 # to stdout only whole lines, each right.
 
 FILE_COUNT = 2500
-"""More than oneshot.FORK_MIN_FILES, so that the run forks (on a machine of two cores or more)."""
+"""More than io.backend_files.FORK_MIN_FILES, so that the run forks (on a machine of two cores or more)."""
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def test_the_command_line_on_each_side(backend, name, params, oracle, tmp_path, 
 
 
 def test_files_through_the_backend_stop_at_their_limits(tmp_path):
-    from batchkeccak.oneshot import digest_paths
+    from batchkeccak.io.backend_files import digest_paths
 
     spec = bk.algorithms["keccak_256"]
     sizes = [10, 20, 5000, 30, 0]
@@ -110,7 +110,7 @@ def test_files_through_the_backend_stop_at_their_limits(tmp_path):
 _FORKED = textwrap.dedent(
     """
     import hashlib, os, sys, pathlib
-    from batchkeccak import oneshot
+    from batchkeccak.io import backend_files
     from batchkeccak.parameters import get_algorithm
 
     folder = pathlib.Path(sys.argv[1])
@@ -136,17 +136,17 @@ _FORKED = textwrap.dedent(
             else:
                 assert got == want
 
-    oneshot._fork_workers = lambda count: 3  # three processes on any machine
-    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32)
+    backend_files._fork_workers = lambda count: 3  # three processes on any machine
+    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32)
     assert len(found) == len(paths) and total == sum(sizes)
     same(found)
     # A byte limit: each process takes a third of it; the list ends where a share stopped.
-    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32, byte_limit=90_000)
+    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32, byte_limit=90_000)
     assert 0 < len(found) < len(paths) and total == sum(sizes[: len(found)])
     same(found)
     # A child that fails has its share hashed by the parent.
-    oneshot._digest_in_child = lambda *args: os._exit(1)
-    found, total = oneshot.digest_paths_forked(paths, spec, spec.suffix, 32)
+    backend_files._digest_in_child = lambda *args: os._exit(1)
+    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32)
     assert len(found) == len(paths) and total == sum(sizes)
     same(found)
     print("ok")

@@ -16,6 +16,7 @@ import pytest
 
 import batchkeccak as bk
 from batchkeccak import files
+from batchkeccak.io import chunks, pool, reads, small_files
 
 from oracles import oracle
 
@@ -47,11 +48,11 @@ def test_hash_files_equals_the_oracle(tree, name, length):
 @pytest.mark.parametrize("compiled", [True, False])
 def test_small_chunks_streaming_and_both_readers(tree, monkeypatch, compiled):
     # Tiny limits: most files are streamed in many chunks, several side by side.
-    monkeypatch.setattr(files, "_COMPILED_READER", compiled)
-    monkeypatch.setattr(files, "SMALL_FILE_BYTES", 200)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
-    monkeypatch.setattr(files, "STREAM_BYTES", 5000)
-    monkeypatch.setattr(files, "READER_BYTES", 300)
+    monkeypatch.setattr(small_files, "COMPILED_READER", compiled)
+    monkeypatch.setattr(small_files, "SMALL_FILE_BYTES", 200)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(chunks, "STREAM_BYTES", 5000)
+    monkeypatch.setattr(small_files, "READER_BYTES", 300)
     paths = tree * 4
     digests = bk.hash_files(paths, "sha3_384", threads=2)
     for path, row in zip(paths, digests):
@@ -72,9 +73,9 @@ class _StarvedPool:
 
 @pytest.mark.kernels_only  # the kernels' streamed reads; the one-shot side waits for its pool
 def test_chunks_are_read_inline_when_the_reading_thread_never_starts(tree, monkeypatch):
-    monkeypatch.setattr(files, "_reader_pool", _StarvedPool)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
-    monkeypatch.setattr(files, "STREAM_BYTES", 5000)
+    monkeypatch.setattr(pool, "reader_pool", _StarvedPool)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(chunks, "STREAM_BYTES", 5000)
     digests = bk.hash_files(tree, "sha3_224")
     for path, row in zip(tree, digests):
         assert row.tobytes() == hashlib.sha3_224(path.read_bytes()).digest()
@@ -82,7 +83,7 @@ def test_chunks_are_read_inline_when_the_reading_thread_never_starts(tree, monke
 
 @pytest.mark.parametrize("compiled", [True, False])
 def test_unreadable_files_raise_or_are_collected(tree, tmp_path, monkeypatch, compiled):
-    monkeypatch.setattr(files, "_COMPILED_READER", compiled)
+    monkeypatch.setattr(small_files, "COMPILED_READER", compiled)
     dangling = tmp_path / "dangling"
     dangling.symlink_to(tmp_path / "nowhere")
     paths = [tree[1], tmp_path, dangling, tree[-1]]
@@ -165,7 +166,7 @@ def test_pipes_are_streamed_and_opened_once(tree, tmp_path, monkeypatch, compile
     # Pipes among regular files: each pipe is opened once, by the streaming path, and read
     # to its end. A reader that opened it to look at it first would take the writer's only
     # open (the writer then fails with BrokenPipeError) and wait forever on the second.
-    monkeypatch.setattr(files, "_COMPILED_READER", compiled)
+    monkeypatch.setattr(small_files, "COMPILED_READER", compiled)
     payloads = [os.urandom(300_000), b"", os.urandom(137)]
     fifos = []
     for i in range(len(payloads)):
@@ -252,9 +253,9 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path, algorithm, copies):
     # The small file is read in pieces too (more than the one-shot backends read at once):
     # both runs take the same path, and only the file's size differs.
     small, large = tmp_path / "small", tmp_path / "large"
-    small.write_bytes(os.urandom(2 * files.CHUNK_BYTES))
+    small.write_bytes(os.urandom(2 * chunks.CHUNK_BYTES))
     with open(large, "wb") as handle:
-        handle.writelines(os.urandom(files.CHUNK_BYTES) for _ in range(96))
+        handle.writelines(os.urandom(chunks.CHUNK_BYTES) for _ in range(96))
     peaks = {}
     for path in (small, large):
         done = subprocess.run(
@@ -267,7 +268,7 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path, algorithm, copies):
             name = "keccak_256" if algorithm == "keccak256" else algorithm
             want = oracle(name, large.read_bytes()).hex()
             assert done.stdout.split()[::2] == [want.encode()] * copies
-    assert peaks["large"] - peaks["small"] < 16 * files.CHUNK_BYTES
+    assert peaks["large"] - peaks["small"] < 16 * chunks.CHUNK_BYTES
     if algorithm == "sha3_256" and copies == 1:
         # One file alone goes through hashlib and never loads numba.
         assert peaks["large"] < 100 << 20, peaks
@@ -328,12 +329,55 @@ def test_file_digest_retries_a_refused_count_smaller(pattern_bytes):
     data = pattern_bytes(100_000)
     source = RefusesLargeReads(data)
     assert bk.file_digest(source, "sha3_256").digest() == hashlib.sha3_256(data).digest()
-    assert max(source.counts) > files.SMALLEST_READ  # it did start with a large count
+    assert max(source.counts) > reads.SMALLEST_READ  # it did start with a large count
     assert source.counts[-1] <= 8192
 
 
 def test_a_refusal_at_the_smallest_count_is_an_error():
-    source = RefusesLargeReads(b"abc", limit=files.SMALLEST_READ - 1)
+    source = RefusesLargeReads(b"abc", limit=reads.SMALLEST_READ - 1)
     with pytest.raises(OSError) as caught:
         bk.file_digest(source, "sha3_256")
     assert caught.value.errno == errno.ENOMEM
+
+
+@pytest.mark.parametrize("name, length", [("sha3_256", None), ("keccak256", None),
+                                          ("shake128", 40), ("256", None)])
+def test_digest_files_small_work_first_then_the_rest(tmp_path, name, length):
+    # The command line's call: files go to the one-shot backend while its budget lasts (a
+    # 2 MiB file stops it), the rest to hash_files; errors take their file's place.
+    sizes = [0, 5, 136, 70_000, 2 << 20, 3]
+    paths = []
+    for i, size in enumerate(sizes):
+        paths.append(str(tmp_path / f"f{i}"))
+        (tmp_path / f"f{i}").write_bytes(bytes([i]) * size)
+    paths[2:2] = [str(tmp_path / "missing"), str(tmp_path)]
+    row = {"keccak256": "keccak_256", "shake128": "shake_128", "256": "sha3_256"}.get(name, name)
+    got = files.digest_files(paths, name, length=length)
+    assert isinstance(got[2], FileNotFoundError) and got[2].filename == paths[2]
+    assert isinstance(got[3], IsADirectoryError)
+    for path, digest in zip(paths[:2] + paths[4:], got[:2] + got[4:]):
+        with open(path, "rb") as handle:
+            assert digest == oracle(row, handle.read(), length), path
+
+
+def test_digest_files_and_digest_stream_of_a_mode_and_of_one_file(tmp_path):
+    path = tmp_path / "one"
+    path.write_bytes(b"abc" * 50_000)
+    key = b"k" * 32
+    want = bk.hash_one(b"abc" * 50_000, "kmac256", key=key, length=16)
+    assert files.digest_files([path], "kmac256", length=16, key=key) == [want]
+    with open(path, "rb") as handle:
+        assert files.digest_stream(handle, "kmac256", length=16, key=key) == want
+    assert files.digest_files([path], "sha3_512") == [hashlib.sha3_512(b"abc" * 50_000).digest()]
+    assert files.digest_stream(io.BytesIO(b"abc"), "shake_256", length=7) == (
+        hashlib.shake_256(b"abc").digest(7))
+    assert isinstance(files.digest_files([tmp_path / "none"], "sha3_256")[0], FileNotFoundError)
+
+
+def test_sha3sums_bit_counts_are_names_of_sha3():
+    from batchkeccak.parameters import algorithms, canonical_name
+
+    assert [canonical_name(bits, algorithms) for bits in ("224", "256", " 384", "512")] == [
+        "sha3_224", "sha3_256", "sha3_384", "sha3_512"]
+    assert canonical_name("128", algorithms) is None
+    assert bk.hash_one(b"abc", "256") == hashlib.sha3_256(b"abc").digest()

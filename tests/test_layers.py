@@ -22,10 +22,10 @@ LAYERS = [
                              "batchkeccak._parallel", "batchkeccak._checks",
                              "batchkeccak._atomic", "batchkeccak._hex", "batchkeccak._signals"]),
     ("input boundary", ["batchkeccak.inputs"]),
+    ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
     ("hasher", ["batchkeccak.stored_states", "batchkeccak.hashers"]),
     ("modes", ["batchkeccak.derived"]),
-    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files",
-             "batchkeccak._file_reader"]),
+    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
                       "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle",
                       "batchkeccak._sql", "batchkeccak.duckdb", "batchkeccak.polars",

@@ -24,7 +24,7 @@ from Crypto.Hash import (
 )
 
 import batchkeccak as bk
-from batchkeccak import files
+from batchkeccak.io import small_files
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
 
@@ -121,7 +121,7 @@ def test_modes_that_cannot_stream_say_so():
 @pytest.mark.parametrize("name", sorted(STREAMABLE))
 def test_hash_files_with_every_streamable_mode(name, tmp_path):
     params, expected = STREAMABLE[name]
-    sizes = [0, 5, 9000, files.SMALL_FILE_BYTES + 3]  # the last one is streamed
+    sizes = [0, 5, 9000, small_files.SMALL_FILE_BYTES + 3]  # the last one is streamed
     paths = []
     for size in sizes:
         path = tmp_path / f"f{size}"

@@ -5,7 +5,7 @@ Through Python's os.open / os.read the per-file work held the GIL and was about 
 hashlib's loop. A path is stat'ed before it is opened and only a regular file is ever opened
 here: opening a pipe would take its writer's only open (or block until one comes), and its
 bytes could not be read a second time by the streaming path. Imported by
-:mod:`batchkeccak.files` only when the kernels hash the files.
+:mod:`batchkeccak.io.small_files` only when the kernels hash the files.
 """
 
 from __future__ import annotations
