@@ -59,7 +59,7 @@ def cpu_model() -> str:
 def make_files(rows: int, folder: Path) -> tuple[Path, Path]:
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute  # noqa: F401  (pa.compute)
+    import pyarrow.compute
     import pyarrow.parquet as pq
 
     a_path, b_path = folder / f"a-{rows}.parquet", folder / f"b-{rows}.parquet"
@@ -249,8 +249,8 @@ def run_worker(task: str, a: Path, b: Path, repeats: int, threads: int) -> dict:
 def layouts_agree(a: Path, folder: Path) -> bool:
     """``table_digest`` of one table read as Parquet, Arrow IPC, Polars and pandas."""
     import polars as pl
-    import pyarrow.feather as feather
     import pyarrow.parquet as pq
+    from pyarrow import feather
 
     import batchkeccak as bk
 

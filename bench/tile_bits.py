@@ -41,8 +41,7 @@ from numba import njit
 
 import batchkeccak as bk
 from batchkeccak.benchmark.timing import tsc_hz
-from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute
-from batchkeccak.permutation import vector_width
+from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute, vector_width
 
 RATE = 136  # SHA3-256
 
