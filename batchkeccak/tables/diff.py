@@ -27,6 +27,7 @@ from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,
     check_unique,
+    given_columns,
     resolve_table_hasher,
 )
 from batchkeccak.tables.join import ADDED, CHANGED, REMOVED, sorted_differences
@@ -69,19 +70,8 @@ def compared_columns(
                 "pass columns= to compare the columns they share"
             )
         names = list(a.schema.names)
-    elif isinstance(columns, str):
-        names = [columns]
-    elif isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
-        raise TypeError(
-            f"columns must be a column name or a list of them, got {type(columns).__name__}"
-        )
     else:
-        names = list(columns)
-        for name in names:
-            if not isinstance(name, str):
-                raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
-        if not names:
-            raise ValueError("columns must name at least one column (or be None for all)")
+        names = given_columns(columns)
     for source in (a, b):
         source.check_columns(names, "columns")
     names = sorted(set(names) - set(key))

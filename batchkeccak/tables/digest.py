@@ -130,26 +130,29 @@ def check_spill_dir(spill_dir: object) -> str | None:
     return os.fspath(spill_dir)
 
 
+def given_columns(columns: object) -> list[str]:
+    """``columns=`` as a list of names: one name or a sequence of them, not empty."""
+    if isinstance(columns, str):
+        return [columns]
+    if isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
+        raise TypeError(
+            f"columns must be a column name or a list of them, got {type(columns).__name__}"
+        )
+    names = list(columns)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+    if not names:
+        raise ValueError("columns must name at least one column (or be None for all)")
+    return names
+
+
 def selected_columns(
     source: TableSource, key: Sequence[str] | None, columns: object
 ) -> list[str]:
     """The columns a row's encoding covers, in name order: ``columns`` (every column for
     None) and the key columns."""
-    if columns is None:
-        names = list(source.schema.names)
-    elif isinstance(columns, str):
-        names = [columns]
-    elif isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
-        raise TypeError(
-            f"columns must be a column name or a list of them, got {type(columns).__name__}"
-        )
-    else:
-        names = list(columns)
-        for name in names:
-            if not isinstance(name, str):
-                raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
-        if not names:
-            raise ValueError("columns must name at least one column (or be None for all)")
+    names = list(source.schema.names) if columns is None else given_columns(columns)
     source.check_columns(names, "columns")
     return sorted(set(names) | set(key or ()))
 
