@@ -1,6 +1,7 @@
 """The walk of one call through the package's modules: which modules it enters (rooms), and
 how often control goes from a module to one in a higher layer (climbs), by the layers of
-tests/test_layers.py: a return to the caller, a callback, lower code that calls higher code.
+tests/test_layers.py: a return to the caller, or a call from lower code into higher code (a
+callback, counted apart: the climbs a layering should not have).
 
     python bench/walk.py [--files 3000] [--large 2]
 
@@ -32,16 +33,19 @@ def _module(frame) -> str | None:
     return name if name == "batchkeccak" or name.startswith("batchkeccak.") else None
 
 
-def walk(call) -> tuple[list[str], list[str]]:
+def walk(call) -> tuple[list[str], list[str], list[str]]:
     rooms: dict[str, None] = {}
     climbs: dict[str, None] = {}
+    callbacks: dict[str, None] = {}
     where: list[str] = []  # the module control is in, on the calling thread
 
-    def enter(module: str | None) -> None:
+    def enter(module: str | None, calling: bool) -> None:
         if module is None:
             return
         if where and where[-1] != module and layer_of(module) > layer_of(where[-1]):
             climbs.setdefault(f"{where[-1]} -> {module}")
+            if calling:
+                callbacks.setdefault(f"{where[-1]} -> {module}")
         where[:] = [module]
 
     def profile(frame, event, arg):
@@ -51,9 +55,9 @@ def walk(call) -> tuple[list[str], list[str]]:
         if module is not None:
             rooms.setdefault(module)
         if event == "call":
-            enter(module)
+            enter(module, calling=True)
         elif event == "return" and frame.f_back is not None:
-            enter(_module(frame.f_back))
+            enter(_module(frame.f_back), calling=False)
 
     def in_threads(frame, event, arg):
         module = _module(frame)
@@ -67,7 +71,7 @@ def walk(call) -> tuple[list[str], list[str]]:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
-    return list(rooms), list(climbs)
+    return list(rooms), list(climbs), list(callbacks)
 
 
 def main() -> int:
@@ -103,11 +107,12 @@ def main() -> int:
                         ("batchkeccak hash -a sha3_256, kernels forced", kernels(command)),
                         ("bk.hash_files(paths, 'sha3_256'), kernels forced",
                          kernels(lambda: bk.hash_files(names, "sha3_256")))):
-        rooms, climbs = walk(call)
-        print(f"{title}: {len(rooms)} modules, {len(climbs)} climbs")
+        rooms, climbs, callbacks = walk(call)
+        print(f"{title}: {len(rooms)} modules, {len(climbs)} climbs, "
+              f"{len(callbacks)} of them calls from a lower layer into a higher one")
         print("  modules:", ", ".join(rooms))
         for climb in climbs:
-            print("  climb:", climb)
+            print("  climb:", climb, "(a call)" if climb in callbacks else "(a return)")
     return 0
 
 

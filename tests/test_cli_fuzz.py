@@ -4,6 +4,7 @@ a plain exit status, never a Python traceback."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -186,3 +187,37 @@ def test_closed_standard_streams(files, redirect, argv):
         assert done.returncode and b"Bad file descriptor" in done.stderr + done.stdout
     if redirect == b"2>&-":
         assert done.returncode
+
+
+# Output to a closed stdout (``>&-``) is a write error, as GNU's tools report one when they
+# close stdout at exit: one line, status 1 (2 for digest and diff, as GNU diff), never a
+# silent success. argparse swallows a failed write of --help, so that case is here too.
+WRITERS = [
+    ([b"--help"], 1),
+    ([b"--version"], 1),
+    ([b"merkle", b"root", b"--help"], 1),
+    ([b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256"], 1),
+    ([b"parquet", b"s.parquet", b"--column", b"email", b"copy.parquet"], 1),
+    ([b"digest", b"s.parquet"], 2),
+]
+
+
+def _closed_stdout_run(argv, cwd):
+    return subprocess.run(
+        [b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv], capture_output=True, cwd=cwd,
+        timeout=TIMEOUT, check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+@pytest.mark.parametrize("argv, status", WRITERS,
+                         ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else str(x))
+def test_output_to_a_closed_stdout_is_a_write_error(files, argv, status):
+    done = _closed_stdout_run([os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], files)
+    assert done.stderr == b"batchkeccak: write error: Bad file descriptor\n", done.stderr
+    assert done.returncode == status
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="GNU coreutils absent")
+def test_gnu_reports_a_closed_stdout_the_same_way(files):
+    done = _closed_stdout_run([b"sha256sum", b"--help"], files)
+    assert (done.returncode, done.stderr) == (1, b"sha256sum: write error: Bad file descriptor\n")

@@ -111,3 +111,19 @@ def test_diff_in_a_fresh_process_without_a_traceback(files, tmp_path):
     )
     assert done.returncode == 2
     assert done.stderr.startswith("batchkeccak: error: ") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["diff", "--bogus"], ["diff", "a"], ["digest", "--bogus"],
+                                  ["digest"]])
+def test_a_misused_command_line_is_trouble_too(capsys, argv):
+    # GNU diff and cmp answer 0 (same), 1 (different) and 2 for any trouble, a misused
+    # command line included: a script testing for 1 must never take a typo for a difference.
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[1] == f"Try 'batchkeccak {argv[0]} --help' for more information."
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/diff"), reason="GNU diff absent")
+def test_gnu_diff_answers_a_misused_command_line_with_2():
+    done = subprocess.run(["/usr/bin/diff", "--bogus"], capture_output=True, check=False)
+    assert done.returncode == 2

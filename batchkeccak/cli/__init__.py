@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import signal
@@ -181,8 +182,48 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
+class ClosedStdoutError(OSError):
+    """A write to the standard output the program was started without (``>&-``)."""
+
+
+class ClosedStdout:
+    """Standard output when the program was started without one (``>&-``): Python leaves
+    ``sys.stdout`` None there, and ``print`` would then drop every line without a word.
+    Each write fails with EBADF instead, as a write to the closed descriptor does in GNU's
+    tools, and is remembered, for the writers that swallow errors (argparse's ``--help``)."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        self.failed = True
+        raise ClosedStdoutError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass  # nothing was written, so nothing is lost: only a write fails, as GNU's does
+
+
 def _run(argv: list[str]) -> int:
     """The command, its errors reported; KeyboardInterrupt (a stop signal) goes on."""
+    if sys.stdout is None:
+        sys.stdout = closed = ClosedStdout()
+        try:
+            status = _run_command(argv)
+        except SystemExit as exc:  # argparse's --help and --version, after their output
+            if exc.code:
+                raise
+            status = 0
+        finally:
+            sys.stdout = None
+        if closed.failed and status == 0:
+            # GNU's tools close stdout at exit and report a failed write there, once.
+            _say(f"batchkeccak: write error: {os.strerror(errno.EBADF)}")
+            return 1
+        return status
+    return _run_command(argv)
+
+
+def _run_command(argv: list[str]) -> int:
     args = None
     try:
         parser = build_parser(argv)
@@ -217,6 +258,9 @@ def _run(argv: list[str]) -> int:
         _say("batchkeccak: input nested too deeply")
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
+        if isinstance(exc, ClosedStdoutError):
+            _say(f"batchkeccak: write error: {os.strerror(errno.EBADF)}")
+            return 2 if getattr(args, "usage_status", None) == 2 else 1
         _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
         return 1
 

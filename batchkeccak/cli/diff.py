@@ -19,6 +19,7 @@ CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "diff",
+        usage_status=2,  # trouble, as GNU diff and cmp answer a misused command line
         help="the keys added, removed and changed between two tables",
         description="Compare tables A and B (Parquet files or datasets, Arrow IPC files) row "
         "by row on --key, in memory bounded by --memory-limit. Prints one line per "

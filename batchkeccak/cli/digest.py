@@ -10,6 +10,7 @@ from batchkeccak.cli.table_options import add_table_options, table_keywords
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "digest",
+        usage_status=2,  # trouble, as GNU diff and cmp answer a misused command line
         help="one digest of a table (Parquet file or dataset, Arrow IPC file)",
         description="Print one digest per DATASET: the same for two tables exactly when they "
         "hold the same rows, whatever their row order, row groups, file splits or column "

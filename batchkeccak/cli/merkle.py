@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from batchkeccak._hex import hex_0x
-from batchkeccak.cli import CommandError, UsageError
+from batchkeccak.cli import ClosedStdoutError, CommandError, UsageError
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
 
@@ -450,6 +450,8 @@ def _user_errors(func):
             return func(args)
         except KeyError as exc:  # str() of a KeyError is the repr of its key
             raise CommandError(f"missing {exc.args[0]!r}") from None
+        except ClosedStdoutError:
+            raise  # the command's own failure to write, reported as GNU's tools report it
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             raise CommandError(f"{where}{exc.strerror}" if exc.strerror else str(exc)) from None
