@@ -136,7 +136,24 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     from batchkeccak.hashers import Hasher
     from batchkeccak.inputs import FlatMessages
     from batchkeccak.parameters import Algorithm, algorithms
-    from batchkeccak.streams import KeccakHash, StreamHasher, algorithms_available, new
+    from batchkeccak.streams import (
+        KeccakHash,
+        StreamHasher,
+        algorithms_available,
+        keccak_224,
+        keccak_256,
+        keccak_384,
+        keccak_512,
+        new,
+        sha3_224,
+        sha3_256,
+        sha3_384,
+        sha3_512,
+        shake_128,
+        shake_256,
+        turboshake128,
+        turboshake256,
+    )
     from batchkeccak.tables.diff import diff
     from batchkeccak.tables.digest import table_digest
     from batchkeccak.tables.segments import segment_digests

@@ -24,7 +24,7 @@ def hex_rows(rows: np.ndarray, prefix: str = "") -> list[str]:
 
 def hex_0x(data: object) -> str:
     """``0x``-prefixed lowercase hex of a bytes-like value, as Ethereum tools write it."""
-    return "0x" + bytes(memoryview(data).cast("B")).hex()  # type: ignore[arg-type]
+    return "0x" + bytes(memoryview(data).cast("B")).hex()  # type: ignore[arg-type]  # any bytes-like value; memoryview raises TypeError for anything else
 
 
 _NIBBLES = np.full(256, 255, dtype=np.uint8)

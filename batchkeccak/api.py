@@ -145,17 +145,17 @@ def hash_many(
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if type(messages) in (list, tuple):
-        small = resolved.hash_list(messages)  # type: ignore[arg-type]
+        small = resolved.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
         if small is not None:
             return small
     # (A hasher with one state per message takes its batch whole: its states are not split.)
     if type(messages) in (list, tuple) and resolved.batch_size is None:
         # Every message is at least one permutation, so the count alone says whether a list
         # has work for several threads before its sizes are known.
-        count = len(messages)  # type: ignore[arg-type]
+        count = len(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
         chunk_threads = min(resolved.threads, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
         if chunk_threads > 1:
-            return _hash_sequence_in_chunks(messages, resolved, chunk_threads)  # type: ignore[arg-type]
+            return _hash_sequence_in_chunks(messages, resolved, chunk_threads)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
     if exports_arrow(messages):
         return _hash_arrow(messages, resolved)
     data, offsets = to_flat(messages)

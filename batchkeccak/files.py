@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from batchkeccak.dispatch import kernels_loaded, one_stream_to_backend, oneshot_bytes, use_oneshot
 from batchkeccak.io.backend_files import (
@@ -260,7 +260,7 @@ def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
 
 def digest_files(
     paths: Iterable[str | bytes | os.PathLike], algorithm: str = "sha3_256", *,
-    length: int | None = None, processes: bool = False, **params: object,
+    length: int | None = None, processes: bool = False, **params: Any,
 ) -> list[bytes | OSError]:
     """:func:`hash_files` with ``errors="collect"``, small work first: while the dispatcher
     says the work is too small to be worth loading the kernels, the files go one after
@@ -275,7 +275,8 @@ def digest_files(
     found: list = []
     row = plain_row(algorithm, length, params)
     if row is not None and names:
-        out_len = row.digest_size if length is None else length
+        # plain_row gives no length only with a fixed-length row
+        out_len = cast(int, row.digest_size) if length is None else length
         if len(names) == 1 and one_stream_to_backend(row, row.suffix):
             try:
                 with open(names[0], "rb") as stream:
@@ -290,20 +291,21 @@ def digest_files(
                                   file_limit=ONESHOT_THREAD_BYTES)
             use_oneshot(row, row.suffix, len(found), total)  # the backend's share, booked
     if len(found) < len(names):
-        found += hash_files(  # type: ignore[operator]
+        found += hash_files(
             names[len(found) :], algorithm, length=length, errors="collect", **params
         )
     return found
 
 
 def digest_stream(stream: object, algorithm: str = "sha3_256", *, length: int | None = None,
-                  **params: object) -> bytes:
+                  **params: Any) -> bytes:
     """The digest of a binary stream read to its end (standard input, a pipe): through
     hashlib where it has the function (no kernels loaded), a tree mode's pieces on every
     core, or :func:`file_digest`."""
     row = plain_row(algorithm, length, params)
     if row is not None and one_stream_to_backend(row, row.suffix):
-        return _backend_digest(stream, row, row.digest_size if length is None else length)
+        # plain_row gives no length only with a fixed-length row
+        return _backend_digest(stream, row, cast(int, row.digest_size) if length is None else length)
     from batchkeccak.api import hasher
     from batchkeccak.derived.hashers import TreeHasher
 
@@ -335,13 +337,13 @@ def plain_row(algorithm: object, length: object, params: dict) -> Algorithm | No
 
 
 def _backend_digest(stream: object, row: Algorithm, out_len: int) -> bytes:
-    state, read = oneshot_object(row, row.suffix)  # type: ignore[misc]
+    state, read = oneshot_object(row, row.suffix)
     for chunk in stream_chunks(stream, CHUNK_BYTES):
         state.update(chunk)
     return read(state, out_len)
 
 
-def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakHash:
+def file_digest(fileobj: object, digest: object, /, **params: Any) -> KeccakHash:
     """Hash a binary file object to its end, like ``hashlib.file_digest``.
 
     Parameters
@@ -368,26 +370,27 @@ def file_digest(fileobj: object, digest: object, /, **params: object) -> KeccakH
     >>> bk.file_digest(io.BytesIO(b"abc"), "sha3_256").hexdigest()[:16]
     '3a985da74fe225b2'
     """
+    hash_object: Any  # a KeccakHash, or what the given constructor makes (hashlib.md5())
     if callable(digest):
         if params:
             raise TypeError("file_digest: parameters go with a name, not with a constructor")
-        digest = digest()
+        hash_object = digest()
     else:
         from batchkeccak.streams import new
 
-        digest = new(digest, **params)
+        hash_object = new(digest, **params)  # type: ignore[arg-type]  # new() checks the name and says what is wrong
     if hasattr(fileobj, "getbuffer"):
         # io.BytesIO: hash its buffer where it lies.
-        digest.update(fileobj.getbuffer())  # type: ignore[attr-defined]
-        return digest  # type: ignore[return-value]
+        hash_object.update(fileobj.getbuffer())
+        return hash_object
     if not (
-        hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()  # type: ignore[attr-defined]
+        hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()
     ):
         raise ValueError(
             f"fileobj must be a file-like object opened for reading in binary mode, got "
             f"{type(fileobj).__name__}"
         )
-    block = getattr(digest, "block_size", 0) or 1
+    block = getattr(hash_object, "block_size", 0) or 1
     for chunk in stream_chunks(fileobj, max(block, CHUNK_BYTES // block * block)):
-        digest.update(chunk)
-    return digest  # type: ignore[return-value]
+        hash_object.update(chunk)
+    return hash_object

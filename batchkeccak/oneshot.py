@@ -10,6 +10,7 @@ caller uses the kernels.
 from __future__ import annotations
 
 import hashlib
+from typing import cast
 
 from batchkeccak.parameters import Algorithm
 
@@ -46,7 +47,7 @@ def oneshot_function(spec: Algorithm, domain: int, out_len: int):
     if name.startswith("keccak_"):
         from Crypto.Hash import keccak
 
-        size = spec.digest_size
+        size = cast(int, spec.digest_size)  # the keccak_ rows are fixed-length
         return lambda message: keccak.new(data=message, digest_bytes=size).digest()
     from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
 
@@ -87,7 +88,7 @@ def oneshot_factory(spec: Algorithm, domain: int):
     if spec.name.startswith("keccak_"):
         from Crypto.Hash import keccak
 
-        size = spec.digest_size
+        size = cast(int, spec.digest_size)  # the keccak_ rows are fixed-length
         return ((lambda data: keccak.new(data=data, digest_bytes=size)),
                 lambda digest, out_len: digest.digest())
     from Crypto.Hash import TurboSHAKE128, TurboSHAKE256

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -23,6 +24,16 @@ from batchkeccak.stored_states import StoredStates
 algorithms_available: frozenset[str] = frozenset(algorithm_names())
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
 the modes (other spellings of them, such as ``"SHA3-256"``, are accepted too)."""
+
+class _IncrementalStream(Protocol):
+    """What :meth:`Hasher.incremental` returns: one message absorbed in pieces."""
+
+    def absorb(self, data: bytes | memoryview, /) -> None: ...
+
+    def finish(self, out_len: int, /) -> bytes: ...
+
+    def copy(self) -> _IncrementalStream: ...
+
 
 class KeccakHash:
     """An incremental hash with hashlib's interface, for any algorithm or mode.
@@ -49,14 +60,13 @@ class KeccakHash:
         if not (isinstance(data, bytes) and not data):
             self.update(data)
 
-    def _bind(self, stream: object) -> None:
+    def _bind(self, stream: _IncrementalStream) -> None:
         self._stream = stream
         # A stream with a buffer lets a small update append to it here, with no further
         # call: per update that is most of the difference from hashlib's C object.
-        self._waiting = getattr(stream, "waiting", None)
-        self._waiting_limit = getattr(stream, "waiting_limit", 0)
-        if self._waiting is None:
-            self._waiting = bytearray()
+        waiting: bytearray | None = getattr(stream, "waiting", None)
+        self._waiting_limit: int = getattr(stream, "waiting_limit", 0)
+        self._waiting = bytearray() if waiting is None else waiting
 
     @property
     def name(self) -> str:
@@ -194,7 +204,8 @@ def new(name: str | Algorithm | Hasher, data: object = b"", *, length: int | Non
     return KeccakHash(resolved, data, length_given)
 
 
-def resolve_for_stream(name: object, length: object, params: dict) -> tuple[Hasher, bool]:
+def resolve_for_stream(name: str | Algorithm | Hasher, length: int | None, params: dict,
+                       ) -> tuple[Hasher, bool]:
     """The hasher of an incremental object, and whether its length was left to ``digest``:
     an extendable-output function may be made without a length (hashlib's shake objects
     are), and ``digest(length)`` then chooses it."""
@@ -203,12 +214,13 @@ def resolve_for_stream(name: object, length: object, params: dict) -> tuple[Hash
             else name
         return resolved.with_threads(1) if resolved.threads != 1 else resolved, True
     if length is None:
+        unsized: Hasher | None
         try:
-            resolved = hasher(name, length=0, threads=1, **params)
+            unsized = hasher(name, length=0, threads=1, **params)
         except TypeError:
-            resolved = None  # a function of fixed output: its own checks speak below
-        if resolved is not None and resolved.free_length:
-            return resolved, False
+            unsized = None  # a function of fixed output: its own checks speak below
+        if unsized is not None and unsized.free_length:
+            return unsized, False
     return hasher(name, length=length, threads=1, **params), True
 
 
@@ -229,6 +241,20 @@ for _name in algorithms:
     globals()[_name] = _constructor(_name)
 del _name
 
+if TYPE_CHECKING:  # what the loop above makes, for type checkers and editors
+    sha3_224: Callable[..., KeccakHash]
+    sha3_256: Callable[..., KeccakHash]
+    sha3_384: Callable[..., KeccakHash]
+    sha3_512: Callable[..., KeccakHash]
+    shake_128: Callable[..., KeccakHash]
+    shake_256: Callable[..., KeccakHash]
+    keccak_224: Callable[..., KeccakHash]
+    keccak_256: Callable[..., KeccakHash]
+    keccak_384: Callable[..., KeccakHash]
+    keccak_512: Callable[..., KeccakHash]
+    turboshake128: Callable[..., KeccakHash]
+    turboshake256: Callable[..., KeccakHash]
+
 
 def _chunk_array(chunk: object, position: int) -> np.ndarray:
     """``chunk`` as a uint8 array over its own memory, holding one export of it: its length
@@ -240,6 +266,7 @@ def _chunk_array(chunk: object, position: int) -> np.ndarray:
 
 class _Window:
     __slots__ = ("__array_interface__",)
+    __array_interface__: dict[str, object]
 
 
 def _memory_window(base: int, extent: int) -> np.ndarray:

@@ -268,9 +268,9 @@ def evaluate_targets(report: Report, targets: Iterable[Target] = TARGETS) -> lis
         if row is None or (target.baseline and base is None):
             continue
         if target.metric == "speed":
-            value = row.mb_per_s / base.mb_per_s  # type: ignore[union-attr]
+            value = row.mb_per_s / base.mb_per_s  # type: ignore[union-attr]  # base is set whenever the target has a baseline (checked above)
         elif target.metric == "time":
-            value = row.best / base.best  # type: ignore[union-attr]
+            value = row.best / base.best  # type: ignore[union-attr]  # base is set whenever the target has a baseline (checked above)
         else:
             value = row.best
         measured_on = _measured_on(row)
@@ -384,8 +384,8 @@ def _format_sweep(workload: Workload) -> list[str]:
         if row.label not in labels:
             labels.append(row.label)
         if row.size not in sizes:
-            sizes.append(row.size)  # type: ignore[arg-type]
-        table[(row.label, row.size)] = row.mb_per_s  # type: ignore[index]
+            sizes.append(row.size)  # type: ignore[arg-type]  # a size sweep's rows all have a size
+        table[(row.label, row.size)] = row.mb_per_s  # type: ignore[index]  # a size sweep's rows all have a size
     header = ["MB/s by size", *labels]
     body = [[size_text(s), *(_fmt(table.get((label, s), math.nan)) for label in labels)]
             for s in sizes]
@@ -476,7 +476,7 @@ def plot_throughput(report: Report, path: str | os.PathLike) -> None:
 
     series: dict[str, list[tuple[int, float]]] = {}
     for row in sweep.rows:
-        series.setdefault(row.label, []).append((row.size, row.mb_per_s))  # type: ignore[arg-type]
+        series.setdefault(row.label, []).append((row.size, row.mb_per_s))  # type: ignore[arg-type]  # a size sweep's rows all have a size
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     for label, points in series.items():
         points.sort()

@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from typing import Any
 
 from batchkeccak._signals import STOP_SIGNALS, deferring
 
@@ -158,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     with the same status.
     """
     try:
-        stop, previous = _Stop(), {}
+        stop = _Stop()
+        previous: dict[int, Any] = {}  # signal number -> the handler it had
         try:
             try:
                 try:
@@ -176,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         status, received = None, [getattr(exc, "signum", signal.SIGINT)]
     if received or status is None:
         signum = received[0] if received else signal.SIGINT
-        _say({signal.SIGINT: "batchkeccak: interrupted", signal.SIGTERM: "batchkeccak: terminated"}
-             .get(signum, "batchkeccak: hang-up"))
+        said: dict[int, str] = {
+            signal.SIGINT: "batchkeccak: interrupted", signal.SIGTERM: "batchkeccak: terminated",
+        }
+        _say(said.get(signum, "batchkeccak: hang-up"))
         return 128 + signum
     return status
 

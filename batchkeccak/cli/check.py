@@ -70,7 +70,7 @@ class _Entry:
         self.name, self.spec, self.length, self.want = name, spec, length, want
 
 
-def _tagged(line: bytes, forced) -> tuple[object, bytes] | None:
+def _tagged(line: bytes, forced) -> tuple[str | None, bytes] | None:
     """(algorithm, rest after the ``(``) when ``line`` opens with a known tag; the tag must
     be ``forced``'s when ``-a`` was given. ``None`` when it opens with none."""
     for name, tag in _TAG_ORDER:
@@ -144,9 +144,10 @@ def _parse_line(line: bytes, forced, default, length: int | None, layout: _Layou
     if want_width is not None and len(hex_digest) != want_width:
         return None
     if escaped:
-        raw_name = _unescape(raw_name)
-        if raw_name is None:
+        unescaped = _unescape(raw_name)
+        if unescaped is None:
             return None
+        raw_name = unescaped
     else:
         # A NUL ends the name, as it ends a C string.
         raw_name = raw_name.split(b"\0", 1)[0]

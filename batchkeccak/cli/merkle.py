@@ -257,6 +257,7 @@ def _read_leaves(args, types: list[str] | None) -> object:
         return _read_parquet(args.input, args.columns, types)
     data = _input_bytes(args.input)
     if fmt == "csv":
+        assert types is not None  # csv without --types was refused above
         return _read_csv(args.input, data, args.columns, types)
     if fmt == "json":
         return _read_json(args.input, data, types)

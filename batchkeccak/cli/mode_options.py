@@ -74,7 +74,8 @@ def mode_params(args, algorithm: str) -> dict[str, object]:
     from batchkeccak.parameters import canonical_name
 
     params: dict[str, object] = {}
-    mode = modes.get(canonical_name(algorithm, algorithm_names()))
+    name = canonical_name(algorithm, algorithm_names())
+    mode = None if name is None else modes.get(name)
     takes = mode.params if mode is not None else ()
     key = read_key(args)
     if key is not None:

@@ -33,6 +33,7 @@ def _units(raw: bytes, utf8: bool) -> list[tuple[str, bool, bytes]]:
     """(text, printable, bytes) per character; an undecodable byte is a unit of its own."""
     units = []
     i = 0
+    char: str | None
     while i < len(raw):
         byte = raw[i]
         if byte < 0x80:

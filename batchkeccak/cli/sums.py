@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from typing import Any
 
 from batchkeccak.io.lines import SingleReads
 
@@ -55,6 +56,9 @@ class Choice:
     checksum line's own length with ``--check``); ``digest_size`` is the fixed size otherwise.
     """
 
+    offered: dict[str, object]
+    """Set by ``--check`` without ``-a``: the mode parameters offered to every tagged line."""
+
     def __init__(self, name: str, params: dict[str, object]) -> None:
         from batchkeccak.derived import modes
         from batchkeccak.parameters import algorithms
@@ -63,7 +67,9 @@ class Choice:
         mode = modes.get(name) if name not in algorithms else None
         # Without -a, --check offers the key to every tagged line: each takes what it uses.
         takes = mode.params if mode is not None else ()
-        self.params = {option: value for option, value in params.items() if option in takes}
+        self.params: dict[str, Any] = {
+            option: value for option, value in params.items() if option in takes
+        }
         row = algorithms[mode.sponge if mode is not None else name]
         self.row = row if mode is None else None
         """The table's row when ``-a`` names one (no mode)."""

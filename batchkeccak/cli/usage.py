@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from typing import cast
 
 from batchkeccak.cli import USAGE_STATUS, UsageError
 from batchkeccak.cli.quoting import quotef
@@ -46,7 +47,7 @@ class GnuParser(argparse.ArgumentParser):
         """The parsers of this parser's subcommands, by name (none: an empty dict)."""
         for action in self._actions:
             if hasattr(action, "add_parser"):  # what add_subparsers() returned
-                return dict(action.choices)
+                return dict(cast("dict[str, GnuParser]", action.choices))
         return {}
 
     def parse_known_args(self, args=None, namespace=None):

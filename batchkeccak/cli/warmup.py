@@ -79,6 +79,6 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 1
-    where = numba.config.CACHE_DIR or f"{_jit.PACKAGE_DIR} (__pycache__ folders)"
+    where = numba.config.CACHE_DIR or f"{_jit.PACKAGE_DIR} (__pycache__ folders)"  # type: ignore[attr-defined]  # numba.config sets its options at run time
     print(f"kernels ready in {seconds:.1f} s; cache: {where}")
     return 0

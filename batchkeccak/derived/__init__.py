@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING
 
 from batchkeccak.derived.table import Mode, modes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what __getattr__ below resolves, for type checkers and editors
+    from batchkeccak.derived.kangarootwelve import kt128, kt256
+    from batchkeccak.derived.sp800_185 import (
+        parallelhash_128,
+        parallelhash_256,
+        parallelhash_xof_128,
+        parallelhash_xof_256,
+        tuplehash_many,
+    )
     from batchkeccak.hashers import Hasher
 
 _BUILDERS = {

@@ -8,7 +8,7 @@ Everything here is written against two contracts of the layer below: ``Hasher.ha
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
@@ -107,6 +107,11 @@ class TreeHasher(ModeHasher):
 
     plain_sponge = False
 
+    if TYPE_CHECKING:
+        # Each tree mode's own: one message, bytes-like, a path or a binary file object.
+        def hash_message(self, data: object, argument: str = ..., piece_bytes: int = ...,
+                         ) -> bytes: ...
+
     def one_pass(self) -> OnePass:
         raise TypeError(
             f"{self.name} is a tree mode: its streams cannot share stored sponge states; hash "
@@ -171,9 +176,12 @@ class HmacHasher(ModeHasher):
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
 
 
-def mode_hasher(cls: type[ModeHasher], mode: Mode, spec: Algorithm, output_length: int,
+_Built = TypeVar("_Built", bound=ModeHasher)
+
+
+def mode_hasher(cls: type[_Built], mode: Mode, spec: Algorithm, output_length: int,
                 threads: int, initial_state: np.ndarray | None = None,
-                domain: int | None = None, **fields: object) -> ModeHasher:
+                domain: int | None = None, **fields: object) -> _Built:
     """Build a ``cls`` and set its extra (immutable) fields."""
     built = cls(mode, spec, output_length, threads, initial_state, domain)
     for name, value in fields.items():

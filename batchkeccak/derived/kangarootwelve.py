@@ -10,6 +10,8 @@ FF FF`` with domain 0x06.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from batchkeccak import _parallel
@@ -163,7 +165,7 @@ class KangarooTwelveTree:
 
 
 def build_kangarootwelve(mode: Mode, length: object, threads: int, *,
-                         customization: object = b"") -> Hasher:
+                         customization: object = b"") -> KangarooTwelveHasher:
     spec = get_algorithm(mode.sponge)
     custom = checks.as_bytes(customization, "customization")
     return mode_hasher(
@@ -180,13 +182,13 @@ def build_turboshake(mode: Mode, length: object, threads: int, *,
     return Hasher(spec, out_len, threads, domain=None if domain is None else check_domain(domain))
 
 
-def _kangarootwelve(name: str):
+def _kangarootwelve(name: str) -> Callable[..., bytes]:
     def kangarootwelve(data: object, customization: bytes = b"", length: int = 32,
                        threads: int | None = None) -> bytes:
         resolved = build_kangarootwelve(
             modes[name], length, _parallel.resolve_threads(threads), customization=customization
         )
-        return resolved.hash_message(data)  # type: ignore[attr-defined]
+        return resolved.hash_message(data)
 
     kangarootwelve.__name__ = kangarootwelve.__qualname__ = name
     kangarootwelve.__doc__ = f"""{name.upper()} (RFC 9861) of one message, its 8192-byte leaves

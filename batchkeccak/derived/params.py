@@ -42,7 +42,7 @@ def mode_length(mode: Mode, spec: Algorithm, length: object) -> int:
     if mode.fixed_length:
         if length is not None:
             raise TypeError(f"{mode.name} always returns {spec.digest_size} bytes; drop length")
-        return spec.digest_size  # type: ignore[return-value]
+        return spec.digest_size  # type: ignore[return-value]  # a fixed-length mode's row has a digest_size
     if length is None:
         raise TypeError(f"length is required for {mode.name} (output bytes, an int >= 0)")
     return output_length(spec, length, name=mode.name)

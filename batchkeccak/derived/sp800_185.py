@@ -8,7 +8,7 @@ from the state it leaves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def _exports_buffer(value: object) -> bool:
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
         return True
     try:
-        memoryview(value).release()  # type: ignore[arg-type]
+        memoryview(value).release()  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         return False
     return True
@@ -250,7 +250,7 @@ class _Chunks:
         self._count = 0
 
     def _close(self) -> None:
-        self._chaining.append(self._open.finish(self._chunk_output))  # type: ignore[union-attr]
+        self._chaining.append(self._open.finish(self._chunk_output))  # type: ignore[union-attr]  # called only while a chunk is open
         self._count += 1
         self._open, self._open_size = None, 0
 
@@ -360,7 +360,7 @@ class ParallelHasher(TreeHasher):
 
 
 def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: object = 8192,
-                       customization: object = b"") -> Hasher:
+                       customization: object = b"") -> ParallelHasher:
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     head = cshake_prefix(spec, b"ParallelHash", checks.as_bytes(customization, "customization"))
@@ -370,14 +370,14 @@ def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: 
     )
 
 
-def _parallelhash(name: str):
+def _parallelhash(name: str) -> Callable[..., bytes]:
     def parallelhash(data: object, block_size: int = 8192, length: int = 32,
                      customization: bytes = b"", threads: int | None = None) -> bytes:
         resolved = build_parallelhash(
             modes[name], length, _parallel.resolve_threads(threads), block_size=block_size,
             customization=customization,
         )
-        return resolved.hash_message(data)  # type: ignore[attr-defined]
+        return resolved.hash_message(data)
 
     parallelhash.__name__ = parallelhash.__qualname__ = name
     parallelhash.__doc__ = f"""{name.replace('_', ' ').replace('xof ', 'XOF ')} (NIST SP 800-185)

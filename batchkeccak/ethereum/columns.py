@@ -48,7 +48,7 @@ def is_arrow_column(value: object) -> bool:
 def is_arrow_text(value: object) -> bool:
     import pyarrow as pa
 
-    kind = value.type  # type: ignore[attr-defined]
+    kind = value.type  # type: ignore[attr-defined]  # the caller passes an Arrow array (untyped pyarrow)
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
@@ -206,7 +206,7 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
     if isinstance(value, (bytes, bytearray, memoryview)) or (
         isinstance(value, np.ndarray) and value.ndim == 1
     ):
-        one = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+        one = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]  # numpy's stubs give ndarray __buffer__ only on Python 3.12+
         if len(one) != width:
             raise ValueError(f"{argument} is {len(one)} bytes; {what} is {width} bytes")
         return np.frombuffer(one, dtype=np.uint8).reshape(1, width)
@@ -356,10 +356,10 @@ def nonce_column(nonces: object) -> np.ndarray:
         import pyarrow as pa
 
         column = without_nulls(nonces, "nonces")
-        kind = column.type  # type: ignore[attr-defined]
+        kind = column.type  # type: ignore[attr-defined]  # an Arrow array (is_arrow_column); pyarrow is untyped
         if not pa.types.is_integer(kind):
             raise TypeError(f"nonces must hold ints, got Arrow type {kind}")
-        nonces = column.to_numpy()  # type: ignore[attr-defined]
+        nonces = column.to_numpy()  # type: ignore[attr-defined]  # an Arrow array (is_arrow_column); pyarrow is untyped
     if isinstance(nonces, np.ndarray):
         if nonces.ndim != 1:
             raise ValueError(f"nonces must be a 1-D column of ints, got {nonces.ndim}-D")
@@ -371,7 +371,7 @@ def nonce_column(nonces: object) -> np.ndarray:
         return nonces.astype(np.uint64)
     if isinstance(nonces, (str, bytes)):
         raise TypeError(f"nonces must be a column of ints, got {type(nonces).__name__}")
-    values = list(nonces)  # type: ignore[call-overload]
+    values = list(nonces)  # type: ignore[call-overload]  # anything else is taken as an iterable of ints; list() raises TypeError
     for row, nonce in enumerate(values):
         number = check_int(nonce, f"nonces[{row}]")
         if number < 0:
@@ -503,7 +503,7 @@ def word(value: object, argument: str) -> bytes:
             raise ValueError(f"{argument} = {number} does not fit in 32 bytes")
         return (number % 2**256).to_bytes(32, "big")
     try:
-        raw = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+        raw = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         raise TypeError(
             f"{argument} must be an int or 32 bytes, got {type(value).__name__}"
@@ -520,8 +520,8 @@ def key_words(keys: object) -> np.ndarray:
     if is_arrow_column(keys):
         import pyarrow as pa
 
-        if pa.types.is_integer(keys.type):  # type: ignore[attr-defined]
-            keys = keys.to_pylist()  # type: ignore[attr-defined]
+        if pa.types.is_integer(keys.type):  # type: ignore[attr-defined]  # an Arrow array (is_arrow_column); pyarrow is untyped
+            keys = keys.to_pylist()  # type: ignore[attr-defined]  # an Arrow array (is_arrow_column); pyarrow is untyped
     if isinstance(keys, np.ndarray) and keys.ndim == 2:
         if keys.dtype != np.uint8 or keys.shape[1] not in (20, 32):
             raise ValueError(

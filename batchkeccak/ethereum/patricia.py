@@ -571,7 +571,7 @@ def root_bytes(root: object) -> np.ndarray:
         except ValueError:
             raise ValueError(f"root must be 32 bytes or their hex, got {root!r}") from None
     try:
-        view = memoryview(root).cast("B")  # type: ignore[arg-type]
+        view = memoryview(root).cast("B")  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         raise TypeError(
             f"root must be 32 bytes (bytes-like) or a hex string, got {type(root).__name__}"

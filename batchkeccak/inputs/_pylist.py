@@ -193,7 +193,7 @@ def layout_matches() -> bool:
                 return False
         if _flatten([b"ok", bytearray(b"no")], 0, 2) is not None:
             return False
-        if _flatten(samples, 1, 3)[0].tobytes() != b"".join(samples[1:3]):  # type: ignore[index]
+        if _flatten(samples, 1, 3)[0].tobytes() != b"".join(samples[1:3]):  # type: ignore[index]  # a list of bytes: the fast path applies, so not None (else the except)
             return False
     except Exception:  # noqa: BLE001 - any surprise here means: do not use the fast path
         return False
@@ -213,5 +213,5 @@ def flatten_bytes(
     if type(sequence) not in (list, tuple) or not layout_matches():
         return None
     if stop is None:
-        stop = len(sequence)  # type: ignore[arg-type]
-    return _flatten(sequence, start, stop)  # type: ignore[arg-type]
+        stop = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+    return _flatten(sequence, start, stop)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)

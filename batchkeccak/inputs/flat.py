@@ -61,7 +61,7 @@ def _as_uint8(data: object) -> np.ndarray:
     if isinstance(data, str):
         raise TypeError("data is a str: encode it first (for example s.encode('utf-8'))")
     try:
-        view = memoryview(data)  # type: ignore[arg-type]
+        view = memoryview(data)  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         raise TypeError(
             f"data must be a uint8 array or a bytes-like object, got {type(data).__name__}"

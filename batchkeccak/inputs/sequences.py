@@ -34,7 +34,7 @@ def message_view(message: object, name: str) -> memoryview:
             "(for example s.encode('utf-8'))"
         )
     try:
-        view = memoryview(message)  # type: ignore[arg-type]
+        view = memoryview(message)  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         hint = _FLAT_HINT if isinstance(message, (list, tuple)) else ""
         raise TypeError(

@@ -56,7 +56,7 @@ def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int,
     file larger than that: the list is then shorter than ``paths`` and the caller hashes
     the rest otherwise.
     """
-    new, read = oneshot_factory(spec, domain)  # type: ignore[misc]
+    new, read = oneshot_factory(spec, domain)
     limit = sys.maxsize if byte_limit is None else byte_limit
     largest = sys.maxsize if file_limit is None else file_limit
     fstat = os.fstat
@@ -149,7 +149,7 @@ def _digest_in_child(paths: list, spec: Algorithm, domain: int, out_len: int,
 
 
 def _read_to_end(fd: int) -> bytes:
-    pieces = []
+    pieces: list[bytes] = []
     while True:
         piece = os.read(fd, 1 << 20)
         if not piece:

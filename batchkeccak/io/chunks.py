@@ -5,6 +5,7 @@ sizes. (One stream chunk after chunk: :func:`batchkeccak.io.reads.stream_chunks`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from io import FileIO
 from typing import TYPE_CHECKING
 
 from batchkeccak.io.pool import read_ahead
@@ -42,7 +43,7 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
     """
     import numpy as np
 
-    handles: dict[int, object] = {}  # row in this group -> open file
+    handles: dict[int, FileIO] = {}  # row in this group -> open file
     for row, index in enumerate(group):
         try:
             handles[row] = open(names[index], "rb", buffering=0)  # noqa: SIM115
@@ -52,7 +53,7 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
 
     def read_round(turn: int, rows: list[int]) -> dict[int, int]:
         got = {}
-        flat = memoryview(buffers[turn].reshape(-1))
+        flat = memoryview(buffers[turn].reshape(-1))  # type: ignore[arg-type]  # numpy's stubs give ndarray __buffer__ only on Python 3.12+
         for row in rows:
             try:
                 got[row] = fill(handles[row], flat[row * chunk : (row + 1) * chunk])
@@ -71,5 +72,5 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
     finally:
         rounds.close()  # the read ahead is done before its files are closed
         for handle in handles.values():
-            handle.close()  # type: ignore[attr-defined]
+            handle.close()
 

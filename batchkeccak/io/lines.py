@@ -9,6 +9,10 @@ import os
 import select
 import stat
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BATCH_BYTES = 64 << 20
 """Lines are read and hashed in batches of about this many bytes: bounded memory."""
@@ -76,7 +80,7 @@ def stream_lines(stream) -> Iterator[bytes | None]:
         yield rest
 
 
-def line_batches(stream):
+def line_batches(stream: object) -> Iterator[tuple[tuple[np.ndarray, np.ndarray], int]]:
     """``((data, offsets), bytes read)`` per batch of whole lines, line endings excluded.
 
     Lines are found with numpy over blocks of the input, so no Python work is done per line.
@@ -112,7 +116,7 @@ def line_batches(stream):
         yield split_lines(np.frombuffer(buffer, dtype=np.uint8)), cut
 
 
-def split_lines(data):
+def split_lines(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(data, offsets) of the lines in ``data`` (which ends with a newline), endings removed."""
     import numpy as np
 

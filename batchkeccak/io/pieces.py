@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator
 
 import numpy as np
 
@@ -17,7 +17,7 @@ SMALL_READ_BYTES = 64 << 10
 """The least a file is read in at once when its size says less would do."""
 
 
-def stream_pieces(stream: object, unit: int, piece_bytes: int) -> Iterator[np.ndarray]:
+def stream_pieces(stream: object, unit: int, piece_bytes: int) -> Generator[np.ndarray, None, None]:
     """``stream`` (a binary file object opened for reading) read to its end as read-only
     uint8 arrays of a multiple of ``unit`` bytes (all but the last), each valid until the
     next is asked for. TypeError (naming ``data``) for anything else.
@@ -41,13 +41,13 @@ def stream_pieces(stream: object, unit: int, piece_bytes: int) -> Iterator[np.nd
         floor = max(1, SMALL_READ_BYTES // unit) * unit
         size = min(size, max(floor, (left // unit + 1) * unit))
 
-    def pieces() -> Iterator[np.ndarray]:
+    def pieces() -> Generator[np.ndarray, None, None]:
         buffers = [np.empty(size, dtype=np.uint8)]
 
         def read_piece(turn: int, _: object) -> int:
             if turn == len(buffers):  # the second buffer only once a first piece is full
                 buffers.append(np.empty(size, dtype=np.uint8))
-            return fill(stream, memoryview(buffers[turn]))
+            return fill(stream, memoryview(buffers[turn]))  # type: ignore[arg-type]  # numpy's stubs give ndarray __buffer__ only on Python 3.12+
 
         def more(filled: int) -> bool | None:
             return True if filled == size else None
@@ -66,10 +66,10 @@ def _bytes_left(stream: object) -> int | None:
     """The bytes between a regular file's position and its end, or None when unknown (a
     pipe, a socket, an object without a descriptor)."""
     try:
-        status = os.fstat(stream.fileno())  # type: ignore[attr-defined]
+        status = os.fstat(stream.fileno())  # type: ignore[attr-defined]  # duck-typed: AttributeError is caught below
         if not stat.S_ISREG(status.st_mode):
             return None
-        position = stream.tell()  # type: ignore[attr-defined]
+        position = stream.tell()  # type: ignore[attr-defined]  # duck-typed: AttributeError is caught below
     except (AttributeError, OSError, ValueError, TypeError):
         return None
     if not isinstance(position, int):

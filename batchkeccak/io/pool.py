@@ -8,7 +8,7 @@ of it, so a caller may wait for its own (or read in its place, :func:`read_ahead
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -34,7 +34,7 @@ def reader_pool() -> ThreadPoolExecutor:
 
 def read_ahead(
     fill: Callable[[int, Q], R], request: Q, following: Callable[[R], Q | None]
-) -> Iterator[tuple[int, R]]:
+) -> Generator[tuple[int, R], None, None]:
     """``(turn, fill(turn, request))`` for turns 0, 1, 0, 1...: two sets of buffers, one
     filled by a reading thread while the caller works on what the other holds.
 

@@ -138,7 +138,8 @@ def _read_portable(names: list, threads: int, consume: Consume,
     changed = streamed  # files that changed size while read are streamed too
     position = 0
     while position < len(small):
-        batch, size = [], 0
+        batch: list[tuple[int, int]] = []
+        size = 0
         while position < len(small) and (not batch or size + small[position][1] <= BATCH_BYTES):
             batch.append(small[position])
             size += small[position][1]
@@ -160,7 +161,7 @@ def _read_batch(
 ) -> None:
     """Read files ``names[indices[k]]`` into ``buffer[offsets[k]:offsets[k + 1]]``, groups of
     them on the reading threads; a file whose size changed is added to ``changed``."""
-    view = memoryview(buffer)
+    view = memoryview(buffer)  # type: ignore[arg-type]  # numpy's stubs give ndarray __buffer__ only on Python 3.12+
 
     def read_group(span: tuple[int, int]) -> None:
         spare = bytearray(1)

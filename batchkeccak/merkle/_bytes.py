@@ -138,10 +138,10 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
             raise ValueError(f"{argument} rows are {leaves.shape[1]} bytes; {what}")
         return np.ascontiguousarray(leaves)
     if is_hex_sequence(leaves):
-        return hex_matrix(leaves, width, argument)  # type: ignore[arg-type]
+        return hex_matrix(leaves, width, argument)  # type: ignore[arg-type]  # is_hex_sequence checked it is a sequence of str
     if _is_arrow_text(leaves):
         # Fixed-size leaves stored as text are hex (a Parquet column of "0x..." strings).
-        strings = leaves.to_pylist()  # type: ignore[attr-defined]
+        strings = leaves.to_pylist()  # type: ignore[attr-defined]  # _is_arrow_text checked it is an Arrow array (untyped pyarrow)
         if None in strings:  # a null row, or a dictionary's null value
             raise null_leaves(strings.count(None), argument)
         return hex_matrix(strings, width, argument)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -193,7 +193,7 @@ def _bytes_value(value: object, where: str, type_name: str) -> bytes:
     if isinstance(value, np.ndarray) and value.dtype != np.uint8:
         raise TypeError(f"{where} must be a uint8 array for {type_name}, got {value.dtype}")
     try:
-        return bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
+        return bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]  # probing the buffer protocol: TypeError is caught below
     except TypeError:
         raise TypeError(
             f"{where} is {type(value).__name__}; {type_name} takes bytes or a 0x hex string"
@@ -338,13 +338,20 @@ class Rows:
                 raise ValueError(
                     f"{argument} has {rows.num_columns} columns but {width} types were given"
                 )
-            self._columns = [rows.column(k) for k in range(width)]  # type: ignore[attr-defined]
-            self.count = rows.num_rows  # type: ignore[attr-defined]
+            self._columns = [rows.column(k) for k in range(width)]  # type: ignore[attr-defined]  # a pyarrow table or record batch (checked above); pyarrow is untyped
+            self.count = rows.num_rows  # type: ignore[attr-defined]  # a pyarrow table or record batch (checked above); pyarrow is untyped
         elif isinstance(rows, Mapping):
             if len(rows) != width:
                 raise ValueError(f"{argument} has {len(rows)} columns but {width} types were given")
+            for name, column in rows.items():
+                # A str or bytes is one value, not a column of its characters or bytes.
+                if isinstance(column, (str, bytes, bytearray)) or not isinstance(column, Sized):
+                    raise TypeError(
+                        f"{argument}[{name!r}] must be a column (a list, a numpy or pyarrow "
+                        f"array), got {type(column).__name__}"
+                    )
             self._columns = list(rows.values())
-            lengths = {len(c) for c in self._columns}  # type: ignore[arg-type]
+            lengths = {len(c) for c in rows.values()}
             if len(lengths) > 1:
                 raise ValueError(f"{argument} columns differ in length: {sorted(lengths)}")
             self.count = lengths.pop() if lengths else 0
@@ -374,19 +381,19 @@ class Rows:
         """Every row as a list of Python values."""
         if self._rows is not None:
             return self._rows
-        columns = [_python_list(c) for c in self._columns]  # type: ignore[union-attr]
+        columns = [_python_list(c) for c in self._columns]  # type: ignore[union-attr]  # _rows is None: the rows came as columns
         return [list(r) for r in zip(*columns)] if self.count else []
 
     def row(self, index: int) -> list[object]:
         """Row ``index`` as a list of Python values."""
         if self._rows is not None:
             return list(self._rows[index])
-        return [_python_list(c[index : index + 1])[0] for c in self._columns]  # type: ignore[index, union-attr]
+        return [_python_list(c[index : index + 1])[0] for c in self._columns]  # type: ignore[index, union-attr]  # _rows is None: the rows came as columns, each sliceable
 
 
 def _iterable(value: object) -> TypeGuard[Iterable[object]]:
     try:
-        iter(value)  # type: ignore[call-overload]
+        iter(value)  # type: ignore[call-overload]  # probing for iter(): TypeError is caught below
     except TypeError:
         return False
     return True
@@ -399,7 +406,7 @@ def _python_list(column: object) -> list[object]:
         if column.ndim == 2:
             return [bytes(r) for r in column]
         return column.tolist()
-    return list(column)  # type: ignore[call-overload]
+    return list(column)  # type: ignore[call-overload]  # what is left is an iterable column (checked where it was taken)
 
 
 def encode_rows(
@@ -456,8 +463,8 @@ def _column_words(t: AbiType, column: object, count: int, where: str) -> np.ndar
         if words is not None:
             return words
     column = _arrow_column(t, column)
-    if len(column) != count:  # type: ignore[arg-type]
-        raise ValueError(f"{where} holds {len(column)} values, expected {count}")  # type: ignore[arg-type]
+    if len(column) != count:  # type: ignore[arg-type]  # a column: Arrow, numpy or a sequence, all sized
+        raise ValueError(f"{where} holds {len(column)} values, expected {count}")  # type: ignore[arg-type]  # a column: Arrow, numpy or a sequence, all sized
     if t.kind in ("uint", "int", "bool") and _all_str(column):
         # Numbers and flags as text (a CSV file, a JSON dump): parsed and range-checked one
         # by one, then encoded with the columns of ints and bools below.
@@ -509,13 +516,13 @@ def _arrow_decimal_words(t: AbiType, column: object, where: str) -> np.ndarray |
 
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
-    kind = column.type  # type: ignore[attr-defined]
+    kind = column.type  # type: ignore[attr-defined]  # an Arrow array (the caller checked its module); pyarrow is untyped
     if not pa.types.is_decimal(kind) or kind.scale != 0 or kind.bit_width not in (128, 256):
         return None
     width = kind.bit_width // 8
-    count = len(column)  # type: ignore[arg-type]
-    data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]
-    start = column.offset * width  # type: ignore[attr-defined]
+    count = len(column)  # type: ignore[arg-type]  # an Arrow array (the caller checked its module); pyarrow is untyped
+    data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]  # an Arrow array (the caller checked its module); pyarrow is untyped
+    start = column.offset * width  # type: ignore[attr-defined]  # an Arrow array (the caller checked its module); pyarrow is untyped
     little = data[start : start + count * width].reshape(count, width)
     words = np.empty((count, WORD), dtype=np.uint8)
     words[:, WORD - width :] = little[:, ::-1]
@@ -530,7 +537,7 @@ def _arrow_decimal_words(t: AbiType, column: object, where: str) -> np.ndarray |
         bad = (words[:, :top] != sign[:, None]).any(axis=1)
     if bad.any():
         row = int(np.argmax(bad))
-        _int_value(t, column[row].as_py(), f"{where} row {row}")  # type: ignore[index]
+        _int_value(t, column[row].as_py(), f"{where} row {row}")  # type: ignore[index]  # an Arrow array (the caller checked its module); pyarrow is untyped
     return words
 
 
@@ -541,17 +548,17 @@ def _arrow_column(t: AbiType, column: object) -> object:
 
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
-    kind = column.type  # type: ignore[attr-defined]
+    kind = column.type  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
     if t.kind in ("uint", "int") and pa.types.is_integer(kind):
-        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
     if t.kind == "bool" and pa.types.is_boolean(kind):
-        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+        return column.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
     if pa.types.is_fixed_size_binary(kind):
         width = kind.byte_width
-        data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]
-        start = column.offset * width  # type: ignore[attr-defined]
-        return data[start : start + len(column) * width].reshape(len(column), width)  # type: ignore[arg-type]
-    return column.to_pylist()  # type: ignore[attr-defined]
+        data = np.frombuffer(column.buffers()[1], dtype=np.uint8)  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
+        start = column.offset * width  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
+        return data[start : start + len(column) * width].reshape(len(column), width)  # type: ignore[arg-type]  # an Arrow array (its module checked above); pyarrow is untyped
+    return column.to_pylist()  # type: ignore[attr-defined]  # an Arrow array (its module checked above); pyarrow is untyped
 
 
 def _integer_array(column: object) -> np.ndarray | None:
@@ -666,7 +673,7 @@ def json_value(t: AbiType | str, value: object) -> object:
         value = value.item()
     if t.kind == "array":
         assert t.item is not None
-        return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]
+        return [json_value(t.item, v) for v in value]  # type: ignore[attr-defined]  # an array type's value is a sequence, as encode checked
     if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)):
         return hex_0x(value)
     if (

@@ -279,7 +279,7 @@ def standard_leaf_hashes(
 
 
 def _standard_leaf(types: Sequence[str], row: object, hasher: Hasher) -> bytes:
-    return hasher.hash_one(hasher.hash_one(abi.encode(types, row)))  # type: ignore[arg-type]
+    return hasher.hash_one(hasher.hash_one(abi.encode(types, row)))  # type: ignore[arg-type]  # row is one of the rows abi.Rows read: a list of values
 
 
 # ----------------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ class OpenZeppelinTree(MerkleTree):
         self._input_of: np.ndarray | None = None
 
     @classmethod
-    def build(  # type: ignore[override]
+    def build(  # type: ignore[override]  # no scheme=: the class is the scheme (MerkleTree.build dispatches on it)
         cls, leaves: object, **options: Unpack[BuildOptions]
     ) -> OpenZeppelinTree:
         """See :meth:`MerkleTree.build`."""

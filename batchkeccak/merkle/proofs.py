@@ -57,9 +57,9 @@ def _value_bytes(values: object, index: int) -> bytes:
     if isinstance(values, np.ndarray):
         return values[index].tobytes()
     if hasattr(values, "to_pylist"):
-        value = values[index].as_py()  # type: ignore[index]
+        value = values[index].as_py()  # type: ignore[index]  # an Arrow array (has to_pylist): indexable, untyped pyarrow
         return value.encode("utf-8") if isinstance(value, str) else value
-    return bytes(values[index])  # type: ignore[index]
+    return bytes(values[index])  # type: ignore[index]  # any other form MerkleTree.build took is a sequence of bytes-like values
 
 
 def _leaf_fields(tree: MerkleTree, values: object, index: int) -> dict:
@@ -70,7 +70,7 @@ def _leaf_fields(tree: MerkleTree, values: object, index: int) -> dict:
         row = tree.value(index)
         return {
             "types": list(tree.types),
-            "value": [abi.json_value(t, v) for t, v in zip(tree.types, row)],  # type: ignore[call-overload]
+            "value": [abi.json_value(t, v) for t, v in zip(tree.types, row)],  # type: ignore[call-overload]  # types is not None (checked above), so each row is a list of values
         }
     entry = {"leafHash": hex_0x(tree.leaf_hash(index))}
     if values is not None:
@@ -122,21 +122,21 @@ def inclusion_proof_lines(
     """
     head = _head(tree)
     simple = isinstance(tree, openzeppelin.OpenZeppelinTree)
-    json_values = tree.json_values() if simple else None  # type: ignore[attr-defined]
-    types = list(tree.types) if simple and tree.types is not None else None  # type: ignore[attr-defined]
+    json_values = tree.json_values() if simple else None  # type: ignore[attr-defined]  # simple is the isinstance check above; mypy does not narrow through it
+    types = list(tree.types) if simple and tree.types is not None else None  # type: ignore[attr-defined]  # simple is the isinstance check above; mypy does not narrow through it
     for start in range(0, tree.size, block):
         indices = np.arange(start, min(tree.size, start + block))
         steps = [(has, hex_rows(nodes, "0x")) for has, nodes in tree.sibling_levels(indices)]
         if not simple:
-            leaf_hashes = hex_rows(tree.levels[0][indices], "0x")  # type: ignore[attr-defined]
+            leaf_hashes = hex_rows(tree.levels[0][indices], "0x")  # type: ignore[attr-defined]  # not simple: an RFC 9162 tree, which has levels
         lines = []
         for k, index in enumerate(indices.tolist()):
             entry = dict(head, index=index)
             if simple:
                 if types is None:
-                    entry["leaf"] = json_values[index]  # type: ignore[index]
+                    entry["leaf"] = json_values[index]  # type: ignore[index]  # simple: json_values was set above
                 else:
-                    entry.update(types=types, value=json_values[index])  # type: ignore[index]
+                    entry.update(types=types, value=json_values[index])  # type: ignore[index]  # simple: json_values was set above
             else:
                 entry["leafHash"] = leaf_hashes[k]
                 if values is not None:

@@ -122,7 +122,7 @@ class RFC9162Tree(MerkleTree):
         self.algorithm = hasher.name
 
     @classmethod
-    def build(  # type: ignore[override]
+    def build(  # type: ignore[override]  # no scheme=: the class is the scheme (MerkleTree.build dispatches on it)
         cls, leaves: object, **options: Unpack[BuildOptions]
     ) -> RFC9162Tree:
         """See :meth:`MerkleTree.build`; ``leaves`` are the values ``D[n]``."""

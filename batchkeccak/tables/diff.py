@@ -315,7 +315,7 @@ def _changed_columns(
     np.cumsum(np.bincount(row_of, minlength=changed_at.shape[0]), out=offsets[1:])
     lists = pa.ListArray.from_arrays(pa.array(offsets), names)
     # Spread the lists over every difference: null where the change is not "changed".
-    position = np.full(kind_codes.shape[0], -1, dtype=np.int64)
-    position[changed_at] = np.arange(changed_at.shape[0])
-    index = pa.array(position, mask=position < 0)
+    list_at = np.full(kind_codes.shape[0], -1, dtype=np.int64)
+    list_at[changed_at] = np.arange(changed_at.shape[0])
+    index = pa.array(list_at, mask=list_at < 0)
     return lists.take(index)

@@ -101,7 +101,7 @@ def header_bytes(
 
 def resolve_table_hasher(algorithm: object, threads: object) -> Hasher:
     """``algorithm`` (a name, an :class:`Algorithm` or a :class:`Hasher`) on ``threads``."""
-    resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]
+    resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]  # resolve_hasher checks both and names the argument it rejects
     if resolved.batch_size is not None:
         raise ValueError(
             f"algorithm: {resolved.name} holds one key (or state) per message; a table digest "

@@ -380,4 +380,4 @@ def bisect_keys(keys: pa.Array, bound: bytes, start: int = 0, after: bool = True
             return key_bytes(keys, index)
 
     search = bisect.bisect_right if after else bisect.bisect_left
-    return search(Keys(), bound, lo=start, hi=len(keys))  # type: ignore[call-overload]
+    return search(Keys(), bound, lo=start, hi=len(keys))

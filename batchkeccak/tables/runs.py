@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Self, cast
 
 import numpy as np
 import pyarrow as pa
@@ -52,7 +52,8 @@ def row_digests(batch: pa.RecordBatch, columns: Sequence[str], hasher: Hasher) -
     count = batch.num_rows
     fields = [pa.nulls(count)] + [batch.column(name) for name in columns]
     rows = encode_rows(pa.RecordBatch.from_arrays(fields, names=["", *columns]))
-    return hasher.hash_flat(rows.data, rows.offsets)
+    # encode_rows makes its FlatMessages of checked arrays (FlatMessages takes any buffer)
+    return hasher.hash_flat(cast(np.ndarray, rows.data), cast(np.ndarray, rows.offsets))
 
 
 def take_rows(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -427,14 +428,17 @@ def merged_chunks(runs: list[Run]) -> Iterator[Chunk]:
     moves on to its next block, so each step finishes at least one block.
     """
     if len(runs) == 1:
-        for keys, digests in runs[0].blocks():
-            if len(keys):
-                yield Chunk(keys, digests, np.full(len(keys), runs[0].side, dtype=np.int8))
+        for block_keys, block_digests in runs[0].blocks():
+            if len(block_keys):
+                yield Chunk(block_keys, block_digests,
+                            np.full(len(block_keys), runs[0].side, dtype=np.int8))
         return
     cursors = [cursor for cursor in map(_Cursor, runs) if not cursor.exhausted]
     while cursors:
         bound = min(cursor.last_key() for cursor in cursors)
-        keys, digests, sides = [], [], []
+        keys: list[pa.Array] = []
+        digests: list[np.ndarray] = []
+        sides: list[np.ndarray] = []
         for cursor in cursors:
             stop = bisect_keys(cursor.keys, bound, cursor.position)
             if stop > cursor.position:

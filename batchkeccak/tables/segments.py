@@ -243,9 +243,11 @@ def segment_digests(
         builder = RunBuilder(0, "source", encoder, limit // 2, spill, hasher.output_length)
         rows = digest_source(opened, builder, covered, hasher, threads, progress)
         if cuts is None:
+            assert segments is not None  # set above whenever no boundaries are given
             # Segment k starts at row ceil(k * rows / segments) in key order.
             starts = sorted({-(-k * rows // segments) for k in range(1, int(segments))} - {0, rows})
-        roots, counts, found = [StreamingRoot(hasher)], [0], []
+        roots, counts = [StreamingRoot(hasher)], [0]
+        found: list[bytes] = []
         seen = 0
         for chunk in merged_chunks(builder.finish()):
             check_unique(chunk, encoder, "source")
