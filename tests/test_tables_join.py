@@ -59,3 +59,20 @@ def test_walk_resumes_when_its_output_fills_and_when_a_block_runs_out(
     expected = ref.diff(before, after, TYPES, ["g", "id"])
     assert found == expected
     assert {change for _, change, _ in expected} == {"added", "removed", "changed"}
+
+
+@pytest.mark.parametrize("width", [1, 8, 12, 16])
+def test_equal_neighbours_compares_every_byte_of_fixed_width_keys(width):
+    # Neighbours that differ only in the first byte, only in the last byte, or only in a
+    # byte of the second word, beside ones that are equal; a slice starts mid-buffer.
+    from batchkeccak.tables.keys import equal_neighbours
+
+    base = bytes(range(1, width + 1))
+    variants = [base, base, bytes([0]) + base[1:], base[:-1] + b"\xff"]
+    if width > 8:
+        variants.append(base[:8] + bytes([base[8] ^ 1]) + base[9:])
+    values = [b"\x00" * width] + [v for v in variants for _ in range(2)] + variants
+    keys = pa.array(values, pa.binary(width)).slice(1)
+    expected = [keys[i].as_py() == keys[i + 1].as_py() for i in range(len(keys) - 1)]
+    assert equal_neighbours(keys).tolist() == expected
+    assert any(expected) and not all(expected)

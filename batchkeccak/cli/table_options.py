@@ -41,7 +41,7 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
     parser.add_argument(
         "--memory-limit", type=memory_size, default=None, metavar="SIZE",
         help="keys and digests held at once before sorted runs are spilled to disk "
-        "(default 512M)",
+        "(default 1280M)",
     )
     parser.add_argument(
         "--spill-dir", default=None, metavar="DIR",

@@ -194,7 +194,7 @@ def table_digest(
     threads
         Threads to read, encode and hash with; None for every core.
     memory_limit
-        Bytes of keys and digests held at once (default 512 MiB); larger tables are sorted in
+        Bytes of keys and digests held at once (default 1.25 GiB); larger tables are sorted in
         runs spilled to ``spill_dir``.
     spill_dir
         Where the spill folder is made (default: the system's temporary folder); it is

@@ -360,7 +360,12 @@ def equal_neighbours(keys: pa.Array) -> np.ndarray:
     if count < 2:
         return np.zeros(0, dtype=bool)
     if pa.types.is_fixed_size_binary(keys.type):
-        words = key_words(keys)
+        raw = fixed_key_bytes(keys)
+        if raw.shape[1] % 8 == 0:
+            # Equality needs no byte order: the keys' own bytes as words, without a copy.
+            words = raw.view(np.uint64)
+        else:
+            words = key_words(keys)
         return np.all(words[1:] == words[:-1], axis=1)
     same = pc.equal(keys.slice(1), keys.slice(0, count - 1))
     return same.to_numpy(zero_copy_only=False)
