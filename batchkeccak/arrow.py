@@ -119,8 +119,10 @@ def _hex_array(
     if parts == 1:
         _hex_bytes(np.array([0, count * width], dtype=np.int64), digests.reshape(-1), characters)
     else:
-        bounds = np.linspace(0, count, parts + 1).astype(np.int64) * width
-        spans = [bounds[i : i + 2] for i in range(parts)]
+        spans = [
+            np.array([a * width, b * width], dtype=np.int64)
+            for a, b in _parallel.split_ranges(0, count, parts)
+        ]
         _parallel.run_parallel(_hex_bytes, spans, digests.reshape(-1), characters)
     return pa.Array.from_buffers(
         pa.string(),

@@ -9,8 +9,6 @@ pieces needs.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from batchkeccak import _parallel
@@ -87,11 +85,7 @@ class StoredStates:
             run((0, count))
             return
         # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
-        cuts = np.searchsorted(
-            np.cumsum(blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
-        )
-        bounds = sorted({0, *cuts.tolist(), count})
-        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        spans = _parallel.split_ranges(0, count, 4 * threads, weights=blocks)
         _parallel.run_parallel(run, spans, workers=threads)
 
     def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:
