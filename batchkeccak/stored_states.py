@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.dispatch import use_oneshot
+from batchkeccak.dispatch import ONESHOT, plan
 from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.oneshot import oneshot_digest
 from batchkeccak.parameters import Algorithm, get_algorithm
@@ -185,7 +185,7 @@ class IncrementalSponge:
     def finish(self, out_len: int) -> bytes:
         """Pad what was absorbed and squeeze ``out_len`` bytes; the state stays as it was."""
         waiting = bytes(self.waiting)
-        if self._fresh and use_oneshot(self.spec, self.domain, 1, len(waiting)):
+        if self._fresh and plan(self.spec, self.domain, 1, len(waiting)) == ONESHOT:
             return oneshot_digest(  # type: ignore[return-value]
                 self.spec, self.domain, waiting, out_len
             )
