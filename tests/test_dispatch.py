@@ -242,14 +242,11 @@ def test_an_account_of_its_own_books_apart_from_the_process(monkeypatch):
     # The work given to the backend before the kernels load is booked in the account the
     # caller passes; the process's account stays as it was.
     spec = bk.algorithms["sha3_256"]
-    data = {
-        "inputs": {
-            "kernel_load_seconds": 0.001,  # 1000 us
-            "hashlib": {"backend_us": {"message": 2.0, "byte": 0.0},
-                        "kernels_us": {"message": 1.0, "byte": 0.0, "one_state_byte": 0.0}},
-        },
-    }
-    monkeypatch.setattr(dispatch, "crossover", lambda: data)
+    # 1 us more per message on the backend, no cost per byte; 1000 us to load the kernels.
+    costs = {"backend_us": {"message": 2.0, "byte": 0.0},
+             "kernels_us": {"message": 1.0, "byte": 0.0, "one_state_byte": 0.0}}
+    measured = {"inputs": {"kernel_load_seconds": 0.001, "hashlib": costs}}
+    monkeypatch.setattr(dispatch, "crossover", lambda: measured)
     monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
     monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
     own = dispatch.LoadAccount()
