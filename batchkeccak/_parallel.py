@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 
 from batchkeccak._checks import check_int
 from batchkeccak.permutation import TILE_WIDTH
@@ -57,6 +58,30 @@ def chunk_ranges(count: int, threads: int) -> list[tuple[int, int]]:
     size = -(-count // (threads * CHUNKS_PER_THREAD))
     size = -(-size // TILE_WIDTH) * TILE_WIDTH
     return [(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def split_ranges(
+    first: int, stop: int, parts: int, weights=None
+) -> list[tuple[int, int]]:
+    """Cut ``first..stop`` into at most ``parts`` contiguous, non-empty ``(start, stop)``
+    ranges of about equal size (none for an empty range): the one way a batch is shared out where ``chunk_ranges``'
+    whole tiles do not apply.
+
+    With ``weights`` (one non-negative number per item of ``first..stop``, the work each
+    costs) the ranges hold about equal total weight instead of equal counts.
+    """
+    count = stop - first
+    parts = max(1, min(parts, count))
+    if weights is None:
+        bounds = [first + count * i // parts for i in range(parts + 1)]
+    else:
+        import numpy as np
+
+        cumulative = np.cumsum(weights)
+        targets = np.arange(1, parts) * (int(cumulative[-1]) / parts) if count else np.empty(0)
+        cuts = (np.searchsorted(cumulative, targets, side="right") + first).tolist()
+        bounds = sorted({first, *cuts, stop})
+    return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
 def run_parallel(kernel, items: list, *args, workers: int | None = None) -> None:

@@ -191,29 +191,24 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
 def _hash_arrow(messages: object, resolved: Hasher) -> np.ndarray:
     """An Arrow column; a stream of record batches (a DuckDB relation, say) batch by batch,
     so that only one batch of messages is held at a time."""
-    from batchkeccak.derived.hashers import messages_between
+    from batchkeccak.derived.hashers import hash_chunks
     from batchkeccak.inputs.arrow_buffers import binary_buffers
     from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
 
     column = arrow_column(messages, "messages", "hash_many")
     if not isinstance(column, ColumnStream):
         return resolved.hash_flat(*binary_buffers(column, "messages"))
-    per_message = resolved.batch_size
-    parts, start = [], 0
-    for chunk in column.chunks:
-        stop = start + len(chunk)
-        if per_message is not None and stop > per_message:
-            raise _keys_mismatch(resolved, f"more than {per_message}")
-        chunk_hasher = resolved if per_message is None else messages_between(resolved, start, stop)
-        parts.append(chunk_hasher.hash_flat(*binary_buffers(chunk, "messages")))
-        start = stop
-    resolved.check_batch(start)
+    parts = hash_chunks(
+        resolved, column.chunks,
+        lambda chunk, chunk_hasher: chunk_hasher.hash_flat(*binary_buffers(chunk, "messages")),
+        lambda count: _keys_mismatch(resolved, count),
+    )
     if not parts:
         return np.empty((0, resolved.output_length), dtype=np.uint8)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _keys_mismatch(resolved: Hasher, count: str) -> ValueError:
+def _keys_mismatch(resolved: Hasher, count: str | int) -> ValueError:
     return ValueError(
         f"{resolved.name}: key (or initial_state) holds {resolved.batch_size} entries, one per "
         f"message, but {count} messages were given"

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from batchkeccak import _parallel
 from batchkeccak._jit import njit
 from batchkeccak.api import hasher
-from batchkeccak.derived.hashers import messages_between
+from batchkeccak.derived.hashers import hash_chunks
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages, check_flat
 from batchkeccak.inputs.arrow_buffers import (
@@ -119,8 +119,10 @@ def _hex_array(
     if parts == 1:
         _hex_bytes(np.array([0, count * width], dtype=np.int64), digests.reshape(-1), characters)
     else:
-        bounds = np.linspace(0, count, parts + 1).astype(np.int64) * width
-        spans = [bounds[i : i + 2] for i in range(parts)]
+        spans = [
+            np.array([a * width, b * width], dtype=np.int64)
+            for a, b in _parallel.split_ranges(0, count, parts)
+        ]
         _parallel.run_parallel(_hex_bytes, spans, digests.reshape(-1), characters)
     return pa.Array.from_buffers(
         pa.string(),
@@ -372,17 +374,12 @@ def hash_array(
     if isinstance(values, pa.Array):
         return hash_chunk(values, resolved, hex, "values")
     out_type = pa.string() if hex else pa.binary(resolved.output_length)
-    chunks, start = [], 0
-    for chunk in values.chunks:
-        stop = start + len(chunk)
-        if per_row is not None and stop > per_row:
-            raise _keys_mismatch(resolved, f"more than {per_row}")
-        # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
-        chunk_hasher = resolved if per_row is None else messages_between(resolved, start, stop)
-        chunks.append(hash_chunk(chunk, chunk_hasher, hex, "values"))
-        start = stop
-    if per_row is not None and start != per_row:
-        raise _keys_mismatch(resolved, start)
+    # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
+    chunks = hash_chunks(
+        resolved, values.chunks,
+        lambda chunk, chunk_hasher: hash_chunk(chunk, chunk_hasher, hex, "values"),
+        lambda rows: _keys_mismatch(resolved, rows),
+    )
     return pa.chunked_array(chunks, type=out_type)
 
 

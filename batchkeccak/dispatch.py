@@ -46,6 +46,12 @@ _forced: str | None = os.environ.get("BATCHKECCAK_BACKEND") or None
 the test suite runs its kernel tests with it, so that a small test batch still tests the
 kernels; ``oneshot`` applies only where a one-shot backend has the function."""
 
+KERNELS = "kernels"
+"""A plan (:func:`plan`, :meth:`batchkeccak.hashers.Hasher.plan`): the compiled kernels hash
+the work."""
+ONESHOT = "oneshot"
+"""A plan: hashlib or pycryptodome hash the work, one message at a time."""
+
 KERNEL_MODULE = "batchkeccak.sponge"
 """Once this module is imported, the kernels are (or are about to be) loaded."""
 
@@ -61,9 +67,20 @@ def kernels_loaded() -> bool:
     return KERNEL_MODULE in sys.modules
 
 
-_spent_us = 0.0
-"""Estimated microseconds the one-shot backends spent, before the kernels loaded, beyond
-what the kernels would have spent on the same work."""
+class LoadAccount:
+    """The ski-rental account: the estimated microseconds the one-shot backends spent,
+    before the kernels loaded, beyond what the kernels would have spent on the same work.
+
+    The kernels load once per process, so a process keeps one account, :data:`ACCOUNT`,
+    which :func:`plan` books into; a test or a benchmark passes an account of its own.
+    """
+
+    def __init__(self) -> None:
+        self.spent_us = 0.0
+
+
+ACCOUNT = LoadAccount()
+"""The process's account (numba's kernels, once loaded, serve every later call)."""
 
 
 def _extra_us(measured: dict, family: str, count: int, threads: int,
@@ -86,40 +103,45 @@ def _extra_us(measured: dict, family: str, count: int, threads: int,
             max(0.0, backend_byte - kernel_byte))
 
 
-def use_oneshot(spec: Algorithm, domain: int, count: int, total_bytes: int,
-                threads: int = 1, backend_threads: int = 1) -> bool:
-    """Whether ``count`` messages of ``total_bytes`` in all go to the one-shot backend.
+def plan(spec: Algorithm, domain: int, count: int, total_bytes: int, threads: int = 1,
+         backend_threads: int = 1, account: LoadAccount | None = None) -> str:
+    """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT` or
+    :data:`KERNELS`. The one decision of the package (:meth:`Hasher.plan
+    <batchkeccak.hashers.Hasher.plan>` asks it; so do the numpy-free file path and the
+    one-message finish); work planned ``ONESHOT`` before the kernels load is booked in
+    ``account`` (:data:`ACCOUNT` by default).
 
     Only for a plain function from the all-zero state (the caller checks that): a mode's
     start state is the kernels' business. ``threads`` is what the kernels would run on,
     ``backend_threads`` what the backend runs on (files are read and hashed on several).
     """
-    global _spent_us
     family = backend_family(spec, domain)
     if family is None or _forced == "kernels":
-        return False
+        return KERNELS
     if _forced == "oneshot":
-        return True
+        return ONESHOT
     measured = crossover()
     if kernels_loaded():
         limit = measured["limits"][family]["warm"]
-        return count <= limit["messages"] and total_bytes <= limit["bytes"]
+        fits = count <= limit["messages"] and total_bytes <= limit["bytes"]
+        return ONESHOT if fits else KERNELS
+    account = ACCOUNT if account is None else account
     per_messages, per_byte = _extra_us(measured, family, count, threads, backend_threads)
     estimate = per_messages + total_bytes * per_byte
-    if _spent_us + estimate > measured["inputs"]["kernel_load_seconds"] * 1e6:
-        return False
-    _spent_us += estimate
-    return True
+    if account.spent_us + estimate > measured["inputs"]["kernel_load_seconds"] * 1e6:
+        return KERNELS
+    account.spent_us += estimate
+    return ONESHOT
 
 
 def oneshot_bytes(spec: Algorithm, domain: int, count: int, threads: int = 1,
-                  backend_threads: int = 1) -> int:
-    """The most bytes ``count`` messages may hold in all and still go to the one-shot backend
-    (what :func:`use_oneshot` would allow, without taking it): -1 when none may.
+                  backend_threads: int = 1, account: LoadAccount | None = None) -> int:
+    """The most bytes ``count`` messages may hold in all and still be planned
+    :data:`ONESHOT` (what :func:`plan` would allow, without booking it): -1 when none may.
 
     For work whose size shows only while it is done (files, measured as they are opened):
-    the caller hashes up to this many bytes, then reports what it did with
-    :func:`use_oneshot`, and leaves the rest to the kernels.
+    the caller hashes up to this many bytes, then books what it did with :func:`plan`, and
+    leaves the rest to the kernels.
     """
     family = backend_family(spec, domain)
     if family is None or _forced == "kernels":
@@ -131,7 +153,8 @@ def oneshot_bytes(spec: Algorithm, domain: int, count: int, threads: int = 1,
         limit = measured["limits"][family]["warm"]
         return limit["bytes"] if count <= limit["messages"] else -1
     per_messages, per_byte = _extra_us(measured, family, count, threads, backend_threads)
-    left = measured["inputs"]["kernel_load_seconds"] * 1e6 - _spent_us - per_messages
+    spent = (ACCOUNT if account is None else account).spent_us
+    left = measured["inputs"]["kernel_load_seconds"] * 1e6 - spent - per_messages
     if left < 0:
         return -1
     return sys.maxsize if per_byte <= 0 else int(left / per_byte)

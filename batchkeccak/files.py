@@ -18,7 +18,13 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from batchkeccak.dispatch import kernels_loaded, one_stream_to_backend, oneshot_bytes, use_oneshot
+from batchkeccak.dispatch import (
+    ONESHOT,
+    kernels_loaded,
+    one_stream_to_backend,
+    oneshot_bytes,
+    plan,
+)
 from batchkeccak.io.backend_files import (
     ONESHOT_THREAD_BYTES,
     digest_paths,
@@ -116,7 +122,6 @@ def hash_files(
     import numpy as np
 
     from batchkeccak.api import hasher
-    from batchkeccak.hashers import ONESHOT
     from batchkeccak.io.small_files import read_small_files
 
     resolved = hasher(algorithm, length=length, threads=threads, **params)
@@ -289,7 +294,7 @@ def digest_files(
             # A large file stops it too: large files are hashed on several threads.
             found, total = reader(names, row, row.suffix, out_len, byte_limit=budget,
                                   file_limit=ONESHOT_THREAD_BYTES)
-            use_oneshot(row, row.suffix, len(found), total)  # the backend's share, booked
+            plan(row, row.suffix, len(found), total)  # the backend's share, booked
     if len(found) < len(names):
         found += hash_files(
             names[len(found) :], algorithm, length=length, errors="collect", **params

@@ -19,7 +19,8 @@ import numpy as np
 
 from batchkeccak import _parallel
 from batchkeccak._checks import check_int
-from batchkeccak.dispatch import kernels_loaded, oneshot_bytes, use_oneshot
+from batchkeccak.dispatch import KERNELS, ONESHOT, kernels_loaded, oneshot_bytes
+from batchkeccak.dispatch import plan as plan_backend
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
 from batchkeccak.parameters import Algorithm, get_algorithm
@@ -27,11 +28,6 @@ from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 
 if TYPE_CHECKING:
     from batchkeccak.stored_states import IncrementalSponge
-
-KERNELS = "kernels"
-"""A :meth:`Hasher.plan`: the compiled kernels hash the work."""
-ONESHOT = "oneshot"
-"""A :meth:`Hasher.plan`: hashlib or pycryptodome hash the work, one message at a time."""
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
@@ -347,14 +343,14 @@ class Hasher:
 
         The one decision every entry point asks: only a hasher with a one-shot backend
         (:attr:`oneshot_backend`) may get ``ONESHOT``, and then as the dispatcher's measured
-        limits say (:func:`batchkeccak.dispatch.use_oneshot`, which books the work it gives
-        the backend). ``backend_threads``: the threads the backend would run on (files).
+        limits say (:func:`batchkeccak.dispatch.plan`, which books the work it gives the
+        backend). ``backend_threads``: the threads the backend would run on (files).
         """
-        if self.oneshot_backend and use_oneshot(
+        if not self.oneshot_backend:
+            return KERNELS
+        return plan_backend(
             self.algorithm, self.domain, count, total_bytes, self.threads, backend_threads
-        ):
-            return ONESHOT
-        return KERNELS
+        )
 
     def oneshot_byte_budget(self, count: int, backend_threads: int = 1) -> int:
         """The most bytes ``count`` messages may hold in all and still be planned

@@ -55,6 +55,22 @@ if sys.byteorder != "little":  # pragma: no cover - numba targets little-endian 
 PAD_LAST_BIT = np.uint64(0x8000000000000000)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def pad_final_block(lanes, lane, width, tail_word, tail, last_word, suffix):
+    """The one pad10*1 of the package: XOR the domain byte ``suffix`` (whose lowest bits are
+    the domain bits, then padding's first 1) into byte ``tail`` of word ``tail_word``, and
+    padding's closing 1 into the top bit of word ``last_word`` (the block's last byte),
+    for the state at ``lane`` of ``lanes`` (words ``width`` apart). When only one byte of
+    the block is free both land in it, as FIPS 202 wants.
+
+    Inlined into every kernel that ends a message (``_absorb_block``, ``hash_uniform``,
+    ``sponge_states.finish_states``): the message bytes of the final block are XORed in by
+    the caller, before or after.
+    """
+    lanes[tail_word * width + lane] ^= np.uint64(suffix) << np.uint64(8 * tail)
+    lanes[last_word * width + lane] ^= PAD_LAST_BIT
+
+
 
 @njit(cache=True, nogil=True)
 def _absorb_block(
@@ -91,11 +107,11 @@ def _absorb_block(
         return
     tail = remaining & 7
     base = pos + 8 * whole_words
-    word = np.uint64(suffix) << np.uint64(8 * tail)
+    word = np.uint64(0)
     for b in range(tail):
         word |= np.uint64(data[base + b]) << np.uint64(8 * b)
     lanes[whole_words * width + lane] ^= word
-    lanes[(rate_words - 1) * width + lane] ^= PAD_LAST_BIT
+    pad_final_block(lanes, lane, width, whole_words, tail, rate_words - 1, suffix)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -448,7 +464,6 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     grouped_out_words = (out_len >> 3) & ~3
     tail = length & 7
     tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
-    suffix_word = np.uint64(suffix) << np.uint64(8 * tail)
     last_word = (rate >> 3) - 1
     for first in range(0, count, width):
         base = start + first * length
@@ -469,12 +484,12 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
         for j in range(width):
             at = base + min(j, last) * length + 8 * whole_words
             if tail == 0:
-                word = suffix_word
+                word = np.uint64(0)
             elif at + 8 <= data.shape[0]:
                 # Read a whole word and keep the message's bytes: cheaper than a byte loop.
-                word = (load_le64(data, at) & tail_mask) | suffix_word
+                word = load_le64(data, at) & tail_mask
             else:
-                word = suffix_word
+                word = np.uint64(0)
                 for b in range(tail):
                     word |= np.uint64(data[at + b]) << np.uint64(8 * b)
             tile[whole_words * width + j] = word
@@ -491,7 +506,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
             for j in range(width):
                 tile[k * width + j] = word
         for j in range(width):
-            tile[last_word * width + j] ^= PAD_LAST_BIT
+            pad_final_block(tile, j, width, whole_words, tail, last_word, suffix)
         tile_permute(tile, spare, first_round)
         # Four lanes by four words where all four lanes hold messages; the rest word by word.
         grouped_lanes = (last + 1) & ~3

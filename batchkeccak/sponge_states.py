@@ -31,7 +31,7 @@ from batchkeccak.permutation import (
 )
 from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.lanes import squeeze_block
-from batchkeccak.sponge import PAD_LAST_BIT
+from batchkeccak.sponge import pad_final_block
 
 
 @njit(cache=True, nogil=True)
@@ -62,11 +62,11 @@ def finish_states(states, pending, pending_len, which, rate, suffix, first_round
         for k in range(whole_words):
             lanes[k] ^= load_le64(waiting, 8 * k)
         tail = count & 7
-        word = np.uint64(suffix) << np.uint64(8 * tail)
+        word = np.uint64(0)
         for b in range(tail):
             word |= np.uint64(waiting[8 * whole_words + b]) << np.uint64(8 * b)
         lanes[whole_words] ^= word
-        lanes[rate_words - 1] ^= PAD_LAST_BIT
+        pad_final_block(lanes, 0, 1, whole_words, tail, rate_words - 1, suffix)
         produced = 0
         while True:
             state_absorb(lanes, waiting, nothing, one, nothing, first_round)

@@ -9,12 +9,10 @@ pieces needs.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from batchkeccak import _parallel
-from batchkeccak.dispatch import use_oneshot
+from batchkeccak.dispatch import ONESHOT, plan
 from batchkeccak.inputs import readonly as _readonly
 from batchkeccak.oneshot import oneshot_digest
 from batchkeccak.parameters import Algorithm, get_algorithm
@@ -87,11 +85,7 @@ class StoredStates:
             run((0, count))
             return
         # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
-        cuts = np.searchsorted(
-            np.cumsum(blocks), np.linspace(0, total, 4 * threads + 1)[1:-1], side="right"
-        )
-        bounds = sorted({0, *cuts.tolist(), count})
-        spans = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        spans = _parallel.split_ranges(0, count, 4 * threads, weights=blocks)
         _parallel.run_parallel(run, spans, workers=threads)
 
     def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:
@@ -191,8 +185,8 @@ class IncrementalSponge:
     def finish(self, out_len: int) -> bytes:
         """Pad what was absorbed and squeeze ``out_len`` bytes; the state stays as it was."""
         waiting = bytes(self.waiting)
-        if self._fresh and use_oneshot(self.spec, self.domain, 1, len(waiting)):
-            return oneshot_digest(  # type: ignore[return-value]  # use_oneshot is true only where the backend has the function: never None
+        if self._fresh and plan(self.spec, self.domain, 1, len(waiting)) == ONESHOT:
+            return oneshot_digest(  # type: ignore[return-value]  # the one-shot plan is given only where the backend has the function: never None
                 self.spec, self.domain, waiting, out_len
             )
         rate = self.spec.rate

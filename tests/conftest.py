@@ -78,7 +78,7 @@ def backend_policy(request, monkeypatch):
         return
     from batchkeccak import dispatch
 
-    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
     if policy == "oneshot":
         monkeypatch.setenv("BATCHKECCAK_BACKEND", "oneshot")
         forced = "oneshot"

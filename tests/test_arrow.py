@@ -515,3 +515,24 @@ def test_short_per_row_keys_against_the_reference_model():
     got = hash_array(column, "kmac_xof_128", key=keys, length=16).to_pylist()
     assert got == [ref.kmac(128, k, m, 16, b"", xof=True)
                    for k, m in zip(keys, [b"x", b"x", b"yz"], strict=True)]
+
+
+def test_hash_many_of_a_batch_stream_hands_each_batch_its_own_keys():
+    from Crypto.Hash import KMAC128
+
+    schema = pa.schema([("m", pa.binary())])
+
+    def stream():
+        batches = [pa.record_batch([pa.array([b"a", b"bc"])], schema=schema),
+                   pa.record_batch([pa.array([b"def"])], schema=schema)]
+        return pa.RecordBatchReader.from_batches(schema, batches)
+
+    keys = [b"k1" * 8, b"k2" * 8, b"k3" * 8]
+    got = bk.hash_many(stream(), "kmac_128", key=keys, length=8)
+    want = [KMAC128.new(key=k, data=m, mac_len=8).digest()
+            for k, m in zip(keys, [b"a", b"bc", b"def"], strict=True)]
+    assert [bytes(row) for row in got] == want
+    with pytest.raises(ValueError, match="holds 2 entries.*but more than 2 messages were given"):
+        bk.hash_many(stream(), "kmac_128", key=keys[:2], length=8)
+    with pytest.raises(ValueError, match="holds 4 entries.*but 3 messages were given"):
+        bk.hash_many(stream(), "kmac_128", key=[*keys, keys[0]], length=8)

@@ -33,7 +33,7 @@ MESSAGES = [b"", b"a", bytes(range(200)), b"x" * 5000] + [bytes([i]) * i for i i
 @pytest.fixture(params=["kernels", "oneshot", None])
 def backend(request, monkeypatch):
     """Each side forced, and the measured limits (fresh accounting)."""
-    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
     with forced_backend(request.param):
         yield request.param
 
@@ -162,6 +162,10 @@ def test_many_files_shared_with_child_processes_equal_one_process(tmp_path):
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def _oneshot(*args, **options) -> bool:
+    return dispatch.plan(*args, **options) == dispatch.ONESHOT
+
+
 def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
     spec = bk.algorithms["sha3_256"]
     data = {
@@ -177,13 +181,13 @@ def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
     monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
     with forced_backend(None):
         for spent, count in ((0.0, 1), (0.0, 100), (400.0, 100), (990.0, 10), (0.0, 1000)):
-            monkeypatch.setattr(dispatch, "_spent_us", spent)
+            monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", spent)
             allowed = dispatch.oneshot_bytes(spec, spec.suffix, count)
             if allowed < 0:
-                assert not dispatch.use_oneshot(spec, spec.suffix, count, 0)
+                assert not _oneshot(spec, spec.suffix, count, 0)
                 continue
-            assert not dispatch.use_oneshot(spec, spec.suffix, count, allowed + 1)
-            assert dispatch.use_oneshot(spec, spec.suffix, count, allowed)
+            assert not _oneshot(spec, spec.suffix, count, allowed + 1)
+            assert _oneshot(spec, spec.suffix, count, allowed)
         monkeypatch.setattr(dispatch, "kernels_loaded", lambda: True)
         assert dispatch.oneshot_bytes(spec, spec.suffix, 10) == 1000
         assert dispatch.oneshot_bytes(spec, spec.suffix, 11) == -1
@@ -215,23 +219,44 @@ def test_the_choice_follows_the_measured_limits(monkeypatch):
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
-    monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+    monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
     with forced_backend(None):
         monkeypatch.setattr(dispatch, "kernels_loaded", lambda: True)
-        assert dispatch.use_oneshot(spec, spec.suffix, 10, 1000)
-        assert not dispatch.use_oneshot(spec, spec.suffix, 11, 1000)
-        assert not dispatch.use_oneshot(spec, spec.suffix, 10, 1001)
-        assert not dispatch.use_oneshot(spec, 0x1F, 1, 1)  # SHA-3 with SHAKE's domain byte
+        assert _oneshot(spec, spec.suffix, 10, 1000)
+        assert not _oneshot(spec, spec.suffix, 11, 1000)
+        assert not _oneshot(spec, spec.suffix, 10, 1001)
+        assert not _oneshot(spec, 0x1F, 1, 1)  # SHA-3 with SHAKE's domain byte
         monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
         # Not loaded: calls go to the backend while their extra time adds up to the load.
-        assert dispatch.use_oneshot(spec, spec.suffix, 600, 0)  # 600 us
-        assert not dispatch.use_oneshot(spec, spec.suffix, 401, 0)  # would make 1001 us
-        assert dispatch.use_oneshot(spec, spec.suffix, 400, 0)  # exactly 1000 us
-        assert not dispatch.use_oneshot(spec, spec.suffix, 1, 0)
+        assert _oneshot(spec, spec.suffix, 600, 0)  # 600 us
+        assert not _oneshot(spec, spec.suffix, 401, 0)  # would make 1001 us
+        assert _oneshot(spec, spec.suffix, 400, 0)  # exactly 1000 us
+        assert not _oneshot(spec, spec.suffix, 1, 0)
     with forced_backend("kernels"):
-        assert not dispatch.use_oneshot(spec, spec.suffix, 1, 0)
+        assert not _oneshot(spec, spec.suffix, 1, 0)
     with pytest.raises(ValueError, match="backend must be"), forced_backend("gpu"):
         pass
+
+
+def test_an_account_of_its_own_books_apart_from_the_process(monkeypatch):
+    # The work given to the backend before the kernels load is booked in the account the
+    # caller passes; the process's account stays as it was.
+    spec = bk.algorithms["sha3_256"]
+    # 1 us more per message on the backend, no cost per byte; 1000 us to load the kernels.
+    costs = {"backend_us": {"message": 2.0, "byte": 0.0},
+             "kernels_us": {"message": 1.0, "byte": 0.0, "one_state_byte": 0.0}}
+    measured = {"inputs": {"kernel_load_seconds": 0.001, "hashlib": costs}}
+    monkeypatch.setattr(dispatch, "crossover", lambda: measured)
+    monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
+    monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
+    own = dispatch.LoadAccount()
+    with forced_backend(None):
+        assert _oneshot(spec, spec.suffix, 600, 0, account=own)  # 600 us booked in own
+        assert own.spent_us == 600.0 and dispatch.ACCOUNT.spent_us == 0.0
+        assert dispatch.oneshot_bytes(spec, spec.suffix, 401, account=own) == -1
+        assert not _oneshot(spec, spec.suffix, 401, 0, account=own)
+        assert _oneshot(spec, spec.suffix, 401, 0)  # the process's account still has room
+        assert dispatch.ACCOUNT.spent_us == 401.0
 
 
 def test_few_large_messages_are_priced_at_one_state_each(monkeypatch):
@@ -250,18 +275,18 @@ def test_few_large_messages_are_priced_at_one_state_each(monkeypatch):
     monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
     big = 10**9
     with forced_backend(None):
-        monkeypatch.setattr(dispatch, "_spent_us", 0.0)
+        monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
         # 8 files on 2 threads each side: no gain for the kernels, however many bytes.
-        assert dispatch.use_oneshot(spec, spec.suffix, 8, big, threads=2, backend_threads=2)
+        assert _oneshot(spec, spec.suffix, 8, big, threads=2, backend_threads=2)
         assert dispatch.oneshot_bytes(spec, spec.suffix, 8, 2, 2) == sys.maxsize
         # The backend on one thread: the kernels' second thread earns back the load.
-        assert not dispatch.use_oneshot(spec, spec.suffix, 8, big, threads=2)
+        assert not _oneshot(spec, spec.suffix, 8, big, threads=2)
         # Enough messages for full tiles on both threads: the tile's cost per byte.
         count = 2 * dispatch.MIN_TILE_LANES
         allowed = dispatch.oneshot_bytes(spec, spec.suffix, count, 2, 2)
         assert allowed == int(1000 / (0.001 - 0.0005))
-        assert not dispatch.use_oneshot(spec, spec.suffix, count, allowed + 1, 2, 2)
-        assert dispatch.use_oneshot(spec, spec.suffix, count, allowed, 2, 2)
+        assert not _oneshot(spec, spec.suffix, count, allowed + 1, 2, 2)
+        assert _oneshot(spec, spec.suffix, count, allowed, 2, 2)
 
 
 def test_the_stored_limits_are_measured_figures():

@@ -367,6 +367,23 @@ def test_a_failing_chunk_stops_the_others_and_raises():
     assert 3 not in done and len(done) < 50
 
 
+@pytest.mark.parametrize(
+    ("first", "stop", "parts"), [(0, 0, 4), (0, 1, 4), (0, 10, 3), (7, 100, 8), (3, 5, 1)]
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_split_ranges_cover_the_range_once(first, stop, parts, weighted):
+    from batchkeccak import _parallel
+
+    weights = np.arange(stop - first) % 5 if weighted else None
+    spans = _parallel.split_ranges(first, stop, parts, weights=weights)
+    covered = [i for a, b in spans for i in range(a, b)]
+    assert covered == list(range(first, stop))
+    assert all(b > a for a, b in spans) and len(spans) <= max(parts, 1)
+    if not weighted and spans:
+        sizes = [b - a for a, b in spans]
+        assert max(sizes) - min(sizes) <= 1 and len(spans) == min(parts, stop - first)
+
+
 def test_warmup_then_hash():
     bk.warmup()
     assert bk.hash_one(b"after warmup", "sha3_256") == oracle("sha3_256", b"after warmup")

@@ -615,3 +615,20 @@ def test_a_file_whose_size_says_less_is_still_read_to_its_end(tmp_path):
         assert bk.parallelhash_128(cmdline, block_size=2**40) == (
             ref.parallelhash(128, content, 2**40, 32, b"")
         )
+
+
+def test_mode_and_scheme_names_are_read_like_algorithm_names():
+    # One reader of names (parameters.canonical_name): case, '-' for '_' and dropped
+    # underscores, as for bk.hasher, in tuplehash_many, the Merkle schemes and the CLI's bench.
+    from batchkeccak.merkle.base import check_scheme
+
+    rows = [[b"ab", b"c"], [b""]]
+    expected = bk.tuplehash_many(rows, "tuplehash_128", length=16)
+    for spelling in ("TupleHash-128", "tuplehash128", "TUPLEHASH_128"):
+        assert np.array_equal(bk.tuplehash_many(rows, spelling, length=16), expected), spelling
+    with pytest.raises(ValueError, match="needs a tuplehash_\\* algorithm, got 'sha3_256'"):
+        bk.tuplehash_many(rows, "sha3_256")
+    for spelling in ("rfc9162", "RFC-9162", "rfc_9162", "OpenZeppelin", "open-zeppelin"):
+        assert check_scheme(spelling) == spelling.lower().replace("-", "").replace("_", "")
+    with pytest.raises(ValueError, match="unknown scheme 'rfc 9162'; valid schemes"):
+        check_scheme("rfc 9162")

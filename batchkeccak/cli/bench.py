@@ -80,9 +80,10 @@ def run(args) -> int:
     import batchkeccak
     from batchkeccak import benchmark
     from batchkeccak.cli import CommandError
+    from batchkeccak.parameters import canonical_name
 
-    algorithm = args.algorithm.lower().replace("-", "_")
-    if algorithm not in batchkeccak.algorithms:
+    algorithm = canonical_name(args.algorithm, batchkeccak.algorithms)
+    if algorithm is None:
         choices = ", ".join(batchkeccak.algorithms)
         raise CommandError(f"unknown --algorithm {args.algorithm!r}; choose from {choices}")
     if args.repeats is not None and args.repeats < 1:

@@ -8,6 +8,7 @@ Everything here is written against two contracts of the layer below: ``Hasher.ha
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
@@ -200,3 +201,26 @@ def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
     if fields.get("key_count") is not None:
         fields["key_count"] = stop - start
     return restore(type(resolved), fields)
+
+
+def hash_chunks(resolved: Hasher, chunks: Iterable, hash_chunk: Callable,
+                mismatch: Callable[[str | int], Exception]) -> list:
+    """``hash_chunk(chunk, hasher)`` for each chunk of a column that comes in pieces, in order.
+
+    Where ``resolved`` holds one key (or initial state) per message, these run across the
+    chunks: each chunk gets the hasher of its own rows (:func:`messages_between`), and
+    ``mismatch(rows)`` is raised as soon as the rows outnumber the keys, or at the end
+    where they are fewer.
+    """
+    per_message = resolved.batch_size
+    parts, start = [], 0
+    for chunk in chunks:
+        stop = start + len(chunk)
+        if per_message is not None and stop > per_message:
+            raise mismatch(f"more than {per_message}")
+        chunk_hasher = resolved if per_message is None else messages_between(resolved, start, stop)
+        parts.append(hash_chunk(chunk, chunk_hasher))
+        start = stop
+    if per_message is not None and start != per_message:
+        raise mismatch(start)
+    return parts

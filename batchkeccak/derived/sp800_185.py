@@ -27,7 +27,7 @@ from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.parameters import Algorithm, get_algorithm
+from batchkeccak.parameters import Algorithm, canonical_name, get_algorithm
 from batchkeccak.stored_states import IncrementalSponge, as_array
 
 CSHAKE_DOMAIN = 0x04
@@ -216,8 +216,8 @@ def tuplehash_many(
     if isinstance(algorithm, Hasher):
         resolved = algorithm if threads is None else algorithm.with_threads(threads)
     else:
-        name = algorithm.lower().replace("-", "_") if isinstance(algorithm, str) else None
-        mode = modes.get(name)
+        name = canonical_name(algorithm, modes) if isinstance(algorithm, str) else None
+        mode = None if name is None else modes.get(name)
         if mode is None or mode.family != "tuplehash":
             raise ValueError(
                 f"tuplehash_many needs a tuplehash_* algorithm, got {algorithm!r}; valid: "

@@ -214,6 +214,18 @@ def nibble(key_data, start, i):
     return (byte >> 4) if (i & 1) == 0 else (byte & 0x0F)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def shared_nibbles(key_data, start_a, start_b, length):
+    """How many leading nibbles the keys at ``start_a`` and ``start_b`` share, compared over
+    ``length`` bytes (the shorter key's): ``2 * length`` where one is a prefix of the other."""
+    for j in range(length):
+        x = key_data[at(start_a + j)]
+        y = key_data[at(start_b + j)]
+        if x != y:
+            return 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
+    return 2 * length
+
+
 @njit(cache=True, nogil=True)
 def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
                 child_mask, node_lo, node_hi, shared):
@@ -258,14 +270,7 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
             break
         start_b = key_offsets[order[i + 1]]
         length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
-        n = 2 * length
-        for j in range(length):
-            x = key_data[at(start_a + j)]
-            y = key_data[at(start_b + j)]
-            if x != y:
-                n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
-                break
-        shared[i] = n
+        shared[i] = shared_nibbles(key_data, start_a, start_b, length)
     # No path runs deeper than one level per nibble plus the extension above each branch.
     levels = np.empty(4 * longest + 3, dtype=np.int64)
     roots = np.full(groups, -1, dtype=np.int64)
@@ -468,13 +473,7 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
             next_row = order[i + 1]
             next_start = key_offsets[next_row]
             common = min(length, key_offsets[next_row + 1] - next_start)
-            after = 2 * common
-            for j in range(common):
-                x = key_data[at(start + j)]
-                y = key_data[at(next_start + j)]
-                if x != y:
-                    after = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
-                    break
+            after = shared_nibbles(key_data, start, next_start, common)
         if i < first or after == 2 * length:  # not to encode, or a branch's value
             before = after
             i += 1

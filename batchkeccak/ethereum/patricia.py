@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from itertools import chain, pairwise
+from itertools import chain
 
 import numpy as np
 
@@ -247,8 +247,7 @@ class TrieBatch:
         count = min(PARTS_PER_THREAD * threads, (stop - first) // MIN_PART_NODES)
         if threads == 1 or count <= 1:
             return [(first, stop)]
-        bounds = np.linspace(first, stop, count + 1).astype(np.int64).tolist()
-        return list(pairwise(bounds))
+        return _parallel.split_ranges(first, stop, count)
 
     def run_task(self, task: tuple[str, int, int], keccak: Hasher) -> None:
         what, first, stop = task

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batchkeccak._parallel import run_parallel
+from batchkeccak._parallel import run_parallel, split_ranges
 from batchkeccak.inputs import readonly
 from batchkeccak.io.pool import reader_pool
 from batchkeccak.io.reads import OPEN_FLAGS, REFUSED_COUNT, SMALLEST_READ, named_error
@@ -89,7 +89,7 @@ def _read_compiled(names: list, threads: int, consume: Consume,
     paths, path_starts = joined_paths(names)
     status = np.zeros(count, dtype=np.int64)
     span = max(READ_GROUP, -(-count // (4 * threads)))
-    spans = [(a, min(a + span, count)) for a in range(0, count, span)]
+    spans = split_ranges(0, count, -(-count // span))
 
     def read_and_consume(bounds: tuple[int, int]) -> None:
         # Each thread reads its files into its own buffer and hashes them itself, one
@@ -180,7 +180,7 @@ def _read_batch(
                 changed.append(index)  # list.append is atomic: no lock needed
 
     count = len(indices)
-    spans = [(a, min(a + READ_GROUP, count)) for a in range(0, count, READ_GROUP)]
+    spans = split_ranges(0, count, -(-count // READ_GROUP))
     if threads > 1 and len(spans) > 1:
         list(reader_pool().map(read_group, spans))
     else:

@@ -20,6 +20,7 @@ import numpy as np
 from batchkeccak._checks import check_int
 from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import json_item
+from batchkeccak.parameters import canonical_name
 
 
 class BuildOptions(TypedDict, total=False):
@@ -61,8 +62,8 @@ def check_scheme(scheme: object) -> str:
         raise TypeError(
             f"scheme must be a str, one of {', '.join(SCHEMES)}; got {type(scheme).__name__}"
         )
-    key = scheme.lower().replace("-", "").replace("_", "")
-    if key not in SCHEMES:
+    key = canonical_name(scheme, SCHEMES)
+    if key is None:
         raise ValueError(f"unknown scheme {scheme!r}; valid schemes: {', '.join(SCHEMES)}")
     return key
 

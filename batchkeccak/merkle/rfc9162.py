@@ -294,6 +294,15 @@ def _value_bytes(value: object) -> bytes:
     return as_bytes(value, "leaf")
 
 
+def _shift_until_odd(fn: int, sn: int) -> tuple[int, int]:
+    """RFC 9162's "right-shift fn and sn equally until either LSB(fn) is set or fn is 0",
+    a step of both verification algorithms (section 2.1.3.2 and 2.1.4.2)."""
+    while not fn & 1 and fn != 0:
+        fn >>= 1
+        sn >>= 1
+    return fn, sn
+
+
 def verify_inclusion(
     leaf_hash: bytes, index: int, size: int, path: Sequence[bytes], root: bytes, hasher: Hasher
 ) -> bool:
@@ -307,14 +316,10 @@ def verify_inclusion(
             return False
         if fn & 1 or fn == sn:
             node = _node(hasher, p, node)
-            if not fn & 1:
-                while not fn & 1 and fn != 0:
-                    fn >>= 1
-                    sn >>= 1
+            fn, sn = _shift_until_odd(fn, sn)
         else:
             node = _node(hasher, node, p)
-        fn >>= 1
-        sn >>= 1
+        fn, sn = fn >> 1, sn >> 1
     return sn == 0 and node == root
 
 
@@ -403,12 +408,8 @@ def verify_consistency(
         if fn & 1 or fn == sn:
             fr = _node(hasher, c, fr)
             sr = _node(hasher, c, sr)
-            if not fn & 1:
-                while not fn & 1 and fn != 0:
-                    fn >>= 1
-                    sn >>= 1
+            fn, sn = _shift_until_odd(fn, sn)
         else:
             sr = _node(hasher, sr, c)
-        fn >>= 1
-        sn >>= 1
+        fn, sn = fn >> 1, sn >> 1
     return fr == first_hash and sr == second_hash and sn == 0
