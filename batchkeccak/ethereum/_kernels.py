@@ -215,6 +215,76 @@ def nibble(key_data, start, i):
 
 
 @njit(cache=True, nogil=True)
+def shared_prefixes(key_data, key_offsets, order, shared):
+    """``shared[i]``: the nibbles sorted keys ``i`` and ``i + 1`` have in common. Returns the
+    longest key's length in bytes."""
+    count = order.shape[0]
+    longest = 0
+    for i in range(count):
+        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
+        if i + 2 * PREFETCH_NODES < count:
+            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
+        if i + PREFETCH_NODES < count:
+            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
+        row = order[i]
+        start_a = key_offsets[row]
+        length_a = key_offsets[row + 1] - start_a
+        longest = max(longest, length_a)
+        if i + 1 == count:
+            break
+        start_b = key_offsets[order[i + 1]]
+        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
+        n = 2 * length
+        for j in range(length):
+            x = key_data[at(start_a + j)]
+            y = key_data[at(start_b + j)]
+            if x != y:
+                n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
+                break
+        shared[i] = n
+    return longest
+
+
+@njit(cache=True, nogil=True)
+def place_roots(group_starts, roots, node_lo, node_hi, path_start):
+    """Number the roots of the non-empty tries first, in trie order (an empty trie's
+    ``roots`` entry stays -1). Returns how many nodes that makes."""
+    nodes = 0
+    for g in range(group_starts.shape[0] - 1):
+        if group_starts[g + 1] > group_starts[g]:
+            roots[g] = nodes
+            node_lo[nodes] = group_starts[g]
+            node_hi[nodes] = group_starts[g + 1]
+            path_start[nodes] = 0
+            nodes += 1
+    return nodes
+
+
+# Called once per branch: compiled without numba's reference counting (``_nrt=False``), the
+# call costs no atomic reference counts on its array arguments.
+@njit(cache=True, nogil=True, _nrt=False)
+def branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared, child_mask,
+                    node_lo, node_hi, path_start):
+    """Number a branch's children from ``nodes`` on: one per run of the sorted keys
+    ``lo:hi`` with the same nibble ``d``, in nibble order. Sets the branch's ``child_mask``
+    and returns the next free node number."""
+    mask = 0
+    i = lo
+    while i < hi:
+        j = i
+        while j < hi - 1 and shared[j] > d:
+            j += 1
+        mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
+        node_lo[nodes] = i
+        node_hi[nodes] = j + 1
+        path_start[nodes] = d + 1
+        nodes += 1
+        i = j + 1
+    child_mask[node] = mask
+    return nodes
+
+
+@njit(cache=True, nogil=True)
 def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
                 child_mask, node_lo, node_hi, shared):
     """The nodes of every trie, from its keys in order (``order[group_starts[g]:
@@ -241,42 +311,11 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
     run ``node_lo:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
     ``roots[g]`` is -1 for an empty trie.
     """
-    count = order.shape[0]
-    groups = group_starts.shape[0] - 1
-    longest = 0
-    for i in range(count):
-        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
-        if i + 2 * PREFETCH_NODES < count:
-            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
-        if i + PREFETCH_NODES < count:
-            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
-        row = order[i]
-        start_a = key_offsets[row]
-        length_a = key_offsets[row + 1] - start_a
-        longest = max(longest, length_a)
-        if i + 1 == count:
-            break
-        start_b = key_offsets[order[i + 1]]
-        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
-        n = 2 * length
-        for j in range(length):
-            x = key_data[at(start_a + j)]
-            y = key_data[at(start_b + j)]
-            if x != y:
-                n = 2 * j + (1 if (x >> 4) == (y >> 4) else 0)
-                break
-        shared[i] = n
+    longest = shared_prefixes(key_data, key_offsets, order, shared)
     # No path runs deeper than one level per nibble plus the extension above each branch.
     levels = np.empty(4 * longest + 3, dtype=np.int64)
-    roots = np.full(groups, -1, dtype=np.int64)
-    nodes = 0
-    for g in range(groups):
-        if group_starts[g + 1] > group_starts[g]:
-            roots[g] = nodes
-            node_lo[nodes] = group_starts[g]
-            node_hi[nodes] = group_starts[g + 1]
-            path_start[nodes] = 0
-            nodes += 1
+    roots = np.full(group_starts.shape[0] - 1, -1, dtype=np.int64)
+    nodes = place_roots(group_starts, roots, node_lo, node_hi, path_start)
     depth = 0
     levels[0] = 0
     level_end = nodes
@@ -311,19 +350,8 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
             kind[node] = BRANCH_VALUE
             lo += 1
         first_child[node] = nodes
-        mask = 0
-        i = lo
-        while i < hi:
-            j = i
-            while j < hi - 1 and shared[j] > d:
-                j += 1
-            mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
-            node_lo[nodes] = i
-            node_hi[nodes] = j + 1
-            path_start[nodes] = d + 1
-            nodes += 1
-            i = j + 1
-        child_mask[node] = mask
+        nodes = branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared,
+                                child_mask, node_lo, node_hi, path_start)
         node += 1
     levels[depth + 1] = nodes
     return nodes, roots, levels[:depth + 2] if nodes else levels[:1]
