@@ -537,6 +537,57 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
     return max(i, first), needed, offsets[:hashed + 1], hashed_items[:hashed]
 
 
+# The branch encoders below run once per branch: compiled without numba's reference
+# counting (``_nrt=False``), a call costs no atomic reference counts on its array arguments.
+@njit(cache=True, nogil=True, _nrt=False)
+def branch_payload(node, k, kind, key_row, first_child, child_mask, order, value_data,
+                   value_offsets, item_slot, embedded_length):
+    """The RLP payload length of a branch: its 16 children (a hashed child as 0xa0 and its
+    digest, an embedded one as its RLP, a missing one as 0x80) and its value."""
+    items_base = order.shape[0]
+    payload = 1
+    child = first_child[node]
+    mask = child_mask[node]
+    for branch_slot in range(16):
+        if (mask >> branch_slot) & 1:
+            item = key_row[child] if kind[child] == LEAF else items_base + child
+            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+            child += 1
+        else:
+            payload += 1
+    if k == BRANCH_VALUE:
+        row = order[key_row[node]]
+        payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+    return payload
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
+                 value_data, value_offsets, item_slot, digest_bytes, embedded, embedded_length):
+    """Write a branch's payload (as :func:`branch_payload` counts it) from ``at_byte`` on."""
+    items_base = order.shape[0]
+    child = first_child[node]
+    mask = child_mask[node]
+    for branch_slot in range(16):
+        if (mask >> branch_slot) & 1:
+            item = key_row[child] if kind[child] == LEAF else items_base + child
+            child_slot = item_slot[item]
+            if child_slot >= 0:
+                buffer[at(at_byte)] = 0xA0
+                at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+            else:
+                at_byte = copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+            child += 1
+        else:
+            buffer[at(at_byte)] = 0x80
+            at_byte += 1
+    if k == BRANCH_VALUE:
+        row = order[key_row[node]]
+        write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+    else:
+        buffer[at(at_byte)] = 0x80
+
+
 @njit(cache=True, nogil=True)
 def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
                  key_data, key_offsets, order, value_data, value_offsets, item_slot, digests,
@@ -574,19 +625,8 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             continue
         # The payload's length first: whether the node is embedded, and whether it fits.
         if k >= BRANCH:
-            payload = 1
-            child = first_child[node]
-            mask = child_mask[node]
-            for branch_slot in range(16):
-                if (mask >> branch_slot) & 1:
-                    item = key_row[child] if kind[child] == LEAF else items_base + child
-                    payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
-                    child += 1
-                else:
-                    payload += 1
-            if k == BRANCH_VALUE:
-                row = order[key_row[node]]
-                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+            payload = branch_payload(node, k, kind, key_row, first_child, child_mask, order,
+                                     value_data, value_offsets, item_slot, embedded_length)
         else:  # an extension, whose child is a branch
             end = path_start[first_child[node]]
             payload = path_length(end - path_start[node])
@@ -602,28 +642,9 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
         # be embedded is then copied to its place in ``embedded``.
         at_byte = write_header(buffer, position, payload, 0xC0)
         if k >= BRANCH:
-            child = first_child[node]
-            mask = child_mask[node]
-            for branch_slot in range(16):
-                if (mask >> branch_slot) & 1:
-                    item = key_row[child] if kind[child] == LEAF else items_base + child
-                    child_slot = item_slot[item]
-                    if child_slot >= 0:
-                        buffer[at(at_byte)] = 0xA0
-                        at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
-                    else:
-                        at_byte = copy_bytes(
-                            buffer, at_byte, embedded, 32 * item, embedded_length[item]
-                        )
-                    child += 1
-                else:
-                    buffer[at(at_byte)] = 0x80
-                    at_byte += 1
-            if k == BRANCH_VALUE:
-                row = order[key_row[node]]
-                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
-            else:
-                buffer[at(at_byte)] = 0x80
+            write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
+                         value_data, value_offsets, item_slot, digest_bytes, embedded,
+                         embedded_length)
         else:
             at_byte = write_path(
                 buffer, at_byte, key_data, key_offsets[order[key_row[node]]], path_start[node],
