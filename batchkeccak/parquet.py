@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -254,6 +255,64 @@ def _timed(batches: Iterator[pa.RecordBatch], report: HashFileReport) -> Iterato
         yield batch
 
 
+def _with_digest_fields(
+    schema: pa.Schema, digest_columns: dict[str, str], digest_type: pa.DataType
+) -> pa.Schema:
+    """The source's schema with one digest field appended per hashed column, in order."""
+    for digest_name in digest_columns.values():
+        schema = schema.append(pa.field(digest_name, digest_type))
+    return schema
+
+
+def _progress_bar(
+    dataset: ds.Dataset | pa.RecordBatchReader, desc: str, progress: bool
+) -> Any:
+    """A tqdm bar over the source's rows (of unknown total for a stream: its length is known
+    only once it has been read), shown only when asked and stderr is a terminal."""
+    total_rows = None if isinstance(dataset, pa.RecordBatchReader) else dataset.count_rows()
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total_rows,
+        unit="rows",
+        unit_scale=True,
+        desc=desc,
+        file=sys.stderr,
+        disable=None if progress else True,  # None: only when stderr is a terminal
+        dynamic_ncols=True,
+    )
+
+
+def _hash_and_write(
+    batch: pa.RecordBatch,
+    digest_columns: dict[str, str],
+    resolved: Hasher,
+    hex: bool,
+    out_schema: pa.Schema,
+    writer: pq.ParquetWriter,
+    report: HashFileReport,
+) -> None:
+    """Hash one batch's columns and write the batch with its digest columns (a row group)."""
+    hash_started = time.perf_counter()
+    digests = [hash_array(batch.column(name), resolved, hex=hex) for name in digest_columns]
+    write_started = time.perf_counter()
+    report.hash_seconds += write_started - hash_started
+    writer.write_batch(pa.RecordBatch.from_arrays(batch.columns + digests, schema=out_schema))
+    report.write_seconds += time.perf_counter() - write_started
+
+
+def _count_batch(
+    batch: pa.RecordBatch, report: HashFileReport, bar: Any, started: float
+) -> None:
+    """Add a written batch to the report and the progress bar (with the rate so far)."""
+    report.rows += batch.num_rows
+    report.batches += 1
+    report.decoded_bytes += batch.nbytes
+    bar.update(batch.num_rows)
+    elapsed = time.perf_counter() - started
+    bar.set_postfix_str(f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s", refresh=False)
+
+
 def hash_file(
     src: object,
     dst: str | os.PathLike,
@@ -324,29 +383,14 @@ def hash_file(
         raise ValueError(f"suffix must be a non-empty str, got {suffix!r}")
     dataset, src_path = _open_source(src)
     dst_path = _output_path(dst, src_path)
-    schema = dataset.schema
-    digest_columns = _digest_names(schema, columns, suffix)
+    digest_columns = _digest_names(dataset.schema, columns, suffix)
     digest_type = pa.string() if hex else pa.binary(resolved.output_length)
-    out_schema = schema
-    for digest_name in digest_columns.values():
-        out_schema = out_schema.append(pa.field(digest_name, digest_type))
+    out_schema = _with_digest_fields(dataset.schema, digest_columns, digest_type)
     writer_options = _writer_options(dataset, list(digest_columns.values()))
 
     report = HashFileReport(dst_path, 0, 0, 0, digest_columns)
     started = time.perf_counter()
-    # A stream's length is known only once it has been read.
-    total_rows = None if isinstance(dataset, pa.RecordBatchReader) else dataset.count_rows()
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=total_rows,
-        unit="rows",
-        unit_scale=True,
-        desc=f"{resolved.name} {', '.join(digest_columns)}",
-        file=sys.stderr,
-        disable=None if progress else True,  # None: only when stderr is a terminal
-        dynamic_ncols=True,
-    )
+    bar = _progress_bar(dataset, f"{resolved.name} {', '.join(digest_columns)}", progress)
     try:
         scan = _record_batches(dataset, batch_size, opened_here=src_path is not None)
         with (
@@ -356,25 +400,8 @@ def hash_file(
             for batch in _timed(scan, report):
                 if batch.num_rows == 0:
                     continue
-                hash_started = time.perf_counter()
-                digests = [
-                    hash_array(batch.column(name), resolved, hex=hex)
-                    for name in digest_columns
-                ]
-                write_started = time.perf_counter()
-                report.hash_seconds += write_started - hash_started
-                writer.write_batch(
-                    pa.RecordBatch.from_arrays(batch.columns + digests, schema=out_schema)
-                )
-                report.write_seconds += time.perf_counter() - write_started
-                report.rows += batch.num_rows
-                report.batches += 1
-                report.decoded_bytes += batch.nbytes
-                bar.update(batch.num_rows)
-                elapsed = time.perf_counter() - started
-                bar.set_postfix_str(
-                    f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s", refresh=False
-                )
+                _hash_and_write(batch, digest_columns, resolved, hex, out_schema, writer, report)
+                _count_batch(batch, report, bar, started)
             close_started = time.perf_counter()
         report.write_seconds += time.perf_counter() - close_started
     finally:

@@ -227,6 +227,69 @@ def shared_nibbles(key_data, start_a, start_b, length):
 
 
 @njit(cache=True, nogil=True)
+def shared_prefixes(key_data, key_offsets, order, shared):
+    """``shared[i]``: the nibbles sorted keys ``i`` and ``i + 1`` have in common. Returns the
+    longest key's length in bytes."""
+    count = order.shape[0]
+    longest = 0
+    for i in range(count):
+        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
+        if i + 2 * PREFETCH_NODES < count:
+            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
+        if i + PREFETCH_NODES < count:
+            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
+        row = order[i]
+        start_a = key_offsets[row]
+        length_a = key_offsets[row + 1] - start_a
+        longest = max(longest, length_a)
+        if i + 1 == count:
+            break
+        start_b = key_offsets[order[i + 1]]
+        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
+        shared[i] = shared_nibbles(key_data, start_a, start_b, length)
+    return longest
+
+
+@njit(cache=True, nogil=True)
+def place_roots(group_starts, roots, node_lo, node_hi, path_start):
+    """Number the roots of the non-empty tries first, in trie order (an empty trie's
+    ``roots`` entry stays -1). Returns how many nodes that makes."""
+    nodes = 0
+    for g in range(group_starts.shape[0] - 1):
+        if group_starts[g + 1] > group_starts[g]:
+            roots[g] = nodes
+            node_lo[nodes] = group_starts[g]
+            node_hi[nodes] = group_starts[g + 1]
+            path_start[nodes] = 0
+            nodes += 1
+    return nodes
+
+
+# Called once per branch: compiled without numba's reference counting (``_nrt=False``), the
+# call costs no atomic reference counts on its array arguments.
+@njit(cache=True, nogil=True, _nrt=False)
+def branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared, child_mask,
+                    node_lo, node_hi, path_start):
+    """Number a branch's children from ``nodes`` on: one per run of the sorted keys
+    ``lo:hi`` with the same nibble ``d``, in nibble order. Sets the branch's ``child_mask``
+    and returns the next free node number."""
+    mask = 0
+    i = lo
+    while i < hi:
+        j = i
+        while j < hi - 1 and shared[j] > d:
+            j += 1
+        mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
+        node_lo[nodes] = i
+        node_hi[nodes] = j + 1
+        path_start[nodes] = d + 1
+        nodes += 1
+        i = j + 1
+    child_mask[node] = mask
+    return nodes
+
+
+@njit(cache=True, nogil=True)
 def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
                 child_mask, node_lo, node_hi, shared):
     """The nodes of every trie, from its keys in order (``order[group_starts[g]:
@@ -253,35 +316,11 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
     run ``node_lo:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
     ``roots[g]`` is -1 for an empty trie.
     """
-    count = order.shape[0]
-    groups = group_starts.shape[0] - 1
-    longest = 0
-    for i in range(count):
-        # As in encode_leaves: the keys' lines asked for ahead, their offsets' further ahead.
-        if i + 2 * PREFETCH_NODES < count:
-            prefetch(key_offsets, order[i + 2 * PREFETCH_NODES])
-        if i + PREFETCH_NODES < count:
-            prefetch(key_data, key_offsets[order[i + PREFETCH_NODES]])
-        row = order[i]
-        start_a = key_offsets[row]
-        length_a = key_offsets[row + 1] - start_a
-        longest = max(longest, length_a)
-        if i + 1 == count:
-            break
-        start_b = key_offsets[order[i + 1]]
-        length = min(length_a, key_offsets[order[i + 1] + 1] - start_b)
-        shared[i] = shared_nibbles(key_data, start_a, start_b, length)
+    longest = shared_prefixes(key_data, key_offsets, order, shared)
     # No path runs deeper than one level per nibble plus the extension above each branch.
     levels = np.empty(4 * longest + 3, dtype=np.int64)
-    roots = np.full(groups, -1, dtype=np.int64)
-    nodes = 0
-    for g in range(groups):
-        if group_starts[g + 1] > group_starts[g]:
-            roots[g] = nodes
-            node_lo[nodes] = group_starts[g]
-            node_hi[nodes] = group_starts[g + 1]
-            path_start[nodes] = 0
-            nodes += 1
+    roots = np.full(group_starts.shape[0] - 1, -1, dtype=np.int64)
+    nodes = place_roots(group_starts, roots, node_lo, node_hi, path_start)
     depth = 0
     levels[0] = 0
     level_end = nodes
@@ -316,19 +355,8 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
             kind[node] = BRANCH_VALUE
             lo += 1
         first_child[node] = nodes
-        mask = 0
-        i = lo
-        while i < hi:
-            j = i
-            while j < hi - 1 and shared[j] > d:
-                j += 1
-            mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
-            node_lo[nodes] = i
-            node_hi[nodes] = j + 1
-            path_start[nodes] = d + 1
-            nodes += 1
-            i = j + 1
-        child_mask[node] = mask
+        nodes = branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared,
+                                child_mask, node_lo, node_hi, path_start)
         node += 1
     levels[depth + 1] = nodes
     return nodes, roots, levels[:depth + 2] if nodes else levels[:1]
@@ -508,6 +536,57 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
     return max(i, first), needed, offsets[:hashed + 1], hashed_items[:hashed]
 
 
+# The branch encoders below run once per branch: compiled without numba's reference
+# counting (``_nrt=False``), a call costs no atomic reference counts on its array arguments.
+@njit(cache=True, nogil=True, _nrt=False)
+def branch_payload(node, k, kind, key_row, first_child, child_mask, order, value_data,
+                   value_offsets, item_slot, embedded_length):
+    """The RLP payload length of a branch: its 16 children (a hashed child as 0xa0 and its
+    digest, an embedded one as its RLP, a missing one as 0x80) and its value."""
+    items_base = order.shape[0]
+    payload = 1
+    child = first_child[node]
+    mask = child_mask[node]
+    for branch_slot in range(16):
+        if (mask >> branch_slot) & 1:
+            item = key_row[child] if kind[child] == LEAF else items_base + child
+            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+            child += 1
+        else:
+            payload += 1
+    if k == BRANCH_VALUE:
+        row = order[key_row[node]]
+        payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+    return payload
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
+                 value_data, value_offsets, item_slot, digest_bytes, embedded, embedded_length):
+    """Write a branch's payload (as :func:`branch_payload` counts it) from ``at_byte`` on."""
+    items_base = order.shape[0]
+    child = first_child[node]
+    mask = child_mask[node]
+    for branch_slot in range(16):
+        if (mask >> branch_slot) & 1:
+            item = key_row[child] if kind[child] == LEAF else items_base + child
+            child_slot = item_slot[item]
+            if child_slot >= 0:
+                buffer[at(at_byte)] = 0xA0
+                at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
+            else:
+                at_byte = copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+            child += 1
+        else:
+            buffer[at(at_byte)] = 0x80
+            at_byte += 1
+    if k == BRANCH_VALUE:
+        row = order[key_row[node]]
+        write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+    else:
+        buffer[at(at_byte)] = 0x80
+
+
 @njit(cache=True, nogil=True)
 def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
                  key_data, key_offsets, order, value_data, value_offsets, item_slot, digests,
@@ -545,19 +624,8 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             continue
         # The payload's length first: whether the node is embedded, and whether it fits.
         if k >= BRANCH:
-            payload = 1
-            child = first_child[node]
-            mask = child_mask[node]
-            for branch_slot in range(16):
-                if (mask >> branch_slot) & 1:
-                    item = key_row[child] if kind[child] == LEAF else items_base + child
-                    payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
-                    child += 1
-                else:
-                    payload += 1
-            if k == BRANCH_VALUE:
-                row = order[key_row[node]]
-                payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+            payload = branch_payload(node, k, kind, key_row, first_child, child_mask, order,
+                                     value_data, value_offsets, item_slot, embedded_length)
         else:  # an extension, whose child is a branch
             end = path_start[first_child[node]]
             payload = path_length(end - path_start[node])
@@ -573,28 +641,9 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
         # be embedded is then copied to its place in ``embedded``.
         at_byte = write_header(buffer, position, payload, 0xC0)
         if k >= BRANCH:
-            child = first_child[node]
-            mask = child_mask[node]
-            for branch_slot in range(16):
-                if (mask >> branch_slot) & 1:
-                    item = key_row[child] if kind[child] == LEAF else items_base + child
-                    child_slot = item_slot[item]
-                    if child_slot >= 0:
-                        buffer[at(at_byte)] = 0xA0
-                        at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
-                    else:
-                        at_byte = copy_bytes(
-                            buffer, at_byte, embedded, 32 * item, embedded_length[item]
-                        )
-                    child += 1
-                else:
-                    buffer[at(at_byte)] = 0x80
-                    at_byte += 1
-            if k == BRANCH_VALUE:
-                row = order[key_row[node]]
-                write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
-            else:
-                buffer[at(at_byte)] = 0x80
+            write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
+                         value_data, value_offsets, item_slot, digest_bytes, embedded,
+                         embedded_length)
         else:
             at_byte = write_path(
                 buffer, at_byte, key_data, key_offsets[order[key_row[node]]], path_start[node],
@@ -687,6 +736,76 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, firs
     return nodes[:count], starts
 
 
+# The proof readers below only read arrays that verify_walk holds. They are compiled without
+# numba's reference counting (``_nrt=False``): with it, each call paid atomic reference counts
+# on its array arguments, and verify_walk ran 2 to 4 times slower on the 10,000 account
+# proofs of bench/bench_ethereum.py.
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def rlp_item(data, position, stop):
+    """The RLP item that starts at ``data[position]`` and must end by ``stop``.
+
+    Returns ``(payload_start, payload_stop, is_list)``; ``payload_stop`` is -1 for an item
+    that overruns ``stop`` or is not in canonical form (a single byte below 0x80 written as a
+    string, a long length with a leading zero or under 56).
+    """
+    first = np.int64(data[at(position)])
+    is_list = first >= 0xC0
+    payload_start = position + 1
+    payload_stop = -1
+    if first < 0x80:
+        payload_start = position
+        payload_stop = position + 1
+    elif first < 0xB8 or (is_list and first < 0xF8):
+        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
+        if payload_stop > stop or (first == 0x81 and data[at(payload_start)] < 0x80):
+            payload_stop = -1
+    else:
+        size = first - (0xF7 if is_list else 0xB7)
+        if position + 1 + size <= stop and data[at(position + 1)] != 0:
+            length = 0
+            for b in range(size):
+                length = (length << 8) | np.int64(data[at(position + 1 + b)])
+            payload_start = position + 1 + size
+            if length > 55 and payload_start + length <= stop:
+                payload_stop = payload_start + length
+    return payload_start, payload_stop, is_list
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def rlp_items(data, start, stop, item_start, item_stop, item_list):
+    """The items of the RLP list payload ``data[start:stop]``, 17 at most.
+
+    Fills ``item_start``, ``item_stop`` and ``item_list`` (the item is itself a list) and
+    returns how many items there are, or -1 when the bytes are not exactly a sequence of
+    well-formed items (more than 17 included).
+    """
+    items = 0
+    position = start
+    while position < stop and items < 17:
+        payload_start, payload_stop, is_list = rlp_item(data, position, stop)
+        if payload_stop < 0:
+            break
+        item_start[items] = payload_start
+        item_stop[items] = payload_stop
+        item_list[items] = is_list
+        items += 1
+        position = payload_stop
+    return items if position == stop else -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def path_matches(query_data, query_start, query_nibbles, d, path_data, path_start, first,
+                 length):
+    """Whether nibbles ``d:d + length`` of the query key equal the ``length`` nibbles of a
+    hex-prefix path from its nibble ``first`` on (False when the key has fewer left)."""
+    if query_nibbles - d < length:
+        return False
+    for i in range(length):
+        if nibble(query_data, query_start, d + i) != nibble(path_data, path_start, first + i):
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_data,
                 query_offsets, empty_root):
@@ -746,44 +865,9 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
             k += 1
             whole_node = True
             while True:
-                # The items of start:stop, 17 at most. Written out here, not called: a
-                # function taking the array cost two atomic reference counts per call.
-                items = 0
-                position = start
-                while position < stop and items < 17:
-                    first = np.int64(proof_data[at(position)])
-                    is_list = first >= 0xC0
-                    payload_start = position + 1
-                    payload_stop = -1
-                    if first < 0x80:
-                        payload_start = position
-                        payload_stop = position + 1
-                    elif first < 0xB8 or (is_list and first < 0xF8):
-                        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
-                        if payload_stop > stop or (
-                            first == 0x81 and proof_data[at(payload_start)] < 0x80
-                        ):
-                            payload_stop = -1
-                    else:
-                        size = first - (0xF7 if is_list else 0xB7)
-                        if position + 1 + size <= stop and proof_data[at(position + 1)] != 0:
-                            length = 0
-                            for b in range(size):
-                                length = (length << 8) | np.int64(
-                                    proof_data[at(position + 1 + b)]
-                                )
-                            payload_start = position + 1 + size
-                            if length > 55 and payload_start + length <= stop:
-                                payload_stop = payload_start + length
-                    if payload_stop < 0:
-                        break
-                    item_start[items] = payload_start
-                    item_stop[items] = payload_stop
-                    item_list[items] = is_list
-                    items += 1
-                    position = payload_stop
+                items = rlp_items(proof_data, start, stop, item_start, item_stop, item_list)
                 if whole_node:
-                    if position != stop or items != 1 or not item_list[0]:
+                    if items != 1 or not item_list[0]:
                         status[q] = PROOF_MALFORMED
                         done = True
                         break
@@ -791,7 +875,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                     stop = item_stop[0]
                     whole_node = False
                     continue
-                if position != stop or (items != 2 and items != 17):
+                if items != 2 and items != 17:
                     status[q] = PROOF_MALFORMED
                     done = True
                     break
@@ -820,15 +904,8 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                         break
                     odd = flag & 1
                     length = 2 * (item_stop[0] - hp_start) - 2 + odd
-                    first_path = 2 - odd
-                    matches = q_nibbles - d >= length
-                    if matches:
-                        for i in range(length):
-                            if nibble(query_data, q_start, d + i) != nibble(
-                                proof_data, hp_start, first_path + i
-                            ):
-                                matches = False
-                                break
+                    matches = path_matches(query_data, q_start, q_nibbles, d, proof_data,
+                                           hp_start, 2 - odd, length)
                     if flag >= 2:
                         if item_list[1]:
                             status[q] = PROOF_MALFORMED

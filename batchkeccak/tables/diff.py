@@ -162,13 +162,7 @@ def diff(
     encoder_a.check_matches(encoder_b)
     compared = compared_columns(source_a, source_b, names, columns)
     if changed_columns:
-        for source in (source_a, source_b):
-            if not source.rereadable:
-                raise ValueError(
-                    f"{source.argument}: a RecordBatchReader can be read only once, and "
-                    "changed_columns=True reads the changed rows again; pass "
-                    "changed_columns=False, or a table, dataset or path"
-                )
+        _require_rereadable(source_a, source_b)
 
     with Spill(spill_parent) as spill:
         builders = [
@@ -196,16 +190,45 @@ def diff(
                 kinds.append(step_kinds)
     differences = pa.concat_arrays(keys) if keys else pa.array([], encoder_a.key_type)
     kind_codes = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
-    changed_count = int(np.count_nonzero(kind_codes == CHANGED))
+    return _differences_table(
+        [source_a, source_b], [encoder_a, encoder_b], names, differences, kind_codes, rows,
+        matched, compared, hasher, changed_columns,
+    )
 
+
+def _require_rereadable(*sources: TableSource) -> None:
+    """Refuse a source that changed_columns=True cannot read a second time."""
+    for source in sources:
+        if not source.rereadable:
+            raise ValueError(
+                f"{source.argument}: a RecordBatchReader can be read only once, and "
+                "changed_columns=True reads the changed rows again; pass "
+                "changed_columns=False, or a table, dataset or path"
+            )
+
+
+def _differences_table(
+    sources: list[TableSource],
+    encoders: list[KeyEncoder],
+    names: list[str],
+    differences: pa.Array,
+    kind_codes: np.ndarray,
+    rows: list[int],
+    matched: int,
+    compared: list[str],
+    hasher: Hasher,
+    changed_columns: bool,
+) -> pa.Table:
+    """diff's result: the key columns decoded from ``differences``, ``change`` from
+    ``kind_codes``, the changed columns of each changed row (a second pass over the sources
+    when ``changed_columns``), and the row counts in the schema's metadata."""
+    encoder_a, encoder_b = encoders
+    changed_count = int(np.count_nonzero(kind_codes == CHANGED))
     output_types = [_output_type(pa_, pb) for pa_, pb in zip(encoder_a.parts, encoder_b.parts)]
     key_columns = encoder_a.decode(differences, output_types)
     detail = pa.nulls(len(differences), pa.list_(pa.string()))
     if changed_columns and changed_count:
-        detail = _changed_columns(
-            [source_a, source_b], [encoder_a, encoder_b], differences, kind_codes,
-            compared, hasher,
-        )
+        detail = _changed_columns(sources, encoders, differences, kind_codes, compared, hasher)
     change = pa.DictionaryArray.from_arrays(
         pa.array(kind_codes, pa.int8()), pa.array(CHANGE_KINDS)
     ).cast(pa.string())
