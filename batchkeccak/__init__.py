@@ -1,7 +1,7 @@
 """batchkeccak: SHA-3, SHAKE, Keccak-256 and TurboSHAKE over many messages at once.
 
 Layers, bottom up: ``batchkeccak.permutation`` (Keccak-p[1600] over SIMD tiles),
-``batchkeccak.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.parameters`` (the
+``batchkeccak.core.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.core.parameters`` (the
 parameter table), ``batchkeccak.api`` (``hash_many``), then the integrations
 (``batchkeccak.arrow``, ``batchkeccak.parquet``, ``batchkeccak.merkle``, ``batchkeccak.dask``).
 
@@ -26,10 +26,10 @@ ALGORITHM_NAMES = (
 (``bk.sha3_256(data)``); ``tests/test_hash_many.py`` checks that the two agree."""
 
 _EXPORTS = {
-    "Algorithm": "batchkeccak.parameters",
-    "algorithms": "batchkeccak.parameters",
+    "Algorithm": "batchkeccak.core.parameters",
+    "algorithms": "batchkeccak.core.parameters",
     "FlatMessages": "batchkeccak.inputs",
-    "Hasher": "batchkeccak.hashers",
+    "Hasher": "batchkeccak.core.hashers",
     "hash_many": "batchkeccak.api",
     "hash_one": "batchkeccak.api",
     "hasher": "batchkeccak.api",
@@ -50,7 +50,7 @@ _EXPORTS = {
     "parallelhash_xof_256": "batchkeccak.derived",
     "KeccakHash": "batchkeccak.streams",
     "StreamHasher": "batchkeccak.streams",
-    "UncachedKernelsWarning": "batchkeccak._jit",
+    "UncachedKernelsWarning": "batchkeccak.core.jit",
     "algorithms_available": "batchkeccak.streams",
     "new": "batchkeccak.streams",
     **dict.fromkeys(ALGORITHM_NAMES, "batchkeccak.streams"),
@@ -114,7 +114,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names above resolve to, for type checkers and editors
-    from batchkeccak._jit import UncachedKernelsWarning
     from batchkeccak.api import (
         hash_many,
         hash_one,
@@ -122,6 +121,9 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         hexdigest_many,
         warmup,
     )
+    from batchkeccak.core.hashers import Hasher
+    from batchkeccak.core.jit import UncachedKernelsWarning
+    from batchkeccak.core.parameters import Algorithm, algorithms
     from batchkeccak.derived import (
         kt128,
         kt256,
@@ -133,9 +135,7 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         tuplehash_many,
     )
     from batchkeccak.files import file_digest, hash_files
-    from batchkeccak.hashers import Hasher
     from batchkeccak.inputs import FlatMessages
-    from batchkeccak.parameters import Algorithm, algorithms
     from batchkeccak.streams import (
         KeccakHash,
         StreamHasher,

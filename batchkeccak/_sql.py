@@ -25,9 +25,9 @@ import pyarrow.compute as pc
 
 from batchkeccak.api import algorithm_names, hasher
 from batchkeccak.arrow import hash_chunk
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parameters import algorithms
 from batchkeccak.derived.table import modes
-from batchkeccak.hashers import Hasher
-from batchkeccak.parameters import algorithms
 
 __all__ = ["SqlFunction", "check_keys", "no_such_method", "sql_functions"]
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batchkeccak import _parallel
-from batchkeccak._hex import hex_rows
-from batchkeccak.dispatch import forced_backend
-from batchkeccak.hashers import Hasher, plain_hasher
+from batchkeccak.core import parallel as _parallel
+from batchkeccak.core.dispatch import forced_backend
+from batchkeccak.core.hashers import Hasher, plain_hasher
+from batchkeccak.core.parameters import Algorithm, canonical_name
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
-from batchkeccak.parameters import Algorithm, canonical_name
+from batchkeccak.support.hextext import encode_hex_rows
 
 __all__ = [
     "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "warmup",
@@ -191,7 +191,7 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
 def _hash_arrow(messages: object, resolved: Hasher) -> np.ndarray:
     """An Arrow column; a stream of record batches (a DuckDB relation, say) batch by batch,
     so that only one batch of messages is held at a time."""
-    from batchkeccak.derived.hashers import hash_chunks
+    from batchkeccak.derived.mode_hashers import hash_chunks
     from batchkeccak.inputs.arrow_buffers import binary_buffers
     from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
 
@@ -224,7 +224,7 @@ def hexdigest_many(
     **params: object,
 ) -> list[str]:
     """Like :func:`hash_many`, as a list of lowercase hex strings."""
-    return hex_rows(hash_many(messages, algorithm, length=length, threads=threads, **params))
+    return encode_hex_rows(hash_many(messages, algorithm, length=length, threads=threads, **params))
 
 
 def hash_one(

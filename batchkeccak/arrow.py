@@ -22,11 +22,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak import _parallel
-from batchkeccak._jit import njit
 from batchkeccak.api import hasher
-from batchkeccak.derived.hashers import hash_chunks
-from batchkeccak.hashers import Hasher
+from batchkeccak.core import parallel
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.jit import njit
+from batchkeccak.core.parameters import Algorithm, algorithms
+from batchkeccak.derived.mode_hashers import hash_chunks
 from batchkeccak.inputs import FlatMessages, check_flat
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
@@ -37,7 +38,6 @@ from batchkeccak.inputs.arrow_buffers import (
     value_buffers,
 )
 from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
-from batchkeccak.parameters import Algorithm, algorithms
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
@@ -121,9 +121,9 @@ def _hex_array(
     else:
         spans = [
             np.array([a * width, b * width], dtype=np.int64)
-            for a, b in _parallel.split_ranges(0, count, parts)
+            for a, b in parallel.split_ranges(0, count, parts)
         ]
-        _parallel.run_parallel(_hex_bytes, spans, digests.reshape(-1), characters)
+        parallel.run_parallel(_hex_bytes, spans, digests.reshape(-1), characters)
     return pa.Array.from_buffers(
         pa.string(),
         count,
@@ -144,7 +144,7 @@ def digest_array(digests: np.ndarray, *, hex: bool = False, threads: int | None 
         )
     digests = np.ascontiguousarray(digests)
     if hex:
-        return _hex_array(digests, None, 0, _parallel.resolve_threads(threads))
+        return _hex_array(digests, None, 0, parallel.resolve_threads(threads))
     return _digest_array(digests, None, 0)
 
 

@@ -25,10 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak import _parallel
 from batchkeccak._sql import SqlFunction, check_keys, sql_functions
 from batchkeccak.arrow import encode_rows, hash_in_place
-from batchkeccak.dispatch import kernels_loaded
+from batchkeccak.core import parallel
+from batchkeccak.core.dispatch import kernels_loaded
 
 __all__ = ["MAX_ROW_FIELDS", "ROW_FIELD_TYPES", "VALUE_TYPE", "register"]
 
@@ -321,7 +321,7 @@ def register(
     prefix = _check_prefix(prefix)
     if not isinstance(hex, bool):
         raise TypeError(f"hex must be a bool, got {type(hex).__name__}")
-    threads = 1 if threads is None else _parallel.resolve_threads(threads)
+    threads = 1 if threads is None else parallel.resolve_threads(threads)
     settings = _Settings(checked_keys, threads)
     functions = sql_functions()
     with _register_lock:

@@ -18,13 +18,15 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from batchkeccak.dispatch import (
+from batchkeccak.core.dispatch import (
     ONESHOT,
     kernels_loaded,
     one_stream_to_backend,
     oneshot_bytes,
     plan,
 )
+from batchkeccak.core.oneshot import oneshot_object
+from batchkeccak.core.parameters import Algorithm, algorithms, canonical_name
 from batchkeccak.io.backend_files import (
     ONESHOT_THREAD_BYTES,
     digest_paths,
@@ -34,13 +36,11 @@ from batchkeccak.io.backend_files import (
 from batchkeccak.io.chunks import CHUNK_BYTES, STREAM_GROUP, chunk_rounds, chunk_size
 from batchkeccak.io.pool import reader_pool
 from batchkeccak.io.reads import named_error, stream_chunks
-from batchkeccak.oneshot import oneshot_object
-from batchkeccak.parameters import Algorithm, algorithms, canonical_name
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from batchkeccak.hashers import Hasher
+    from batchkeccak.core.hashers import Hasher
     from batchkeccak.streams import KeccakHash
 
 
@@ -218,9 +218,9 @@ def _stream_files(
     one round of chunks while the next round is read (:func:`batchkeccak.io.chunks.chunk_rounds`)."""
     import numpy as np
 
-    from batchkeccak.hashers import Hasher
+    from batchkeccak.core.hashers import Hasher
+    from batchkeccak.core.stored_states import StoredStates
     from batchkeccak.inputs import readonly
-    from batchkeccak.stored_states import StoredStates
 
     if type(resolved) is not Hasher:
         # A mode frames or splits its message: each file is fed to its own incremental form.
@@ -312,7 +312,7 @@ def digest_stream(stream: object, algorithm: str = "sha3_256", *, length: int | 
         # plain_row gives no length only with a fixed-length row
         return _backend_digest(stream, row, cast(int, row.digest_size) if length is None else length)
     from batchkeccak.api import hasher
-    from batchkeccak.derived.hashers import TreeHasher
+    from batchkeccak.derived.mode_hashers import TreeHasher
 
     resolved = hasher(algorithm, length=length, **params)
     if isinstance(resolved, TreeHasher):

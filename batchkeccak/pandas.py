@@ -18,8 +18,8 @@ from batchkeccak._sql import no_such_method, sql_functions
 from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
-from batchkeccak.hashers import Hasher
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parameters import Algorithm
 
 try:
     import pandas as pd

@@ -22,15 +22,15 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from batchkeccak._atomic import atomic_output
-from batchkeccak._checks import check_int
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
 from batchkeccak.inputs.arrow_producers import arrow_table
-from batchkeccak.parameters import Algorithm
+from batchkeccak.support.atomic import atomic_output
+from batchkeccak.support.checks import check_int
 
 __all__ = ["HashFileReport", "hash_file"]
 

@@ -19,8 +19,8 @@ from batchkeccak._sql import no_such_method, sql_functions
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
-from batchkeccak.hashers import Hasher
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parameters import Algorithm
 
 try:
     import polars as pl

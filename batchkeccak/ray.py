@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from batchkeccak import _parallel
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.core import parallel
 
 __all__ = ["hash_column", "hash_rows"]
 
@@ -150,7 +150,7 @@ def hash_column(
         if column not in schema.names:
             raise ValueError(f"column: no column named {column!r}; the dataset has {schema.names}")
         arrow_type = schema.field(column).type
-    threads = None if threads is None else _parallel.resolve_threads(threads)
+    threads = None if threads is None else parallel.resolve_threads(threads)
     # Zero rows of the column's type: every option and keyword is checked before Ray runs.
     hash_array(pa.array([], type=arrow_type), resolved, hex=hex)
     name = output if output is not None else f"{column}_{resolved.name}"
@@ -202,7 +202,7 @@ def hash_rows(
     resolved = hasher(algorithm, length=length, threads=1, **params)
     selected = None if columns is None else [columns] if isinstance(columns, str) else list(columns)
     schema = _known_schema(ds)
-    threads = None if threads is None else _parallel.resolve_threads(threads)
+    threads = None if threads is None else parallel.resolve_threads(threads)
     if schema is not None:
         arrow_hash_rows(
             schema.empty_table(), selected, resolved, hex=hex

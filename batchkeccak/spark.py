@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
-from batchkeccak import _parallel
 from batchkeccak._sql import SqlFunction, check_keys, sql_functions
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array, selected_columns
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.core import parallel
 
 __all__ = ["hash_column", "hash_rows", "register"]
 
@@ -91,7 +91,7 @@ def _find_field(df, column: object, argument: str):
 
 
 def _check_threads(threads: object) -> int | None:
-    return None if threads is None else _parallel.resolve_threads(threads)
+    return None if threads is None else parallel.resolve_threads(threads)
 
 
 def _resolve(algorithm, length, params):

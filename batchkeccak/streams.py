@@ -3,7 +3,7 @@
 Objects for every algorithm of the table, used as hashlib's (``update`` returns None:
 ``h = bk.sha3_256(b"ab"); h.update(b"c"); h.digest()``), and :class:`StreamHasher`, which
 keeps many incremental states and absorbs the whole blocks of many streams together
-through the tile kernel (``batchkeccak.sponge_states``).
+through the tile kernel (``batchkeccak.core.stored_state_kernels``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from batchkeccak.api import algorithm_names, hasher
-from batchkeccak.hashers import MAX_OUTPUT_LENGTH, Hasher
+from batchkeccak.core.hashers import MAX_OUTPUT_LENGTH, Hasher
+from batchkeccak.core.parameters import Algorithm, algorithms
+from batchkeccak.core.stored_states import StoredStates
 from batchkeccak.inputs.sequences import message_view
-from batchkeccak.parameters import Algorithm, algorithms
-from batchkeccak.stored_states import StoredStates
 
 algorithms_available: frozenset[str] = frozenset(algorithm_names())
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
@@ -463,7 +463,7 @@ class StreamHasher:
         ends = np.empty(items, dtype=np.int64)
         follow = np.empty(items, dtype=np.int64)
         heads = np.empty(run_state.shape[0], dtype=np.int64)
-        from batchkeccak.sponge_states import plan_pieces
+        from batchkeccak.core.stored_state_kernels import plan_pieces
 
         jobs = plan_pieces(
             states.pending, states.pending_len, window, piece_start, piece_len, run_state,

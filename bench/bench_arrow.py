@@ -33,10 +33,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 import batchkeccak
-from batchkeccak._parallel import available_cores
 from batchkeccak.arrow import hash_array
 from batchkeccak.benchmark.report import machine_info
 from batchkeccak.benchmark.timing import interleaved
+from batchkeccak.core.parallel import available_cores
 from batchkeccak.parquet import (
     DEFAULT_BATCH_SIZE,
     _record_batches,

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import batchkeccak as bk
     from batchkeccak import merkle
-    from batchkeccak._parallel import available_cores, resolve_threads
+    from batchkeccak.core.parallel import available_cores, resolve_threads
 
     count = 1 << args.log2_leaves
     leaves = np.random.default_rng(2026).integers(0, 256, (count, 32), dtype=np.uint8)

@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import batchkeccak as bk
-from batchkeccak import _parallel
+from batchkeccak.core import parallel
 
 KEY = bytes(range(32))
 
@@ -55,7 +55,7 @@ def bench_kt128(size, repeats):
 
     data = np.random.default_rng(1).bytes(size)
     assert bk.kt128(data) == KangarooTwelve.new(data=data).read(32)
-    print(f"KT128 of one {size >> 20} MiB message ({_parallel.available_cores()} cores)")
+    print(f"KT128 of one {size >> 20} MiB message ({parallel.available_cores()} cores)")
     theirs = best(lambda: KangarooTwelve.new(data=data).read(32), repeats)
     shake = best(lambda: hashlib.shake_128(data).digest(32), repeats)
     print(f"  {'pycryptodome KangarooTwelve':<46} {theirs * 1e3:9.1f} ms")

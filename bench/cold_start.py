@@ -35,7 +35,7 @@ class _Compiles(event.Listener):
 event.register("numba:compile", _Compiles())
 
 import batchkeccak as bk
-from batchkeccak.dispatch import forced_backend
+from batchkeccak.core.dispatch import forced_backend
 
 imported = time.perf_counter()
 if "--warmup" in sys.argv:

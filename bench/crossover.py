@@ -1,6 +1,6 @@
 """Measure where the kernels start to pay, per one-shot backend family, and store the limits.
 
-``batchkeccak.dispatch`` sends a call to hashlib (SHA-3, SHAKE) or pycryptodome (Keccak,
+``batchkeccak.core.dispatch`` sends a call to hashlib (SHA-3, SHAKE) or pycryptodome (Keccak,
 TurboSHAKE) when it is too small to earn back what the kernels cost up front:
 
 - cold: loading the kernels in a fresh process (importing numba, loading the compiled
@@ -12,11 +12,11 @@ one process (the kernels on every core, as a call runs them), a call of ``n`` me
 ``b`` bytes stays with the backend while it is cheaper: ``n <= L / (c_backend - c_kernels)``
 and ``b <= L / (p_backend - p_kernels)`` (``K`` in place of ``L`` once the kernels are
 loaded). A thread left with fewer messages than half a tile runs them one state at a time:
-for such calls ``batchkeccak.dispatch`` prices the kernels' bytes at the single-state figure
+for such calls ``batchkeccak.core.dispatch`` prices the kernels' bytes at the single-state figure
 measured here (``one_state_byte``: one long message on one thread)::
 
     python bench/crossover.py            # print the measured limits
-    python bench/crossover.py --write    # and store them in batchkeccak/crossover.json
+    python bench/crossover.py --write    # and store them in batchkeccak/core/crossover.json
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from pathlib import Path
 import numpy as np
 
 import batchkeccak as bk
-from batchkeccak import dispatch
-from batchkeccak.dispatch import forced_backend
+from batchkeccak.core import dispatch
+from batchkeccak.core.dispatch import forced_backend
 
 FAMILIES = {"hashlib": "sha3_256", "pycryptodome": "keccak_256"}
 
 _COLD = """
 import time
 import batchkeccak as bk
-from batchkeccak.dispatch import forced_backend
+from batchkeccak.core.dispatch import forced_backend
 started = time.perf_counter()
 with forced_backend("kernels"):
     bk.hash_many([b"x", b"y"], "sha3_256", threads=1)

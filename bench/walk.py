@@ -95,7 +95,7 @@ def main() -> int:
         with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
             cli(["hash", "-a", "sha3_256", *names])
 
-    from batchkeccak.dispatch import forced_backend
+    from batchkeccak.core.dispatch import forced_backend
 
     def kernels(call):
         def forced() -> None:

@@ -76,7 +76,7 @@ def backend_policy(request, monkeypatch):
     if policy == "kernels":
         yield policy  # the session's setting: nothing to change
         return
-    from batchkeccak import dispatch
+    from batchkeccak.core import dispatch
 
     monkeypatch.setattr(dispatch.ACCOUNT, "spent_us", 0.0)
     if policy == "oneshot":
@@ -89,7 +89,7 @@ def backend_policy(request, monkeypatch):
             # What kernels_loaded() looks for is then absent, as in a fresh process.
             monkeypatch.setattr(dispatch, "KERNEL_MODULE", "batchkeccak.<kernels not loaded>")
         else:
-            import batchkeccak.sponge  # noqa: F401  (loaded, as after any kernel call)
+            import batchkeccak.core.sponge  # noqa: F401  (loaded, as after any kernel call)
     with dispatch.forced_backend(forced):
         yield policy
 
@@ -104,20 +104,20 @@ def pytest_sessionstart(session):
         return  # an xdist worker: the controller cleared the cache before it started them
     import numba
 
-    from batchkeccak import _jit
+    from batchkeccak.core import jit
 
     # The stamp sits beside the cache it vouches for: where NUMBA_CACHE_DIR is set, numba
     # caches there, and two runs with different cache folders each need their own stamp.
     cache_dir = numba.config.CACHE_DIR
-    folder = Path(cache_dir) if cache_dir else _jit.PACKAGE_DIR / "__pycache__"
+    folder = Path(cache_dir) if cache_dir else jit.PACKAGE_DIR / "__pycache__"
     stamp = folder / "compiled-sources.sha256"
-    digest = _jit.compiled_sources_digest()
+    digest = jit.compiled_sources_digest()
     try:
         if stamp.read_text() == digest:
             return
     except OSError:
         pass
-    _jit.clear_cache()
+    jit.clear_cache()
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)

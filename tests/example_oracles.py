@@ -83,7 +83,7 @@ def _algorithm(arguments) -> tuple[str, int | None] | None:
         # An Algorithm row, or a resolved Hasher (which carries its output length); a
         # subclass of Hasher is a mode, with parameters of its own.
         if hasattr(algorithm, "output_length"):
-            from batchkeccak.hashers import Hasher
+            from batchkeccak.core.hashers import Hasher
 
             if type(algorithm) is not Hasher:
                 return None

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import batchkeccak as bk
 from batchkeccak import arrow
 from batchkeccak.arrow import binary_buffers, hash_array
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
 
 from oracles import ALL_ALGORITHMS, XOFS, oracle
 

@@ -100,7 +100,7 @@ def test_comparison_rows(report):
 
 def test_layers_and_figures(report):
     permutation = report.workload("permutation")
-    from batchkeccak._parallel import available_cores
+    from batchkeccak.core.parallel import available_cores
 
     keys = {row.key for row in permutation.rows}
     assert {"tile", "state"} <= keys

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import batchkeccak as bk
-from batchkeccak._checks import check_int, is_int
+from batchkeccak.support.checks import check_int, is_int
 
 
 @pytest.mark.parametrize("value", [0, 7, np.int8(7), np.uint64(7), np.int64(-3)])

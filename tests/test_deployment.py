@@ -60,9 +60,9 @@ SCRIPT = textwrap.dedent(
     for i, path in enumerate(sys.argv[2:]):
         assert files[i].tobytes() == hashlib.sha3_256(open(path, "rb").read()).digest()
     assert h.digest() == hashlib.sha3_512(b"x" * 1000).digest()
-    from batchkeccak import _jit
+    from batchkeccak.core import jit
     names = [type(w.message).__name__ for w in caught]
-    print("cached" if _jit.cache_available() else "uncached", names.count("UncachedKernelsWarning"))
+    print("cached" if jit.cache_available() else "uncached", names.count("UncachedKernelsWarning"))
     """
 )
 
@@ -120,7 +120,7 @@ def test_numba_cache_dir_keeps_the_kernels_of_a_read_only_install(tmp_path, two_
 
 
 def test_clear_cache_removes_only_numba_files(tmp_path, monkeypatch):
-    from batchkeccak import _jit
+    from batchkeccak.core import jit
 
     fake = tmp_path / "pkg"
     (fake / "__pycache__").mkdir(parents=True)
@@ -128,9 +128,9 @@ def test_clear_cache_removes_only_numba_files(tmp_path, monkeypatch):
     kept.write_bytes(b"")
     for name in ("mod.f-1.py311.nbi", "mod.f-1.py311.1.nbc"):
         (fake / "__pycache__" / name).write_bytes(b"")
-    monkeypatch.setattr(_jit, "PACKAGE_DIR", fake)
-    monkeypatch.setattr(_jit.numba.config, "CACHE_DIR", "")
-    assert _jit.clear_cache() == 2
+    monkeypatch.setattr(jit, "PACKAGE_DIR", fake)
+    monkeypatch.setattr(jit.numba.config, "CACHE_DIR", "")
+    assert jit.clear_cache() == 2
     assert [p.name for p in (fake / "__pycache__").iterdir()] == [kept.name]
 
 

@@ -16,8 +16,9 @@ import pytest
 from Crypto.Hash import TurboSHAKE128, keccak
 
 import batchkeccak as bk
-from batchkeccak import arrow, dispatch
-from batchkeccak.dispatch import forced_backend
+from batchkeccak import arrow
+from batchkeccak.core import dispatch
+from batchkeccak.core.dispatch import forced_backend
 
 # (name, hasher parameters, oracle of one message)
 FUNCTIONS = [
@@ -111,7 +112,7 @@ _FORKED = textwrap.dedent(
     """
     import hashlib, os, sys, pathlib
     from batchkeccak.io import backend_files
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     folder = pathlib.Path(sys.argv[1])
     paths = [folder / f"f{i}" for i in range(2100)]
@@ -339,7 +340,7 @@ def test_warmup_loads_the_kernels_even_though_its_call_is_small():
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
     script = (
         "import sys, batchkeccak as bk\n"
-        "from batchkeccak import dispatch\n"
+        "from batchkeccak.core import dispatch\n"
         "before = dispatch.kernels_loaded()\n"
         "bk.warmup()\n"
         "print(before, dispatch.kernels_loaded(), 'numba' in sys.modules)\n"
@@ -367,7 +368,7 @@ def test_a_hasher_that_hashes_otherwise_declares_it():
     # sponge: the one-shot backends and the one-call kernel must never stand in for it (a
     # one-message KangarooTwelve list once got TurboSHAKE of the bare message).
     import batchkeccak.derived  # noqa: F401  (defines every mode's class)
-    from batchkeccak.hashers import Hasher
+    from batchkeccak.core.hashers import Hasher
 
     own = [cls for cls in _subclasses(Hasher) if cls.hash_flat is not Hasher.hash_flat]
     assert own  # the modes' classes are found

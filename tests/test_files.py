@@ -375,7 +375,7 @@ def test_digest_files_and_digest_stream_of_a_mode_and_of_one_file(tmp_path):
 
 
 def test_sha3sums_bit_counts_are_names_of_sha3():
-    from batchkeccak.parameters import algorithms, canonical_name
+    from batchkeccak.core.parameters import algorithms, canonical_name
 
     assert [canonical_name(bits, algorithms) for bits in ("224", "256", " 384", "512")] == [
         "sha3_224", "sha3_256", "sha3_384", "sha3_512"]

@@ -271,16 +271,16 @@ def test_bad_threads():
 def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
     # Force every batch to be spread over threads, so the chunking and the shared queue of
     # chunks run on small, irregular inputs too.
-    from batchkeccak import _parallel
+    from batchkeccak.core import parallel
 
-    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
+    monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
     rng = np.random.default_rng(11)
     for count in (1, 2, 5, W + 3, 300):
         mixed = [pattern_bytes(int(n), seed=i) for i, n in enumerate(rng.integers(0, 900, count))]
         equal = [pattern_bytes(77, seed=i) for i in range(count)]
         for messages in (mixed, equal):
             for threads in (2, 3, 7):
-                spans = _parallel.chunk_ranges(len(messages), threads)
+                spans = parallel.chunk_ranges(len(messages), threads)
                 covered = np.concatenate([np.arange(a, b) for a, b in spans])
                 assert np.array_equal(covered, np.arange(len(messages)))
                 got = bk.hash_many(messages, "keccak_384", threads=threads)
@@ -288,9 +288,10 @@ def test_thread_split_paths_with_tiny_work(monkeypatch, pattern_bytes):
 
 
 def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypatch):
-    from batchkeccak import _parallel, api
+    from batchkeccak import api
+    from batchkeccak.core import parallel
 
-    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
+    monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
     converted = []
     original = api.sequence_to_flat
 
@@ -319,7 +320,7 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
 def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
     # Too few messages to convert in chunks, but plenty of work: the threads count is left to
     # the flat layer, which sees the sizes.
-    from batchkeccak.hashers import Hasher
+    from batchkeccak.core.hashers import Hasher
 
     asked = []
     original = Hasher.hash_flat
@@ -336,9 +337,10 @@ def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
 
 @pytest.mark.kernels_only
 def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
-    from batchkeccak import _parallel, api
+    from batchkeccak import api
+    from batchkeccak.core import parallel
 
-    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
+    monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
     original = api.sequence_to_flat
     messages = [b"m%d" % i for i in range(500)]
 
@@ -352,7 +354,7 @@ def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
 
 
 def test_a_failing_chunk_stops_the_others_and_raises():
-    from batchkeccak import _parallel
+    from batchkeccak.core import parallel
 
     done = []
 
@@ -363,7 +365,7 @@ def test_a_failing_chunk_stops_the_others_and_raises():
         done.append(item)
 
     with pytest.raises(RuntimeError, match="chunk 3 failed"):
-        _parallel.run_parallel(kernel, list(range(50)), workers=3)
+        parallel.run_parallel(kernel, list(range(50)), workers=3)
     assert 3 not in done and len(done) < 50
 
 
@@ -372,10 +374,10 @@ def test_a_failing_chunk_stops_the_others_and_raises():
 )
 @pytest.mark.parametrize("weighted", [False, True])
 def test_split_ranges_cover_the_range_once(first, stop, parts, weighted):
-    from batchkeccak import _parallel
+    from batchkeccak.core import parallel
 
     weights = np.arange(stop - first) % 5 if weighted else None
-    spans = _parallel.split_ranges(first, stop, parts, weights=weights)
+    spans = parallel.split_ranges(first, stop, parts, weights=weights)
     covered = [i for a, b in spans for i in range(a, b)]
     assert covered == list(range(first, stop))
     assert all(b > a for a, b in spans) and len(spans) <= max(parts, 1)
@@ -396,9 +398,9 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     # Equal single-block messages back to back take the tile-at-a-time path, a partial last
     # tile included; check every tail size, counts around the tile width, a start past 0 and
     # the byte-by-byte tail read of the last message at the very end of the buffer.
-    from batchkeccak import _parallel, sponge
+    from batchkeccak.core import parallel, sponge
 
-    monkeypatch.setattr(_parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
+    monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
     tile_calls = []
     real_hash_uniform = sponge.hash_uniform
 
@@ -433,9 +435,9 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
 def test_a_partial_tile_writes_only_its_own_rows(count):
     # The idle lanes of a last, partial tile re-read its last message: their output must
     # go nowhere, neither past the rows asked for nor over rows of other messages.
-    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.core.hashers import ZERO_STATE
+    from batchkeccak.core.sponge import hash_uniform
     from batchkeccak.inputs import readonly
-    from batchkeccak.sponge import hash_uniform
 
     size = 45  # five whole words, a four-word group and a tail
     rows = np.random.default_rng(count).integers(0, 256, size=(count, size), dtype=np.uint8)
@@ -483,8 +485,8 @@ def _four_lane_absorb():
 @pytest.mark.aarch64
 def test_whole_block_absorb_equals_lane_by_lane():
     # The transposed absorb against the lane-by-lane one, state for state.
-    from batchkeccak import sponge
-    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.core import sponge
+    from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
     absorb = _four_lane_absorb()
@@ -513,8 +515,8 @@ def test_whole_block_absorb_equals_lane_by_lane():
 
 @pytest.mark.aarch64
 def test_four_lane_absorb_leaves_skipped_lanes_alone():
-    from batchkeccak import sponge
-    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.core import sponge
+    from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT, lanes
 
     absorb = _four_lane_absorb()
@@ -547,8 +549,8 @@ def test_four_lane_absorb_reads_nothing_past_the_block():
     import ctypes
     import mmap
 
-    from batchkeccak import sponge
-    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.core import sponge
+    from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
 
     absorb = _four_lane_absorb()

@@ -15,15 +15,15 @@ PACKAGE = Path(batchkeccak.__file__).resolve().parent
 
 LAYERS = [
     # (layer, module prefixes), bottom up; a module may import its own layer and those below.
-    ("compiler", ["batchkeccak._jit"]),
+    ("compiler", ["batchkeccak.core.jit"]),
     ("permutation", ["batchkeccak.permutation"]),
-    ("sponge", ["batchkeccak.sponge", "batchkeccak.sponge_states"]),
-    ("table and utilities", ["batchkeccak.parameters", "batchkeccak.oneshot", "batchkeccak.dispatch",
-                             "batchkeccak._parallel", "batchkeccak._checks",
-                             "batchkeccak._atomic", "batchkeccak._hex", "batchkeccak._signals"]),
+    ("sponge", ["batchkeccak.core.sponge", "batchkeccak.core.stored_state_kernels"]),
+    ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot", "batchkeccak.core.dispatch",
+                             "batchkeccak.core.parallel", "batchkeccak.support.checks",
+                             "batchkeccak.support.atomic", "batchkeccak.support.hextext", "batchkeccak.support.signals"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
-    ("hasher", ["batchkeccak.stored_states", "batchkeccak.hashers"]),
+    ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.hashers"]),
     ("modes", ["batchkeccak.derived"]),
     ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",

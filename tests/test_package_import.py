@@ -81,7 +81,7 @@ def test_every_public_name_resolves():
 def test_the_tables_are_tables_whatever_was_imported_first():
     # The subpackages that define the tables, imported before the names are looked up.
     importlib.import_module("batchkeccak.derived")
-    importlib.import_module("batchkeccak.parameters")
+    importlib.import_module("batchkeccak.core.parameters")
 
     assert isinstance(bk.algorithms, Mapping) and "sha3_256" in bk.algorithms
     assert isinstance(bk.modes, Mapping) and "kmac_256" in bk.modes

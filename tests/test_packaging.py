@@ -93,7 +93,7 @@ def test_the_wheel_carries_the_package_and_its_license_only(dist):
         if "__pycache__" not in p.parts
     }
     assert source <= package
-    assert {"batchkeccak/py.typed", "batchkeccak/crossover.json"} <= package
+    assert {"batchkeccak/py.typed", "batchkeccak/core/crossover.json"} <= package
     assert not [n for n in package if n.endswith((".nbi", ".nbc", ".pyc"))]
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert metadata["License-Expression"] == "MIT"

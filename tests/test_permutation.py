@@ -90,8 +90,8 @@ def test_hashing_with_any_allowed_round_count_agrees_between_tile_and_one_state(
     # The same messages through the tile (a full batch) and through the one-state finish
     # (a lone long message), with a table row of this round count.
     import batchkeccak as bk
-    from batchkeccak.hashers import Hasher
-    from batchkeccak.parameters import Algorithm
+    from batchkeccak.core.hashers import Hasher
+    from batchkeccak.core.parameters import Algorithm
 
     spec = Algorithm(f"test_{rounds}", 168, 0x1F, None, rounds=rounds)
     hasher = Hasher(spec, 64, 1)
@@ -118,7 +118,7 @@ def test_hashing_with_any_allowed_round_count_agrees_between_tile_and_one_state(
     ],
 )
 def test_the_table_refuses_rows_the_kernels_cannot_run(fields, words):
-    from batchkeccak.parameters import Algorithm
+    from batchkeccak.core.parameters import Algorithm
 
     row = {"name": "bad", "rate": 136, "suffix": 0x06, "digest_size": 32, "rounds": 24} | fields
     with pytest.raises(ValueError, match=words):

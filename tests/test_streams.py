@@ -47,7 +47,7 @@ def test_objects_equal_the_oracle_for_any_chunking(name):
 def test_objects_across_their_buffer(name, monkeypatch):
     # Updates wait in a buffer and go through the kernels when it fills: digests, copies
     # and pickles taken on either side of that point, and updates that straddle it.
-    from batchkeccak.stored_states import IncrementalSponge
+    from batchkeccak.core.stored_states import IncrementalSponge
 
     monkeypatch.setattr(IncrementalSponge, "BUFFER_BYTES", 3 * RATES[name] + 5)
     rng = random.Random(f"buffer-{name}")

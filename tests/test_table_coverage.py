@@ -1,6 +1,6 @@
 """A row added to a table is followed by every place that lists the rows by name.
 
-An algorithm is one row of ``_TABLE`` in ``batchkeccak/parameters.py``, a mode one row of
+An algorithm is one row of ``_TABLE`` in ``batchkeccak/core/parameters.py``, a mode one row of
 ``_TABLE`` in ``batchkeccak/derived/table.py``. Most code reads the tables at run time; these
 places name the rows themselves and must follow by hand (docs/architecture.md, "How to add
 an algorithm or a mode"):

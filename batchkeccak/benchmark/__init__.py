@@ -124,7 +124,7 @@ def run_suite(
     if unknown:
         raise ValueError(f"unknown workload(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(WORKLOADS)}")
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     get_algorithm(config.algorithm)
     log = log or (lambda message: None)

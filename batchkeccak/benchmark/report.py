@@ -298,7 +298,7 @@ def machine_info() -> dict[str, Any]:
     import numba
 
     import batchkeccak
-    from batchkeccak._parallel import available_cores
+    from batchkeccak.core.parallel import available_cores
     from batchkeccak.permutation import TILE_WIDTH, vector_width
 
     cpu = platform.processor() or platform.machine()

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from batchkeccak import _parallel
 from batchkeccak.benchmark.competitors import (
     Adapter,
     Competitor,
@@ -22,17 +21,18 @@ from batchkeccak.benchmark.config import SuiteConfig
 from batchkeccak.benchmark.report import Row, Workload, size_text
 from batchkeccak.benchmark.startup import measure_startup
 from batchkeccak.benchmark.timing import interleaved
+from batchkeccak.core import parallel
 from batchkeccak.inputs import FlatMessages
 
 
 def _xof_length(algorithm: str) -> int | None:
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     return 32 if get_algorithm(algorithm).xof else None
 
 
 def _out_len(algorithm: str) -> int:
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     spec = get_algorithm(algorithm)
     return spec.digest_size or 32
@@ -40,7 +40,7 @@ def _out_len(algorithm: str) -> int:
 
 def _permutations(lengths: np.ndarray, algorithm: str) -> int:
     """Keccak-p calls the sponge makes for messages of these lengths."""
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     spec = get_algorithm(algorithm)
     squeeze_extra = (_out_len(algorithm) - 1) // spec.rate
@@ -72,7 +72,7 @@ class Context:
     """What every workload needs: the config, the competitors, notes, a logger."""
 
     def __init__(self, config: SuiteConfig, competitors: Sequence[Competitor], log) -> None:
-        from batchkeccak._parallel import available_cores
+        from batchkeccak.core.parallel import available_cores
 
         self.config = config
         self.competitors = competitors
@@ -181,7 +181,7 @@ def _permutation_bench(ctx: Context) -> _PermutationBench:
 
 
 def bench_permutation(ctx: Context) -> Workload:
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
     from batchkeccak.permutation import TILE_WIDTH, new_tiles
 
     config = ctx.config
@@ -197,7 +197,7 @@ def bench_permutation(ctx: Context) -> Workload:
     tile_calls = config.permutation_calls
     state_calls = config.permutation_calls * TILE_WIDTH // 4
     chain_steps = config.permutation_calls * 4096  # about as long as the tile loop
-    cores = _parallel.available_cores()
+    cores = parallel.available_cores()
     # The same loops on every core at once, each on its own data: how far the machine itself
     # lets a kernel scale, the ceiling for every multi-threaded figure. The tile keeps the
     # vector pipes busy; the dependent chain barely uses any, so it scales even where two
@@ -208,10 +208,10 @@ def bench_permutation(ctx: Context) -> Workload:
     seeds = [(np.uint64(core + 1),) for core in range(cores)]
 
     def tile_everywhere():
-        _parallel.run_parallel(lambda buffers: tile_loop(*buffers, 0, tile_calls), own_tiles)
+        parallel.run_parallel(lambda buffers: tile_loop(*buffers, 0, tile_calls), own_tiles)
 
     def chain_everywhere():
-        _parallel.run_parallel(lambda seed: chain_loop(*seed, chain_steps), seeds)
+        parallel.run_parallel(lambda seed: chain_loop(*seed, chain_steps), seeds)
 
     candidates = {
         "tile": lambda: tile_loop(tile, spare, 0, tile_calls),
@@ -270,11 +270,11 @@ def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
 
 
 def bench_absorb(ctx: Context) -> Workload:
-    from batchkeccak.hashers import ZERO_STATE
+    from batchkeccak.core.hashers import ZERO_STATE
+    from batchkeccak.core.parameters import get_algorithm
+    from batchkeccak.core.sponge import run_jobs
     from batchkeccak.inputs import to_flat
-    from batchkeccak.parameters import get_algorithm
     from batchkeccak.permutation import TILE_WIDTH
-    from batchkeccak.sponge import run_jobs
 
     config = ctx.config
     algorithm = config.algorithm

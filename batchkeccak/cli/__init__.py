@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import Any
 
-from batchkeccak._signals import STOP_SIGNALS, deferring
+from batchkeccak.support.signals import STOP_SIGNALS, deferring
 
 SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "warmup")
 """Modules under ``batchkeccak.cli`` that each add one subcommand."""
@@ -80,7 +80,7 @@ class _Stop:
     raises KeyboardInterrupt (Ctrl-C) or :class:`Terminated` where the program is, so that
     every cleanup runs, unless a stop is already under way (a cleanup is not cut short by a
     second signal) or the command has finished. Made to wait inside
-    ``batchkeccak._signals.held`` blocks (a fork, a temporary file's removal)."""
+    ``batchkeccak.support.signals.held`` blocks (a fork, a temporary file's removal)."""
 
     def __init__(self) -> None:
         self.received: list[int] = []

@@ -80,7 +80,7 @@ def run(args) -> int:
     import batchkeccak
     from batchkeccak import benchmark
     from batchkeccak.cli import CommandError
-    from batchkeccak.parameters import canonical_name
+    from batchkeccak.core.parameters import canonical_name
 
     algorithm = canonical_name(args.algorithm, batchkeccak.algorithms)
     if algorithm is None:

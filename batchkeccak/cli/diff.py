@@ -93,7 +93,7 @@ def run(args) -> int:
     if output is not None:
         import pyarrow.parquet as pq
 
-        from batchkeccak._atomic import atomic_output
+        from batchkeccak.support.atomic import atomic_output
 
         try:
             with atomic_output(output) as temporary:

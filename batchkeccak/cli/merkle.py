@@ -17,8 +17,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from batchkeccak._hex import hex_0x
 from batchkeccak.cli import ClosedStdoutError, CommandError, UsageError
+from batchkeccak.support.hextext import hex_0x
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
 

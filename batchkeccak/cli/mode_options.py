@@ -70,8 +70,8 @@ def read_params(args) -> dict[str, object]:
 def mode_params(args, algorithm: str) -> dict[str, object]:
     """The keyword parameters of a mode from the key and customization options."""
     from batchkeccak.cli import CommandError
+    from batchkeccak.core.parameters import canonical_name
     from batchkeccak.derived.table import algorithm_names, modes
-    from batchkeccak.parameters import canonical_name
 
     params: dict[str, object] = {}
     name = canonical_name(algorithm, algorithm_names())

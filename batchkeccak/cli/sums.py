@@ -60,8 +60,8 @@ class Choice:
     """Set by ``--check`` without ``-a``: the mode parameters offered to every tagged line."""
 
     def __init__(self, name: str, params: dict[str, object]) -> None:
+        from batchkeccak.core.parameters import algorithms
         from batchkeccak.derived import modes
-        from batchkeccak.parameters import algorithms
 
         self.name = name
         mode = modes.get(name) if name not in algorithms else None
@@ -110,8 +110,8 @@ def stderr_line(message: str) -> None:
 def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Choice:
     """The :class:`Choice` of ``-a`` (any spelling the library reads, or sha3sum's bit
     counts); ValueError naming every valid name when there is none."""
+    from batchkeccak.core.parameters import canonical_name
     from batchkeccak.derived.table import algorithm_names
-    from batchkeccak.parameters import canonical_name
 
     key = canonical_name(name, algorithm_names())
     if key is None:

@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 def warm_every_kernel() -> None:
     """One small call through each compiled path: batches of every input form, streams,
     files, the modes, Arrow columns and rows, Merkle trees."""
-    from batchkeccak.dispatch import forced_backend
+    from batchkeccak.core.dispatch import forced_backend
 
     with forced_backend("kernels"):  # small calls would otherwise go to hashlib
         _call_every_kernel()
@@ -67,18 +67,18 @@ def _call_every_kernel() -> None:
 def run(args) -> int:
     import numba
 
-    from batchkeccak import _jit
+    from batchkeccak.core import jit
 
     started = time.perf_counter()
     warm_every_kernel()
     seconds = time.perf_counter() - started
-    if not _jit.cache_available():
+    if not jit.cache_available():
         print(
             "batchkeccak: no writable cache folder: the kernels were compiled in memory "
             "only; set NUMBA_CACHE_DIR to a writable folder and run this again",
             file=sys.stderr,
         )
         return 1
-    where = numba.config.CACHE_DIR or f"{_jit.PACKAGE_DIR} (__pycache__ folders)"  # type: ignore[attr-defined]  # numba.config sets its options at run time
+    where = numba.config.CACHE_DIR or f"{jit.PACKAGE_DIR} (__pycache__ folders)"  # type: ignore[attr-defined]  # numba.config sets its options at run time
     print(f"kernels ready in {seconds:.1f} s; cache: {where}")
     return 0

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from batchkeccak.derived.table import Mode, modes
 
 if TYPE_CHECKING:  # what __getattr__ below resolves, for type checkers and editors
+    from batchkeccak.core.hashers import Hasher
     from batchkeccak.derived.kangarootwelve import kt128, kt256
     from batchkeccak.derived.sp800_185 import (
         parallelhash_128,
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # what __getattr__ below resolves, for type checkers and edit
         parallelhash_xof_256,
         tuplehash_many,
     )
-    from batchkeccak.hashers import Hasher
 
 _BUILDERS = {
     "cshake": ("sp800_185", "build_cshake"),
@@ -62,14 +62,14 @@ def __getattr__(name: str) -> object:
 def build(mode: Mode | str, *, length: object = None, threads: object = None,
           **params: object) -> Hasher:
     """The :class:`~batchkeccak.Hasher` of a mode with its parameters checked."""
-    from batchkeccak import _parallel
+    from batchkeccak.core import parallel
     from batchkeccak.derived import params as checks
 
     row = modes[mode] if isinstance(mode, str) else mode
     checks.check_names(row, params)
     module, function = _BUILDERS[row.family]
     builder = getattr(importlib.import_module(f"batchkeccak.derived.{module}"), function)
-    return builder(row, length, _parallel.resolve_threads(threads), **params)
+    return builder(row, length, parallel.resolve_threads(threads), **params)
 
 
 def register(registry: dict) -> None:

@@ -7,12 +7,12 @@ leave.
 
 from __future__ import annotations
 
+from batchkeccak.core.hashers import Hasher, plain_hasher
+from batchkeccak.core.parameters import get_algorithm
 from batchkeccak.derived import params as checks
-from batchkeccak.derived.hashers import HmacHasher, mode_hasher, prefix_states
+from batchkeccak.derived.mode_hashers import HmacHasher, mode_hasher, prefix_states
 from batchkeccak.derived.table import Mode
-from batchkeccak.hashers import Hasher, plain_hasher
 from batchkeccak.inputs import readonly
-from batchkeccak.parameters import get_algorithm
 
 IPAD = 0x36
 OPAD = 0x5C

@@ -14,17 +14,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batchkeccak import _parallel
+from batchkeccak.core import parallel
+from batchkeccak.core.hashers import Hasher, check_domain, output_length
+from batchkeccak.core.parameters import get_algorithm
+from batchkeccak.core.stored_states import as_array
 from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
-from batchkeccak.derived.hashers import TreeHasher, mode_hasher
+from batchkeccak.derived.mode_hashers import TreeHasher, mode_hasher
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
-from batchkeccak.hashers import Hasher, check_domain, output_length
 from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.parameters import get_algorithm
-from batchkeccak.stored_states import as_array
 
 CHUNK_SIZE = 8192
 SINGLE_NODE_DOMAIN = 0x07
@@ -186,7 +186,7 @@ def _kangarootwelve(name: str) -> Callable[..., bytes]:
     def kangarootwelve(data: object, customization: bytes = b"", length: int = 32,
                        threads: int | None = None) -> bytes:
         resolved = build_kangarootwelve(
-            modes[name], length, _parallel.resolve_threads(threads), customization=customization
+            modes[name], length, parallel.resolve_threads(threads), customization=customization
         )
         return resolved.hash_message(data)
 

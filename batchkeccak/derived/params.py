@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from batchkeccak._checks import check_int
+from batchkeccak.core.hashers import output_length
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import Mode
-from batchkeccak.hashers import output_length
 from batchkeccak.inputs.sequences import message_view
-from batchkeccak.parameters import Algorithm
+from batchkeccak.support.checks import check_int
 
 
 def as_bytes(value: object, argument: str) -> bytes:

@@ -12,11 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from batchkeccak import _parallel
+from batchkeccak.core import parallel
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parameters import Algorithm, canonical_name, get_algorithm
+from batchkeccak.core.stored_states import IncrementalSponge, as_array
 from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import encode_string_rows
 from batchkeccak.derived.encoding import bytepad, encode_string, left_encode, right_encode
-from batchkeccak.derived.hashers import (
+from batchkeccak.derived.mode_hashers import (
     FramedHasher,
     ModeHasher,
     TreeHasher,
@@ -25,10 +28,7 @@ from batchkeccak.derived.hashers import (
 )
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
-from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import readonly, sequence_to_flat
-from batchkeccak.parameters import Algorithm, canonical_name, get_algorithm
-from batchkeccak.stored_states import IncrementalSponge, as_array
 
 CSHAKE_DOMAIN = 0x04
 """cSHAKE's domain bits 00, as the byte that starts the padding."""
@@ -224,7 +224,7 @@ def tuplehash_many(
                 f"{', '.join(n for n, m in modes.items() if m.family == 'tuplehash')}"
             )
         resolved = build_tuplehash(
-            mode, length, _parallel.resolve_threads(threads), customization=customization
+            mode, length, parallel.resolve_threads(threads), customization=customization
         )
     if not isinstance(resolved, TupleHasher):
         raise TypeError(f"tuplehash_many needs a tuplehash_* hasher, got {resolved.name}")
@@ -374,7 +374,7 @@ def _parallelhash(name: str) -> Callable[..., bytes]:
     def parallelhash(data: object, block_size: int = 8192, length: int = 32,
                      customization: bytes = b"", threads: int | None = None) -> bytes:
         resolved = build_parallelhash(
-            modes[name], length, _parallel.resolve_threads(threads), block_size=block_size,
+            modes[name], length, parallel.resolve_threads(threads), block_size=block_size,
             customization=customization,
         )
         return resolved.hash_message(data)

@@ -1,5 +1,5 @@
 """The parameter table of the modes: constructions over the sponge rows of
-:mod:`batchkeccak.parameters`, one row per name.
+:mod:`batchkeccak.core.parameters`, one row per name.
 
 Each row names its *family* (which construction, see :mod:`batchkeccak.derived`), the sponge
 row it runs on, and the parameters it takes; nothing else differs between, say,
@@ -74,8 +74,8 @@ modes: Mapping[str, Mode] = MappingProxyType({mode.name: mode for mode in _TABLE
 def algorithm_names() -> tuple[str, ...]:
     """Every name ``batchkeccak.hasher`` resolves: the rows of ``batchkeccak.algorithms`` and
     the modes, in the tables' order (other spellings are read by
-    :func:`batchkeccak.parameters.canonical_name`). Here, beside the modes, so that the
+    :func:`batchkeccak.core.parameters.canonical_name`). Here, beside the modes, so that the
     command line reads it without importing numpy."""
-    from batchkeccak.parameters import algorithms
+    from batchkeccak.core.parameters import algorithms
 
     return tuple(dict.fromkeys([*algorithms, *modes]))

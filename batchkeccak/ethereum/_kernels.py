@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.permutation._words import load_le64, store_le64
 from batchkeccak.permutation.lanes import prefetch
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from batchkeccak._checks import check_int, is_int
-from batchkeccak._hex import decode_hex_digits
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, to_flat
+from batchkeccak.support.checks import check_int, is_int
+from batchkeccak.support.hextext import decode_hex_digits
 
 if TYPE_CHECKING:
     import pyarrow as pa

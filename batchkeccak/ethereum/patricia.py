@@ -15,12 +15,12 @@ from itertools import chain
 
 import numpy as np
 
-from batchkeccak import _parallel
-from batchkeccak._checks import is_int
 from batchkeccak.api import hasher
+from batchkeccak.core import parallel
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.ethereum import _kernels
-from batchkeccak.hashers import Hasher
 from batchkeccak.inputs import FlatMessages, to_flat
+from batchkeccak.support.checks import is_int
 
 __all__ = [
     "EMPTY_ROOT", "ordered_trie_root", "ordered_trie_roots", "trie_proofs", "trie_root",
@@ -204,7 +204,7 @@ class TrieBatch:
          self.shared) = carve(block, layout)
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        threads = _parallel.available_cores()
+        threads = parallel.available_cores()
         self.spare: list[np.ndarray] = []
         keccak = keccak256()
         one_thread = hasher("keccak_256", threads=1)
@@ -213,7 +213,7 @@ class TrieBatch:
         tasks = [("shapes", 0, 0)] + [
             ("leaves", first, stop) for first, stop in self.parts(0, count, threads)
         ]
-        _parallel.run_parallel(
+        parallel.run_parallel(
             self.run_task, tasks, one_thread if threads > 1 else keccak, workers=threads
         )
         levels = self.levels
@@ -224,7 +224,7 @@ class TrieBatch:
                 continue
             # Each thread encodes and hashes its own nodes, where one thread encoding for all
             # the threads hashing would leave the others idle a third of the time.
-            _parallel.run_parallel(
+            parallel.run_parallel(
                 self.run_task, [("nodes", first, stop) for first, stop in spans], one_thread,
                 workers=threads,
             )
@@ -247,7 +247,7 @@ class TrieBatch:
         count = min(PARTS_PER_THREAD * threads, (stop - first) // MIN_PART_NODES)
         if threads == 1 or count <= 1:
             return [(first, stop)]
-        return _parallel.split_ranges(first, stop, count)
+        return parallel.split_ranges(first, stop, count)
 
     def run_task(self, task: tuple[str, int, int], keccak: Hasher) -> None:
         what, first, stop = task

@@ -26,7 +26,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.inputs.flat import changed_while_hashing
 from batchkeccak.permutation.lanes import emit_prefetch
 

@@ -3,7 +3,7 @@ to the backend's own object as it is read: in this process, or shared with forke
 
 Small work needs nothing more than this: numpy is not imported, and a small file costs an
 open, an fstat, a read and a close. Which files come here is the dispatcher's decision
-(:mod:`batchkeccak.dispatch`, asked by :mod:`batchkeccak.files`).
+(:mod:`batchkeccak.core.dispatch`, asked by :mod:`batchkeccak.files`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import signal
 import stat
 import sys
 
-from batchkeccak._signals import held, reset_in_child
+from batchkeccak.core.oneshot import oneshot_factory
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.io.reads import OPEN_FLAGS, named_error, read_any
-from batchkeccak.oneshot import oneshot_factory
-from batchkeccak.parameters import Algorithm
+from batchkeccak.support.signals import held, reset_in_child
 
 ONESHOT_THREAD_BYTES = 64 << 10
 """Files of this many bytes on average (and more) are read and hashed by hashlib on several
@@ -49,7 +49,7 @@ def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int,
                  ) -> tuple[list, int]:
     """The digest (``bytes``) of each file, or the ``OSError`` that opening or reading it
     raised, one file after another on this thread through the backend (which must have the
-    function: :func:`batchkeccak.oneshot.backend_family`); and the bytes hashed.
+    function: :func:`batchkeccak.core.oneshot.backend_family`); and the bytes hashed.
 
     With ``byte_limit``, it stops before a file whose bytes (as ``fstat`` reports them
     once it is open) would take the total past the limit, and with ``file_limit`` before a

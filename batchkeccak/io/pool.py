@@ -1,6 +1,6 @@
 """The one pool of reading threads, and reading ahead into a second buffer.
 
-The reading threads are not the hashing threads (:mod:`batchkeccak._parallel`): those may be
+The reading threads are not the hashing threads (:mod:`batchkeccak.core.parallel`): those may be
 busy hashing one buffer while the next is read. No task of this pool waits for another task
 of it, so a caller may wait for its own (or read in its place, :func:`read_ahead`).
 """
@@ -24,7 +24,7 @@ def reader_pool() -> ThreadPoolExecutor:
     global _readers
     with _readers_lock:
         if _readers is None:
-            from batchkeccak._parallel import available_cores
+            from batchkeccak.core.parallel import available_cores
 
             _readers = ThreadPoolExecutor(
                 max_workers=max(2, available_cores()), thread_name_prefix="batchkeccak-read"

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batchkeccak._parallel import run_parallel, split_ranges
+from batchkeccak.core.parallel import run_parallel, split_ranges
 from batchkeccak.inputs import readonly
 from batchkeccak.io.pool import reader_pool
 from batchkeccak.io.reads import OPEN_FLAGS, REFUSED_COUNT, SMALLEST_READ, named_error

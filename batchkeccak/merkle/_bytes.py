@@ -1,6 +1,6 @@
 """Leaves, proof elements and roots as bytes: hex parsing, fixed-width row arrays, values in
 JSON form. (Hex output, read-only views and atomic writes are the package's own:
-``batchkeccak._hex``, ``batchkeccak.inputs.readonly``, ``batchkeccak._atomic``.)"""
+``batchkeccak.support.hextext``, ``batchkeccak.inputs.readonly``, ``batchkeccak.support.atomic``.)"""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import numpy as np
 
-from batchkeccak._hex import decode_hex_digits, hex_0x
 from batchkeccak.inputs import to_flat
+from batchkeccak.support.hextext import decode_hex_digits, hex_0x
 
 
 def hex_to_bytes(text: str, argument: str) -> bytes:

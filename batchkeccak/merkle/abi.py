@@ -32,9 +32,9 @@ from typing import TypeGuard
 
 import numpy as np
 
-from batchkeccak._checks import is_int
-from batchkeccak._hex import hex_0x
 from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
+from batchkeccak.support.checks import is_int
+from batchkeccak.support.hextext import hex_0x
 
 WORD = 32
 

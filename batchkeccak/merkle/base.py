@@ -17,10 +17,10 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
-from batchkeccak._checks import check_int
-from batchkeccak._hex import hex_0x
+from batchkeccak.core.parameters import canonical_name
 from batchkeccak.merkle._bytes import json_item
-from batchkeccak.parameters import canonical_name
+from batchkeccak.support.checks import check_int
+from batchkeccak.support.hextext import hex_0x
 
 
 class BuildOptions(TypedDict, total=False):

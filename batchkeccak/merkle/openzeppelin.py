@@ -26,10 +26,8 @@ from typing import Unpack
 
 import numpy as np
 
-from batchkeccak._checks import is_int
-from batchkeccak._hex import hex_rows
 from batchkeccak.api import hasher as resolve_hasher
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.inputs import readonly
 from batchkeccak.merkle import abi
 from batchkeccak.merkle._bytes import (
@@ -46,6 +44,8 @@ from batchkeccak.merkle.base import (
     MultiProof,
     check_index,
 )
+from batchkeccak.support.checks import is_int
+from batchkeccak.support.hextext import encode_hex_rows
 
 NODE_SIZE = 32
 ALGORITHM = "keccak_256"
@@ -441,7 +441,7 @@ class OpenZeppelinTree(MerkleTree):
         """Every leaf value in the JSON form of :meth:`dump`, in input order: ``0x`` hex
         leaves for a simple tree, rows of JSON values for a standard tree."""
         if self.types is None:
-            return hex_rows(self.nodes[self._tree_index], "0x")
+            return encode_hex_rows(self.nodes[self._tree_index], "0x")
         return self._json_rows if self._json_rows is not None else self._json_from_rows()
 
     def multiproof(self, indices: Sequence[int]) -> MultiProof:
@@ -503,7 +503,7 @@ class OpenZeppelinTree(MerkleTree):
         :meth:`MerkleTree.load`. Standard-tree values are written as the JavaScript library
         reads them: integers as decimal strings, bytes as ``0x`` hex.
         """
-        tree = hex_rows(self.nodes, "0x")
+        tree = encode_hex_rows(self.nodes, "0x")
         positions = self._tree_index.tolist()
         if self.types is None:
             values = [{"value": tree[p], "treeIndex": p} for p in positions]

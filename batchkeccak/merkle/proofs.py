@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from batchkeccak._atomic import atomic_output
-from batchkeccak._hex import hex_0x, hex_rows
 from batchkeccak.merkle import abi, openzeppelin, rfc9162, schemes
 from batchkeccak.merkle._bytes import hex_to_bytes
 from batchkeccak.merkle.base import MerkleTree
+from batchkeccak.support.atomic import atomic_output
+from batchkeccak.support.hextext import encode_hex_rows, hex_0x
 
 __all__ = [
     "consistency_proof_json",
@@ -126,9 +126,9 @@ def inclusion_proof_lines(
     types = list(tree.types) if simple and tree.types is not None else None  # type: ignore[attr-defined]  # simple is the isinstance check above; mypy does not narrow through it
     for start in range(0, tree.size, block):
         indices = np.arange(start, min(tree.size, start + block))
-        steps = [(has, hex_rows(nodes, "0x")) for has, nodes in tree.sibling_levels(indices)]
+        steps = [(has, encode_hex_rows(nodes, "0x")) for has, nodes in tree.sibling_levels(indices)]
         if not simple:
-            leaf_hashes = hex_rows(tree.levels[0][indices], "0x")  # type: ignore[attr-defined]  # not simple: an RFC 9162 tree, which has levels
+            leaf_hashes = encode_hex_rows(tree.levels[0][indices], "0x")  # type: ignore[attr-defined]  # not simple: an RFC 9162 tree, which has levels
         lines = []
         for k, index in enumerate(indices.tolist()):
             entry = dict(head, index=index)
@@ -188,7 +188,7 @@ def consistency_proof_json(tree: MerkleTree, old_size: int) -> dict:
 def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> None:
     """Write text to ``path`` so that readers see the old file or the whole new one.
 
-    Through ``batchkeccak._atomic`` (a temporary file beside ``path``, flushed, then renamed
+    Through ``batchkeccak.support.atomic`` (a temporary file beside ``path``, flushed, then renamed
     over it). A folder, or a path in a folder that does not exist, is refused first with an
     error that says so.
     """
@@ -246,7 +246,7 @@ def parse_proofs(text: str) -> list:
 
 
 def _xof_length(entry: Mapping) -> int | None:
-    from batchkeccak.parameters import get_algorithm
+    from batchkeccak.core.parameters import get_algorithm
 
     spec = get_algorithm(entry.get("algorithm") or rfc9162.DEFAULT_ALGORITHM)
     return entry["digestSize"] if spec.xof else None

@@ -22,10 +22,8 @@ from typing import Unpack
 
 import numpy as np
 
-from batchkeccak._checks import is_int
-from batchkeccak._hex import hex_rows
 from batchkeccak.api import hasher as resolve_hasher
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.merkle._bytes import (
     as_bytes,
     as_node_list,
@@ -39,6 +37,8 @@ from batchkeccak.merkle.base import (
     check_count,
     check_index,
 )
+from batchkeccak.support.checks import is_int
+from batchkeccak.support.hextext import encode_hex_rows
 
 DEFAULT_ALGORITHM = "sha3_256"
 LEAF_PREFIX = b"\x00"
@@ -223,7 +223,7 @@ class RFC9162Tree(MerkleTree):
         ``leaves`` holds the leaf hashes (not the values); :meth:`MerkleTree.load` rebuilds
         the levels from them.
         """
-        leaves = hex_rows(self.levels[0], "0x") if self.levels else []
+        leaves = encode_hex_rows(self.levels[0], "0x") if self.levels else []
         return {
             "format": "rfc9162-v1",
             "algorithm": self.algorithm,
@@ -238,7 +238,7 @@ class RFC9162Tree(MerkleTree):
         for key in ("algorithm", "digestSize", "size", "leaves"):
             if key not in data:
                 raise ValueError(f"rfc9162-v1 dump lacks {key!r}")
-        from batchkeccak.parameters import get_algorithm
+        from batchkeccak.core.parameters import get_algorithm
 
         spec = get_algorithm(data["algorithm"])
         stored_size = data["digestSize"]

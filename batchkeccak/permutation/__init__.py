@@ -12,7 +12,7 @@ Contract (everything above this layer is written against it alone):
     Keccak-p[1600, 12] for 12) on all W states in place. ``spare`` is a scratch array of the
     same shape; ``24 - first_round`` must be a multiple of ``TILE_ROUND_STEP`` (4): each
     step is two passes of two rounds, tile to spare and back. Nothing is validated here;
-    ``batchkeccak.parameters`` refuses any other round count when the table is built. Any
+    ``batchkeccak.core.parameters`` refuses any other round count when the table is built. Any
     alignment works; tiles on a 64-byte boundary (``new_tiles``) run fastest. On a CPU with
     AVX-512F the permutation runs in 512-bit registers, eight states per instruction, or in
     the default build's 256-bit ones: ``batchkeccak.permutation.vector_width`` says which.

@@ -25,7 +25,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.constants import (
     LANE_COUNT,

@@ -1,5 +1,5 @@
 """The multi-buffer interface of the tile: what moves bytes between many buffers and the
-lanes of many states, for the lane scheduler above (``batchkeccak.sponge.run_jobs``).
+lanes of many states, for the lane scheduler above (``batchkeccak.core.sponge.run_jobs``).
 
 In XKCP's terms (``KeccakP1600times4_AddLanesAll``, ``PermuteAll``, ``ExtractLanesAll``):
 
@@ -28,7 +28,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.permutation._kernels import emit_loop, emit_prefetch, emit_wide_tile_rounds
 from batchkeccak.permutation._words import store_le64
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH

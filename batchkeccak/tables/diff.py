@@ -20,9 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak._parallel import resolve_threads
-from batchkeccak.hashers import Hasher
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parallel import resolve_threads
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,

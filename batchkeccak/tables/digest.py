@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from batchkeccak._parallel import resolve_threads
 from batchkeccak.api import hasher as resolve_hasher
-from batchkeccak.hashers import Hasher
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parallel import resolve_threads
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.tables.keys import KeyEncoder, equal_neighbours, key_names
 from batchkeccak.tables.roots import StreamingRoot
 from batchkeccak.tables.runs import (

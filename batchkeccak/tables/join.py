@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.tables.keys import fixed_key_bytes, key_words
 from batchkeccak.tables.runs import Chunk
 

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.inputs import check_flat
 from batchkeccak.inputs.arrow_buffers import decode_dictionary, value_buffers
 from batchkeccak.tables.sources import TableSource, logical_type

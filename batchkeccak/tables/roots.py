@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.merkle.rfc9162 import NODE_PREFIX, parent_level
 
 BLOCK_LEAVES = 1 << 17

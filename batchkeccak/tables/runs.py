@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from batchkeccak.arrow import encode_rows
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.tables.keys import (
     KeyEncoder,
     bisect_keys,

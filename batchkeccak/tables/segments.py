@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak._parallel import resolve_threads
-from batchkeccak.hashers import Hasher
+from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parallel import resolve_threads
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.merkle.rfc9162 import RFC9162Tree
-from batchkeccak.parameters import Algorithm
 from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,

@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from batchkeccak import _parallel
-from batchkeccak._checks import check_int
-from batchkeccak.dispatch import KERNELS, ONESHOT, kernels_loaded, oneshot_bytes
-from batchkeccak.dispatch import plan as plan_backend
+from batchkeccak.core import parallel
+from batchkeccak.core.dispatch import KERNELS, ONESHOT, kernels_loaded, oneshot_bytes
+from batchkeccak.core.dispatch import plan as plan_backend
+from batchkeccak.core.oneshot import backend_family, oneshot_digest, oneshot_function
+from batchkeccak.core.parameters import Algorithm, get_algorithm
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
-from batchkeccak.oneshot import backend_family, oneshot_digest, oneshot_function
-from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
+from batchkeccak.support.checks import check_int
 
 if TYPE_CHECKING:
-    from batchkeccak.stored_states import IncrementalSponge
+    from batchkeccak.core.stored_states import IncrementalSponge
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
@@ -77,7 +77,7 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
     # so no per-message array is made for the whole batch up front. The queue is read-only,
     # as hash_one's is: one compiled specialization serves both.
-    from batchkeccak.sponge import run_jobs
+    from batchkeccak.core.sponge import run_jobs
 
     start, stop = span
     run_jobs(
@@ -90,7 +90,7 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
 def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Equal, back-to-back single-block messages, a partial last tile included: a first call
     # of such messages compiles this kernel alone. Only for one initial state for the batch.
-    from batchkeccak.sponge import hash_uniform
+    from batchkeccak.core.sponge import hash_uniform
 
     start, stop = span
     length = int(offsets[start + 1] - offsets[start])
@@ -198,7 +198,7 @@ class Hasher:
     def with_threads(self, threads: object) -> Hasher:
         """The same hasher on another number of threads (None: every available core)."""
         fields = self.fields()
-        fields["threads"] = _parallel.resolve_threads(threads)
+        fields["threads"] = parallel.resolve_threads(threads)
         return restore(type(self), fields)
 
     def fields(self) -> dict[str, object]:
@@ -248,9 +248,9 @@ class Hasher:
         uniform = batch_size is None and _single_block_uniform(
             offsets, spec.rate, out_len, equal_lengths
         )
-        _parallel.run_parallel(
+        parallel.run_parallel(
             _hash_uniform_range if uniform else _hash_range,
-            _parallel.chunk_ranges(count, threads),
+            parallel.chunk_ranges(count, threads),
             data, offsets, initial, spec.rate, self.domain, spec.first_round, out,
             workers=threads,
         )
@@ -262,7 +262,7 @@ class Hasher:
         permutations = total_bytes // spec.rate + count * (
             1 + (self.output_length - 1) // spec.rate
         )
-        return max(1, min(self.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD))
+        return max(1, min(self.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
 
     def one_call(self):
         """This hasher's batch kernel as a function ``(data, offsets, out)`` that hashes on the
@@ -280,7 +280,7 @@ class Hasher:
         """
         if not self.plain_sponge or self.batch_size is not None:
             return None
-        from batchkeccak.sponge import hash_offsets
+        from batchkeccak.core.sponge import hash_offsets
 
         initial, domain = self.initial_state, self.domain
         rate, first_round = self.algorithm.rate, self.algorithm.first_round
@@ -323,7 +323,7 @@ class Hasher:
                 f"message, but {count} messages were given"
             )
 
-    # -- small work: hashlib or pycryptodome, one message at a time (batchkeccak.dispatch)
+    # -- small work: hashlib or pycryptodome, one message at a time (batchkeccak.core.dispatch)
 
     @property
     def oneshot_backend(self) -> bool:
@@ -343,7 +343,7 @@ class Hasher:
 
         The one decision every entry point asks: only a hasher with a one-shot backend
         (:attr:`oneshot_backend`) may get ``ONESHOT``, and then as the dispatcher's measured
-        limits say (:func:`batchkeccak.dispatch.plan`, which books the work it gives the
+        limits say (:func:`batchkeccak.core.dispatch.plan`, which books the work it gives the
         backend). ``backend_threads``: the threads the backend would run on (files).
         """
         if not self.oneshot_backend:
@@ -413,7 +413,7 @@ class Hasher:
         """One message fed in pieces: an object with ``absorb(memoryview)``,
         ``finish(out_len) -> bytes`` (which leaves it as it was) and ``copy()``, what the
         hashlib-style objects and the files are built on."""
-        from batchkeccak.stored_states import IncrementalSponge
+        from batchkeccak.core.stored_states import IncrementalSponge
 
         form = self.one_pass()
         if form.initial_state.shape[0] != 1:
@@ -453,7 +453,7 @@ class Hasher:
                 return oneshot_digest(  # type: ignore[return-value]  # planned: a backend exists
                     spec, self.domain, data.data, self.output_length
                 )
-            from batchkeccak.sponge import run_jobs
+            from batchkeccak.core.sponge import run_jobs
 
             run_jobs(
                 data, offsets, None, _SINGLE_QUEUE, None,
@@ -547,4 +547,4 @@ def restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
 def plain_hasher(algorithm: object, length: object = None, threads: object = None) -> Hasher:
     """A :class:`Hasher` for a row of the table (no key, no customization)."""
     spec = get_algorithm(algorithm)
-    return Hasher(spec, output_length(spec, length), _parallel.resolve_threads(threads))
+    return Hasher(spec, output_length(spec, length), parallel.resolve_threads(threads))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def hex_rows(rows: np.ndarray, prefix: str = "") -> list[str]:
+def encode_hex_rows(rows: np.ndarray, prefix: str = "") -> list[str]:
     """Each row of an ``(n, w)`` uint8 array as lowercase hex, after ``prefix`` (``"0x"``).
 
     One ``bytes.hex`` over the whole array, then slices: about 3x faster than ``.hex()`` per

@@ -3,7 +3,7 @@
 The kernels win by a wide margin on any sizeable batch, but using them has a price up front:
 importing numba and loading the compiled kernels from the cache takes a good part of a
 second in a fresh process, and every kernel call has a fixed cost of some microseconds. Work
-too small to earn that back goes to the one-shot backends (:mod:`batchkeccak.oneshot`),
+too small to earn that back goes to the one-shot backends (:mod:`batchkeccak.core.oneshot`),
 which need neither. ``python bench/crossover.py --write`` measures on the reference machine
 what each side costs and stores it in ``crossover.json`` beside this file, per backend
 family (``hashlib`` for SHA-3 and SHAKE, ``pycryptodome`` for Keccak and TurboSHAKE):
@@ -33,8 +33,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from batchkeccak.oneshot import backend_family
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.oneshot import backend_family
+from batchkeccak.core.parameters import Algorithm
 from batchkeccak.permutation.constants import MIN_TILE_LANES
 
 CROSSOVER_FILE = Path(__file__).with_name("crossover.json")
@@ -47,12 +47,12 @@ the test suite runs its kernel tests with it, so that a small test batch still t
 kernels; ``oneshot`` applies only where a one-shot backend has the function."""
 
 KERNELS = "kernels"
-"""A plan (:func:`plan`, :meth:`batchkeccak.hashers.Hasher.plan`): the compiled kernels hash
+"""A plan (:func:`plan`, :meth:`batchkeccak.core.hashers.Hasher.plan`): the compiled kernels hash
 the work."""
 ONESHOT = "oneshot"
 """A plan: hashlib or pycryptodome hash the work, one message at a time."""
 
-KERNEL_MODULE = "batchkeccak.sponge"
+KERNEL_MODULE = "batchkeccak.core.sponge"
 """Once this module is imported, the kernels are (or are about to be) loaded."""
 
 
@@ -107,7 +107,7 @@ def plan(spec: Algorithm, domain: int, count: int, total_bytes: int, threads: in
          backend_threads: int = 1, account: LoadAccount | None = None) -> str:
     """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT` or
     :data:`KERNELS`. The one decision of the package (:meth:`Hasher.plan
-    <batchkeccak.hashers.Hasher.plan>` asks it; so do the numpy-free file path and the
+    <batchkeccak.core.hashers.Hasher.plan>` asks it; so do the numpy-free file path and the
     one-message finish); work planned ``ONESHOT`` before the kernels load is booked in
     ``account`` (:data:`ACCOUNT` by default).
 

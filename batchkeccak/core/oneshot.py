@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import cast
 
-from batchkeccak.parameters import Algorithm
+from batchkeccak.core.parameters import Algorithm
 
 _HASHLIB_ROWS = frozenset(
     {"sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256"}

@@ -1,7 +1,7 @@
 """Stored sponge states: many states absorbed side by side, and one state fed incrementally.
 
 :class:`StoredStates` keeps ``count`` states with their waiting bytes and absorbs whole blocks
-of many of them together through the tile kernel (``batchkeccak.sponge_states``); the
+of many of them together through the tile kernel (``batchkeccak.core.stored_state_kernels``); the
 streams, the files and the tree modes keep their states here. :class:`IncrementalSponge` is
 one such state fed bytes of any length, what a hash object or a chunk that arrives in
 pieces needs.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak import _parallel
-from batchkeccak.dispatch import ONESHOT, plan
+from batchkeccak.core import parallel
+from batchkeccak.core.dispatch import ONESHOT, plan
+from batchkeccak.core.oneshot import oneshot_digest
+from batchkeccak.core.parameters import Algorithm, get_algorithm
 from batchkeccak.inputs import readonly as _readonly
-from batchkeccak.oneshot import oneshot_digest
-from batchkeccak.parameters import Algorithm, get_algorithm
 from batchkeccak.permutation import LANE_COUNT
 
 _EMPTY = _readonly(np.zeros(0, dtype=np.uint8))
@@ -31,7 +31,7 @@ def as_array(view: bytes | memoryview) -> np.ndarray:
 class StoredStates:
     """``count`` stored sponge states of one algorithm, with their waiting bytes.
 
-    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.sponge_states``' layout);
+    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.core.stored_state_kernels``' layout);
     ``pending[s, :pending_len[s]]`` are its bytes not yet absorbed (fewer than ``rate``).
     The stream objects and ``batchkeccak.files`` keep their states here.
     """
@@ -63,10 +63,10 @@ class StoredStates:
 
     def run(self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, heads: np.ndarray,
             follow: np.ndarray | None, blocks: np.ndarray, threads: int) -> None:
-        """``batchkeccak.sponge.run_jobs`` on the states ``heads``, their items kept (the
+        """``batchkeccak.core.sponge.run_jobs`` on the states ``heads``, their items kept (the
         states' whole blocks), spread over up to ``threads`` threads by ``blocks``, each
         head's blocks in all."""
-        from batchkeccak.sponge import NO_DIGESTS, NO_FOLLOW, run_jobs
+        from batchkeccak.core.sponge import NO_DIGESTS, NO_FOLLOW, run_jobs
 
         count = heads.shape[0]
         total = int(blocks.sum())
@@ -85,13 +85,13 @@ class StoredStates:
             run((0, count))
             return
         # Contiguous runs of jobs holding about equal numbers of blocks, a few per thread.
-        spans = _parallel.split_ranges(0, count, 4 * threads, weights=blocks)
-        _parallel.run_parallel(run, spans, workers=threads)
+        spans = parallel.split_ranges(0, count, 4 * threads, weights=blocks)
+        parallel.run_parallel(run, spans, workers=threads)
 
     def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:
         """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are),
         padded with ``domain`` (the row's own domain byte by default)."""
-        from batchkeccak.sponge_states import finish_states
+        from batchkeccak.core.stored_state_kernels import finish_states
 
         out = np.empty((which.shape[0], out_len), dtype=np.uint8)
         if out_len == 0:
@@ -122,7 +122,7 @@ class IncrementalSponge:
     through the kernel in one call: a call costs microseconds, so absorbing each small update
     on its own would cost many times what hashlib spends on it. A message that never fills
     the buffer is finished by hashlib or pycryptodome where they have the function
-    (:mod:`batchkeccak.oneshot`), so a short one never waits for the kernels to load.
+    (:mod:`batchkeccak.core.oneshot`), so a short one never waits for the kernels to load.
     """
 
     __slots__ = ("_fresh", "_lanes", "_states", "domain", "spec", "waiting")

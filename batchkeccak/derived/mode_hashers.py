@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
-from batchkeccak import _parallel
+from batchkeccak.core import parallel
+from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, restore
+from batchkeccak.core.parameters import Algorithm
+from batchkeccak.core.sponge import absorb_prefixes
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.table import Mode
-from batchkeccak.hashers import ZERO_STATE, Hasher, OnePass, restore
 from batchkeccak.inputs import readonly
-from batchkeccak.parameters import Algorithm
-from batchkeccak.sponge import absorb_prefixes
 
 
 def prefix_states(
@@ -35,7 +35,7 @@ def prefix_states(
     np.cumsum(lengths, out=offsets[1:])
     data, offsets, initial = readonly(data), readonly(offsets), readonly(initial)
     count = len(prefixes)
-    ranges = _parallel.chunk_ranges(count, max(1, min(threads, count // 4096)))
+    ranges = parallel.chunk_ranges(count, max(1, min(threads, count // 4096)))
     if len(ranges) == 1:
         return absorb_prefixes(initial, data, offsets, spec.rate, spec.first_round)
     states = np.empty((count, 25), dtype=np.uint64)
@@ -47,7 +47,7 @@ def prefix_states(
             rows, data, readonly(offsets[start : stop + 1]), spec.rate, spec.first_round
         )
 
-    _parallel.run_parallel(absorb_range, ranges, workers=threads)
+    parallel.run_parallel(absorb_range, ranges, workers=threads)
     return states
 
 

@@ -7,8 +7,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 
-from batchkeccak._checks import check_int
 from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.support.checks import check_int
 
 MIN_PERMUTATIONS_PER_THREAD = 64 * TILE_WIDTH
 """Below this much work per extra thread, starting it costs more than it saves."""

@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
 from batchkeccak.permutation import (
     LANE_COUNT,
     MIN_TILE_LANES,

@@ -13,7 +13,7 @@ numba keys a cached function on the file that defines it, but the sponge kernels
 permutation from other files: after an edit to one of those, a cached kernel would still run
 the old code. An installed release never changes under its cache (an upgrade rewrites every
 file, so every stamp changes); a developer editing the sources runs
-``python -m batchkeccak._jit clear-cache``, and the test suite does that by itself whenever a
+``python -m batchkeccak.core.jit clear-cache``, and the test suite does that by itself whenever a
 compiled source changed since its last run (``tests/conftest.py``).
 """
 
@@ -31,7 +31,7 @@ __all__ = [
     "UncachedKernelsWarning", "cache_available", "clear_cache", "compiled_sources_digest", "njit",
 ]
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 class UncachedKernelsWarning(RuntimeWarning):
@@ -87,7 +87,7 @@ def compiled_sources() -> list[Path]:
     marks = ("njit(", "@intrinsic", "import llvmlite")
     return sorted(
         path for path in PACKAGE_DIR.rglob("*.py")
-        if path.name != "_jit.py"
+        if path != Path(__file__).resolve()
         and any(mark in path.read_text(encoding="utf-8") for mark in marks)
     )
 
@@ -120,5 +120,5 @@ def clear_cache() -> int:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["clear-cache"]:
-        sys.exit("usage: python -m batchkeccak._jit clear-cache")
+        sys.exit("usage: python -m batchkeccak.core.jit clear-cache")
     print(f"removed {clear_cache()} cached kernel files")

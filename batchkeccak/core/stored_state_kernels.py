@@ -3,7 +3,7 @@
 An incremental hash (a hashlib-style object, one stream of a ``StreamHasher``, one file read
 in chunks) keeps its Keccak state between calls: a row of 25 ``uint64`` lanes in a
 ``states`` array of shape ``(n, 25)``. Whole blocks go into such rows through the one
-lane scheduler, ``batchkeccak.sponge.run_jobs`` with the states kept (W states to a tile, a
+lane scheduler, ``batchkeccak.core.sponge.run_jobs`` with the states kept (W states to a tile, a
 lone stream on the single-state permutation). Two kernels here prepare and finish its work:
 
 ``plan_pieces``
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak._jit import njit
+from batchkeccak.core.jit import njit
+from batchkeccak.core.sponge import pad_final_block
 from batchkeccak.permutation import (
     LANE_COUNT,
     state_absorb,
 )
 from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.lanes import squeeze_block
-from batchkeccak.sponge import pad_final_block
 
 
 @njit(cache=True, nogil=True)
@@ -95,7 +95,7 @@ def _chain_item(state, last, items, start, length, starts, ends, follow):
 def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, run_first, rate,
                 scratch, scratch_start, starts, ends, follow, heads):
     """Turn byte pieces appended to stored states into jobs of whole blocks for
-    ``batchkeccak.sponge.run_jobs``; the number of jobs written to ``heads``.
+    ``batchkeccak.core.sponge.run_jobs``; the number of jobs written to ``heads``.
 
     Run ``r`` appends pieces ``run_first[r] .. run_first[r + 1] - 1``, in that order, to state
     ``run_state[r]``. Piece ``p`` is ``data[piece_start[p]:piece_start[p] + piece_len[p]]``.
