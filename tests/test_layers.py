@@ -18,9 +18,10 @@ LAYERS = [
     ("compiler", ["batchkeccak.core.jit"]),
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.core.sponge", "batchkeccak.core.stored_state_kernels"]),
-    ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot", "batchkeccak.core.dispatch",
-                             "batchkeccak.core.parallel", "batchkeccak.support.checks",
-                             "batchkeccak.support.atomic", "batchkeccak.support.hextext", "batchkeccak.support.signals"]),
+    ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot",
+                             "batchkeccak.core.dispatch", "batchkeccak.core.parallel",
+                             "batchkeccak.support.checks", "batchkeccak.support.atomic",
+                             "batchkeccak.support.hextext", "batchkeccak.support.signals"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
     ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.hashers"]),
@@ -34,6 +35,12 @@ LAYERS = [
     ("cli and benchmark", ["batchkeccak.cli", "batchkeccak.benchmark",
                            "batchkeccak.__main__"]),
 ]  # fmt: skip
+
+FOLDERS = {"batchkeccak.core", "batchkeccak.support"}
+"""Packages that only group modules: ``core/`` spans the compiler, sponge, table and hasher
+layers (the input boundary and the reading layer sit between its modules), ``support/`` holds
+utilities of the table layer. Their ``__init__`` imports nothing, so they are in no layer; each
+of their modules is placed in LAYERS by its own name."""
 
 
 def module_name(path: Path) -> str:
@@ -77,6 +84,21 @@ def resolve(module: str, name: str) -> str:
 
 
 SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_grouping_folders_import_nothing_and_place_each_module():
+    # ``import batchkeccak`` stays lazy only while these __init__ files import nothing; and a
+    # module added to core/ or support/ must say which layer it is in (the bare package prefix
+    # ``batchkeccak`` would otherwise take it in silently).
+    listed = {prefix for _, prefixes in LAYERS for prefix in prefixes}
+    loose = []
+    for path in SOURCES:
+        module = module_name(path)
+        if module in FOLDERS:
+            assert imports_of(path) == [], f"{module} imports: it only groups modules"
+        elif module.rpartition(".")[0] in FOLDERS and module not in listed:
+            loose.append(module)
+    assert loose == []
 
 
 def test_nothing_imports_a_higher_layer():
@@ -125,7 +147,7 @@ the Python docs say a forked child ends without running its parent's clean-up.""
 
 def test_no_module_uses_another_modules_private_names():
     # A leading underscore means "only this module relies on it": imported or reached as an
-    # attribute from elsewhere, it is an API nobody declared. Private *modules* (``_hex``)
+    # attribute from elsewhere, it is an API nobody declared. Private *modules* (``_sql``)
     # are fine: their public names are the package's internal API.
     offenders = []
     for path in SOURCES:
