@@ -55,6 +55,8 @@ def walk(call) -> tuple[list[str], list[str], list[str]]:
         if module is not None:
             rooms.setdefault(module)
         if event == "call":
+            if frame.f_back is None or _module(frame.f_back) is None:
+                where.clear()  # entered from outside the package (this script): no climb
             enter(module, calling=True)
         elif event == "return" and frame.f_back is not None:
             enter(_module(frame.f_back), calling=False)
