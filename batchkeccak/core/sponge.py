@@ -195,147 +195,6 @@ def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, ou
             m = follow[m]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _steady_blocks(lane_start, lane_final, lane_block, positions, rate):
-    """The whole blocks that every lane of a full tile still has before its final one.
-
-    Returns how many (0 when some lane is at its first or final block); the lanes move past
-    them at once and ``positions`` holds where each lane's run starts.
-    """
-    run = lane_final[0] - lane_block[0]
-    started = True
-    for lane in range(TILE_WIDTH):
-        run = min(run, lane_final[lane] - lane_block[lane])
-        started = started and lane_block[lane] > 0
-    if not started or run <= 0:
-        return 0
-    for lane in range(TILE_WIDTH):
-        positions[lane] = lane_start[lane] + lane_block[lane] * rate
-        lane_block[lane] += run
-    return run
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _absorb_steady_block(tile, data, zeros, positions, rate, first_round):
-    """Absorb one whole block into every lane; True when the tile was permuted too.
-
-    512-bit tiles gather the blocks into their registers and permute in one pass; the
-    default build XORs them into the tile four lanes at a time and leaves the permutation to
-    the caller.
-    """
-    permuted = absorb_and_permute_wide(tile, data, positions, rate, first_round)
-    if not permuted:
-        for group in range(0, TILE_WIDTH, 4):
-            absorb_whole_blocks_4(
-                tile, group, data, zeros, positions[group], positions[group + 1],
-                positions[group + 2], positions[group + 3], rate,
-            )
-    for lane in range(TILE_WIDTH):
-        positions[lane] += rate
-    return permuted
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _absorb_next_blocks(tile, data, zeros, positions, rate, suffix, initial, lane_message,
-                        lane_start, lane_length, lane_final, lane_block):
-    """Absorb each working lane's next block: whole, or its final block padded.
-
-    Lanes with a whole block to absorb go four at a time when at least two of the four have
-    one; final blocks (padding) and the rest go lane by lane.
-    """
-    # Typed alike with the one-state finish's call (not as the literal 32): both calls of
-    # _absorb_block share one specialization.
-    tile_stride = np.int64(TILE_WIDTH)
-    for group in range(0, TILE_WIDTH, 4):
-        whole = 0
-        for lane in range(group, group + 4):
-            p = lane_block[lane]
-            if lane_message[lane] >= 0 and p < lane_final[lane]:
-                positions[lane] = lane_start[lane] + p * rate
-                whole += 1
-            else:
-                positions[lane] = SKIP_LANE
-        if whole >= 2:
-            for lane in range(group, group + 4):
-                if positions[lane] >= 0 and lane_block[lane] == 0:
-                    # A first block: the lane starts from its initial state.
-                    load_state(tile, lane, initial, _initial_row(initial, lane_message[lane]))
-            absorb_whole_blocks_4(
-                tile, group, data, zeros, positions[group], positions[group + 1],
-                positions[group + 2], positions[group + 3], rate,
-            )
-        for lane in range(group, group + 4):
-            p = lane_block[lane]
-            if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
-                continue
-            if p <= lane_final[lane]:
-                _absorb_block(
-                    tile, lane, tile_stride, data, lane_start[lane] + p * rate,
-                    lane_length[lane] - p * rate, rate, suffix, p == 0,
-                    initial, _initial_row(initial, lane_message[lane]),
-                )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _leave_tile(tile, lane, state, initial, lane_message, lane_block):
-    """Copy one lane's state out of the tile (its initial state when it had not begun)."""
-    row = _initial_row(initial, lane_message[lane])
-    fresh = lane_block[lane] == 0
-    for k in range(LANE_COUNT):
-        state[k] = initial[row, k] if fresh else tile[k * TILE_WIDTH + lane]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _finish_kept_state(lane, state, data, starts, ends, follow, states_out, rate, first_round,
-                       lane_message, lane_item, lane_start, lane_final, lane_block):
-    """Absorb the rest of a lane's item, then every item that follows it (all whole blocks),
-    into ``state``, and store it."""
-    rate_words = rate >> 3
-    next_block = lane_block[lane]
-    state_absorb(state, data, lane_start[lane] + next_block * rate,
-                 lane_final[lane] + 1 - next_block, rate_words, first_round)
-    item = follow[lane_item[lane]] if follow.shape[0] > 0 else -1
-    while item >= 0:
-        state_absorb(state, data, starts[item],
-                     (_item_end(starts, ends, item) - starts[item]) // rate,
-                     rate_words, first_round)
-        item = follow[item]
-    m = lane_message[lane]
-    for k in range(LANE_COUNT):
-        states_out[m, k] = state[k]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _finish_message(lane, state, data, initial, flat_out, out_len, rate, suffix, first_round,
-                    squeeze_blocks, lane_message, lane_start, lane_length, lane_final,
-                    lane_block):
-    """Absorb the rest of a lane's message into ``state``, pad it, and squeeze its output."""
-    m = lane_message[lane]
-    next_block = lane_block[lane]
-    start = lane_start[lane]
-    length = lane_length[lane]
-    final = lane_final[lane]
-    rate_words = rate >> 3
-    one, nothing = np.int64(1), np.int64(0)  # not literals: the whole-block call's types
-    if next_block < final:
-        state_absorb(
-            state, data, start + next_block * rate, final - next_block, rate_words,
-            first_round,
-        )
-        next_block = final
-    for p in range(next_block, final + squeeze_blocks):
-        if p == final:
-            _absorb_block(
-                state, nothing, one, data, start + p * rate, length - p * rate, rate,
-                suffix, p < 0, initial, nothing,
-            )
-        state_absorb(state, data, start, one, nothing, first_round)
-        q = p - final
-        squeeze_block(
-            state, 0, 1, flat_out, m * out_len + q * rate, min(rate, out_len - q * rate),
-        )
-
-
 @njit(cache=True, nogil=True)
 def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffix,
              first_round, out):
@@ -384,7 +243,9 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
     tile, spare = new_tiles()
     # Per lane: its job (-1: idle) and the item it reads, where the item starts and how long
     # it is, the index of its final block, and the block the lane is at. The division
-    # happens once per item here, not twice per block in the loop below.
+    # happens once per item here, not twice per block in the loop below. An item that
+    # follows another in the same state starts at block 1 of a range one block earlier: the
+    # lane's block 0 (the fresh state) never comes again.
     lane_message = np.zeros(width, dtype=np.int64)
     lane_item = np.zeros(width, dtype=np.int64)
     lane_start = np.zeros(width, dtype=np.int64)
@@ -404,26 +265,79 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
 
     positions = np.zeros(width, dtype=np.int64)
     zeros = np.zeros(4, dtype=np.uint64)  # 32 bytes that idle lanes of a group read
+    # _absorb_block is called with these from the tile and from the one-state finish below:
+    # typed alike (not as the literals 32, 0, 1), both calls share one specialization.
+    tile_stride = np.int64(TILE_WIDTH)
     steady = 0  # blocks left in which every lane absorbs a whole block: no per-lane checks
     while busy > 0 and (taken < queued or busy >= MIN_TILE_LANES):
         if steady == 0 and busy == width:
-            steady = _steady_blocks(lane_start, lane_final, lane_block, positions, rate)
+            # The steady state of long messages: whole blocks that every lane still has
+            # before its final one, none of them a first block.
+            run = lane_final[0] - lane_block[0]
+            started = True
+            for lane in range(width):
+                run = min(run, lane_final[lane] - lane_block[lane])
+                started = started and lane_block[lane] > 0
+            if started and run > 0:
+                steady = run
+                for lane in range(width):
+                    positions[lane] = lane_start[lane] + lane_block[lane] * rate
+                    lane_block[lane] += run
         permuted = False
-        in_run = steady > 0
-        if in_run:
-            permuted = _absorb_steady_block(tile, data, zeros, positions, rate, first_round)
+        if steady > 0:
+            # 512-bit tiles gather the blocks into their registers and permute in one pass;
+            # the default build XORs them into the tile four lanes at a time, then permutes.
+            permuted = absorb_and_permute_wide(tile, data, positions, rate, first_round)
+            if not permuted:
+                for group in range(0, width, 4):
+                    absorb_whole_blocks_4(
+                        tile, group, data, zeros, positions[group], positions[group + 1],
+                        positions[group + 2], positions[group + 3], rate,
+                    )
+            for lane in range(width):
+                positions[lane] += rate
             steady -= 1
+            in_run = True
         else:
-            _absorb_next_blocks(tile, data, zeros, positions, rate, suffix, initial,
-                                lane_message, lane_start, lane_length, lane_final, lane_block)
-        # One call site for the tile permutation (two with the wide absorb): LLVM inlines
-        # it, and each further site would add a copy to compile.
+            in_run = False
+            for group in range(0, width, 4):
+                # Lanes with a whole block to absorb go four at a time when at least two of the
+                # four have one; final blocks (padding) and the rest go lane by lane.
+                whole = 0
+                for lane in range(group, group + 4):
+                    p = lane_block[lane]
+                    if lane_message[lane] >= 0 and p < lane_final[lane]:
+                        positions[lane] = lane_start[lane] + p * rate
+                        whole += 1
+                    else:
+                        positions[lane] = SKIP_LANE
+                if whole >= 2:
+                    for lane in range(group, group + 4):
+                        if positions[lane] >= 0 and lane_block[lane] == 0:
+                            # A first block: the lane starts from its initial state.
+                            load_state(
+                                tile, lane, initial, _initial_row(initial, lane_message[lane])
+                            )
+                    absorb_whole_blocks_4(
+                        tile, group, data, zeros, positions[group], positions[group + 1],
+                        positions[group + 2], positions[group + 3], rate,
+                    )
+                for lane in range(group, group + 4):
+                    p = lane_block[lane]
+                    if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
+                        continue
+                    if p <= lane_final[lane]:
+                        _absorb_block(
+                            tile, lane, tile_stride, data, lane_start[lane] + p * rate,
+                            lane_length[lane] - p * rate, rate, suffix, p == 0,
+                            initial, _initial_row(initial, lane_message[lane]),
+                        )
+        # One call site for the tile permutation (two with the wide absorb above): LLVM
+        # inlines it, and each further site would add a copy to compile.
         if not permuted:
             tile_permute(tile, spare, first_round)
         if in_run:
             continue
-        # Each working lane squeezes its output or moves its kept state on; a lane whose
-        # job is done takes the next job of the queue, or stays idle.
         for lane in range(width):
             m = lane_message[lane]
             if m < 0:
@@ -439,9 +353,7 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
                 else:
                     item = follow[lane_item[lane]] if chained else -1
                     if item >= 0:
-                        # The state goes on with its next item, in the same lane: a range one
-                        # block earlier, from block 1 (block 0, the fresh state, never comes
-                        # again).
+                        # The state goes on with its next item, in the same lane.
                         lane_item[lane] = item
                         lane_start[lane] = starts[item] - rate
                         lane_length[lane] = _item_end(starts, ends, item) - starts[item] + rate
@@ -452,7 +364,8 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             if q + 1 < squeeze_blocks:
                 lane_block[lane] = p + 1
                 continue
-            # The lane's state is overwritten by the next job's first block.
+            # This lane's job is done: refill it from the queue or leave it idle. (Its
+            # state is overwritten by the next job's first block.)
             lane_block[lane] = 0
             if taken < queued:
                 _start_job(lane, order[taken], starts, ends, rate, final_shift, lane_message,
@@ -470,18 +383,49 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
     # registers through its whole blocks (state_absorb). The one-state permutation is
     # state_absorb of nothing: one compiled single-state body for the whole sponge.
     state = np.zeros(LANE_COUNT, dtype=np.uint64)
+    rate_words = rate >> 3
+    one, nothing = np.int64(1), np.int64(0)  # not literals: the whole-block call's types
     for lane in range(width):
-        if lane_message[lane] < 0:
+        m = lane_message[lane]
+        if m < 0:
             continue
-        _leave_tile(tile, lane, state, initial, lane_message, lane_block)
-        if states_out is None:
-            _finish_message(lane, state, data, initial, flat_out, out_len, rate, suffix,
-                            first_round, squeeze_blocks, lane_message, lane_start, lane_length,
-                            lane_final, lane_block)
-        else:
-            _finish_kept_state(lane, state, data, starts, ends, follow, states_out, rate,
-                               first_round, lane_message, lane_item, lane_start, lane_final,
-                               lane_block)
+        next_block = lane_block[lane]
+        start = lane_start[lane]
+        length = lane_length[lane]
+        final = lane_final[lane]
+        row = _initial_row(initial, m)
+        for k in range(LANE_COUNT):
+            state[k] = initial[row, k] if next_block == 0 else tile[k * width + lane]
+        if states_out is not None:
+            # The rest of this item, then every item that follows it, all whole blocks.
+            state_absorb(state, data, start + next_block * rate, final + 1 - next_block,
+                         rate_words, first_round)
+            item = follow[lane_item[lane]] if chained else -1
+            while item >= 0:
+                state_absorb(state, data, starts[item],
+                             (_item_end(starts, ends, item) - starts[item]) // rate,
+                             rate_words, first_round)
+                item = follow[item]
+            for k in range(LANE_COUNT):
+                states_out[m, k] = state[k]
+            continue
+        if next_block < final:
+            state_absorb(
+                state, data, start + next_block * rate, final - next_block, rate_words,
+                first_round,
+            )
+            next_block = final
+        for p in range(next_block, final + squeeze_blocks):
+            if p == final:
+                _absorb_block(
+                    state, nothing, one, data, start + p * rate, length - p * rate, rate,
+                    suffix, p < 0, initial, nothing,
+                )
+            state_absorb(state, data, start, one, nothing, first_round)
+            q = p - final
+            squeeze_block(
+                state, 0, 1, flat_out, m * out_len + q * rate, min(rate, out_len - q * rate),
+            )
 
 
 NO_FOLLOW = np.zeros(0, dtype=np.int64)
