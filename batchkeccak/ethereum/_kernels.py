@@ -736,76 +736,6 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, firs
     return nodes[:count], starts
 
 
-# The proof readers below only read arrays that verify_walk holds. They are compiled without
-# numba's reference counting (``_nrt=False``): with it, each call paid atomic reference counts
-# on its array arguments, and verify_walk ran 2 to 4 times slower on the 10,000 account
-# proofs of bench/bench_ethereum.py.
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def rlp_item(data, position, stop):
-    """The RLP item that starts at ``data[position]`` and must end by ``stop``.
-
-    Returns ``(payload_start, payload_stop, is_list)``; ``payload_stop`` is -1 for an item
-    that overruns ``stop`` or is not in canonical form (a single byte below 0x80 written as a
-    string, a long length with a leading zero or under 56).
-    """
-    first = np.int64(data[at(position)])
-    is_list = first >= 0xC0
-    payload_start = position + 1
-    payload_stop = -1
-    if first < 0x80:
-        payload_start = position
-        payload_stop = position + 1
-    elif first < 0xB8 or (is_list and first < 0xF8):
-        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
-        if payload_stop > stop or (first == 0x81 and data[at(payload_start)] < 0x80):
-            payload_stop = -1
-    else:
-        size = first - (0xF7 if is_list else 0xB7)
-        if position + 1 + size <= stop and data[at(position + 1)] != 0:
-            length = 0
-            for b in range(size):
-                length = (length << 8) | np.int64(data[at(position + 1 + b)])
-            payload_start = position + 1 + size
-            if length > 55 and payload_start + length <= stop:
-                payload_stop = payload_start + length
-    return payload_start, payload_stop, is_list
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def rlp_items(data, start, stop, item_start, item_stop, item_list):
-    """The items of the RLP list payload ``data[start:stop]``, 17 at most.
-
-    Fills ``item_start``, ``item_stop`` and ``item_list`` (the item is itself a list) and
-    returns how many items there are, or -1 when the bytes are not exactly a sequence of
-    well-formed items (more than 17 included).
-    """
-    items = 0
-    position = start
-    while position < stop and items < 17:
-        payload_start, payload_stop, is_list = rlp_item(data, position, stop)
-        if payload_stop < 0:
-            break
-        item_start[items] = payload_start
-        item_stop[items] = payload_stop
-        item_list[items] = is_list
-        items += 1
-        position = payload_stop
-    return items if position == stop else -1
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def path_matches(query_data, query_start, query_nibbles, d, path_data, path_start, first,
-                 length):
-    """Whether nibbles ``d:d + length`` of the query key equal the ``length`` nibbles of a
-    hex-prefix path from its nibble ``first`` on (False when the key has fewer left)."""
-    if query_nibbles - d < length:
-        return False
-    for i in range(length):
-        if nibble(query_data, query_start, d + i) != nibble(path_data, path_start, first + i):
-            return False
-    return True
-
-
 @njit(cache=True, nogil=True)
 def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_data,
                 query_offsets, empty_root):
@@ -865,9 +795,44 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
             k += 1
             whole_node = True
             while True:
-                items = rlp_items(proof_data, start, stop, item_start, item_stop, item_list)
+                # The items of start:stop, 17 at most. Written out here, not called: a
+                # function taking the array cost two atomic reference counts per call.
+                items = 0
+                position = start
+                while position < stop and items < 17:
+                    first = np.int64(proof_data[at(position)])
+                    is_list = first >= 0xC0
+                    payload_start = position + 1
+                    payload_stop = -1
+                    if first < 0x80:
+                        payload_start = position
+                        payload_stop = position + 1
+                    elif first < 0xB8 or (is_list and first < 0xF8):
+                        payload_stop = payload_start + first - (0xC0 if is_list else 0x80)
+                        if payload_stop > stop or (
+                            first == 0x81 and proof_data[at(payload_start)] < 0x80
+                        ):
+                            payload_stop = -1
+                    else:
+                        size = first - (0xF7 if is_list else 0xB7)
+                        if position + 1 + size <= stop and proof_data[at(position + 1)] != 0:
+                            length = 0
+                            for b in range(size):
+                                length = (length << 8) | np.int64(
+                                    proof_data[at(position + 1 + b)]
+                                )
+                            payload_start = position + 1 + size
+                            if length > 55 and payload_start + length <= stop:
+                                payload_stop = payload_start + length
+                    if payload_stop < 0:
+                        break
+                    item_start[items] = payload_start
+                    item_stop[items] = payload_stop
+                    item_list[items] = is_list
+                    items += 1
+                    position = payload_stop
                 if whole_node:
-                    if items != 1 or not item_list[0]:
+                    if position != stop or items != 1 or not item_list[0]:
                         status[q] = PROOF_MALFORMED
                         done = True
                         break
@@ -875,7 +840,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                     stop = item_stop[0]
                     whole_node = False
                     continue
-                if items != 2 and items != 17:
+                if position != stop or (items != 2 and items != 17):
                     status[q] = PROOF_MALFORMED
                     done = True
                     break
@@ -904,8 +869,15 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                         break
                     odd = flag & 1
                     length = 2 * (item_stop[0] - hp_start) - 2 + odd
-                    matches = path_matches(query_data, q_start, q_nibbles, d, proof_data,
-                                           hp_start, 2 - odd, length)
+                    first_path = 2 - odd
+                    matches = q_nibbles - d >= length
+                    if matches:
+                        for i in range(length):
+                            if nibble(query_data, q_start, d + i) != nibble(
+                                proof_data, hp_start, first_path + i
+                            ):
+                                matches = False
+                                break
                     if flag >= 2:
                         if item_list[1]:
                             status[q] = PROOF_MALFORMED
