@@ -105,7 +105,10 @@ class SqlFunction:
         return hash_chunk(values, resolved, hex, "value", binary=True)
 
     def resolve(
-        self, settings: tuple, keys: Mapping[str, bytes], threads: int | None,
+        self,
+        settings: tuple,
+        keys: Mapping[str, bytes],
+        threads: int | None,
         cache: dict | None = None,
     ) -> Hasher:
         """The hasher for one row's arguments (``()`` for ``name(value)``), from ``cache``

@@ -20,7 +20,12 @@ from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
 from batchkeccak.support.hextext import encode_hex_rows
 
 __all__ = [
-    "algorithm_names", "hash_many", "hash_one", "hasher", "hexdigest_many", "warmup",
+    "algorithm_names",
+    "hash_many",
+    "hash_one",
+    "hasher",
+    "hexdigest_many",
+    "warmup",
 ]
 
 MODES: dict[str, Callable[..., Hasher]] = {}
@@ -73,8 +78,7 @@ def hasher(
         name = canonical_name(algorithm, algorithm_names())
         if name is None:
             raise ValueError(
-                f"unknown algorithm {algorithm!r}; valid algorithms: "
-                f"{', '.join(algorithm_names())}"
+                f"unknown algorithm {algorithm!r}; valid algorithms: {', '.join(algorithm_names())}"
             )
         if name in MODES:
             return MODES[name](length=length, threads=threads, **params)
@@ -199,7 +203,8 @@ def _hash_arrow(messages: object, resolved: Hasher) -> np.ndarray:
     if not isinstance(column, ColumnStream):
         return resolved.hash_flat(*binary_buffers(column, "messages"))
     parts = hash_chunks(
-        resolved, column.chunks,
+        resolved,
+        column.chunks,
         lambda chunk, chunk_hasher: chunk_hasher.hash_flat(*binary_buffers(chunk, "messages")),
         lambda count: _keys_mismatch(resolved, count),
     )

@@ -192,8 +192,10 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
 
 
 _OFFSET_TYPES: dict[int, np.dtype] = {
-    pa.binary().id: np.dtype(np.int32), pa.string().id: np.dtype(np.int32),
-    pa.large_binary().id: np.dtype(np.int64), pa.large_string().id: np.dtype(np.int64),
+    pa.binary().id: np.dtype(np.int32),
+    pa.string().id: np.dtype(np.int32),
+    pa.large_binary().id: np.dtype(np.int64),
+    pa.large_string().id: np.dtype(np.int64),
 }
 _BINARY = pa.binary()
 
@@ -376,7 +378,8 @@ def hash_array(
     out_type = pa.string() if hex else pa.binary(resolved.output_length)
     # Per-row keys run across the chunks: each chunk takes the keys of its own rows.
     chunks = hash_chunks(
-        resolved, values.chunks,
+        resolved,
+        values.chunks,
         lambda chunk, chunk_hasher: hash_chunk(chunk, chunk_hasher, hex, "values"),
         lambda rows: _keys_mismatch(resolved, rows),
     )
@@ -407,8 +410,13 @@ ROW_TYPES = (
 
 
 _FIXED_WIDTH_NUMBERS = (
-    pa.types.is_integer, pa.types.is_floating, pa.types.is_date, pa.types.is_time,
-    pa.types.is_timestamp, pa.types.is_duration, pa.types.is_decimal,
+    pa.types.is_integer,
+    pa.types.is_floating,
+    pa.types.is_date,
+    pa.types.is_time,
+    pa.types.is_timestamp,
+    pa.types.is_duration,
+    pa.types.is_decimal,
 )
 
 
@@ -644,8 +652,10 @@ def hash_rows(
         return _hash_row_batch(table.select(selected), resolved, hex, encoding)
     # A Table's columns may be chunked differently; to_batches slices them to common
     # boundaries without copying. A reader gives one batch at a time.
-    batches = table.select(selected).to_batches() if isinstance(table, pa.Table) else (
-        batch.select(selected) for batch in table
+    batches = (
+        table.select(selected).to_batches()
+        if isinstance(table, pa.Table)
+        else (batch.select(selected) for batch in table)
     )
     results = [_hash_row_batch(batch, resolved, hex, encoding) for batch in batches]
     out_type = pa.string() if hex else pa.binary(resolved.output_length)

@@ -172,13 +172,18 @@ def _udf(function: SqlFunction, hidden: str, registration: _Registration, hex: b
     def hashed(values, arguments):
         settings = registration.settings
         return function.digests(
-            union_values(values), arguments, settings.keys, hex=hex, threads=settings.threads,
+            union_values(values),
+            arguments,
+            settings.keys,
+            hex=hex,
+            threads=settings.threads,
             cache=settings.caches.setdefault(hidden, {}),
         )
 
     # DuckDB reads the number of arguments from the Python signature: one function per arity.
     arity = len(function.arguments)
     if arity == 1:
+
         def digests(values):
             # DuckDB calls once per vector of 2048 values, from several threads that share
             # the GIL: every Python step here is paid once per vector, while the GIL is held.
@@ -194,9 +199,11 @@ def _udf(function: SqlFunction, hidden: str, registration: _Registration, hex: b
                     return result
             return hashed(values, [])
     elif arity == 2:
+
         def digests(values, a):  # type: ignore[misc]  # one signature per arity
             return hashed(values, [a])
     else:
+
         def digests(values, a, b):  # type: ignore[misc]  # one signature per arity
             return hashed(values, [a, b])
 
@@ -211,7 +218,8 @@ def _field_encoder(values: pa.Array | pa.ChunkedArray) -> pa.Array:
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     rows = encode_rows(pa.RecordBatch.from_arrays([values], ["value"]))
     return pa.Array.from_buffers(
-        pa.large_binary(), len(values),
+        pa.large_binary(),
+        len(values),
         [None, pa.py_buffer(rows.offsets), pa.py_buffer(rows.data)],
     )
 
@@ -327,7 +335,8 @@ def register(
     with _register_lock:
         registration = _find_registration(connection)
         typed_macros = (
-            registration.typed_macros if registration is not None
+            registration.typed_macros
+            if registration is not None
             else _supports_typed_macros(connection, duckdb)
         )
         macros = _macros(functions, prefix, hex, typed_macros)
@@ -416,16 +425,23 @@ def _create_python_functions(connection, functions, registration: _Registration)
                 hidden = _hidden(member, function.name, hex)
                 value_type = VALUE_TYPE if member == "union" else member.upper()
                 create(
-                    hidden, _udf(function, hidden, registration, hex),
-                    [value_type, *other_types], "VARCHAR" if hex else "BLOB", type="arrow",
+                    hidden,
+                    _udf(function, hidden, registration, hex),
+                    [value_type, *other_types],
+                    "VARCHAR" if hex else "BLOB",
+                    type="arrow",
                     # Nulls are ours to keep: a null value, length or key name gives null.
                     null_handling="special",
                 )
     if registration.typed_macros:
         for sql_type in ROW_FIELD_TYPES:
             create(
-                _field_encoder_name(sql_type), _field_encoder, [sql_type], "BLOB",
-                type="arrow", null_handling="special",
+                _field_encoder_name(sql_type),
+                _field_encoder,
+                [sql_type],
+                "BLOB",
+                type="arrow",
+                null_handling="special",
             )
 
 
@@ -527,9 +543,7 @@ def _begin(connection) -> bool:
     """Start a transaction unless one is open; whether this call started it."""
     # A failed BEGIN would abort the caller's open transaction: ask first. Outside a
     # transaction every statement is one of its own, with a new id.
-    first, second = (
-        connection.sql("SELECT txid_current()").fetchall()[0][0] for _ in range(2)
-    )
+    first, second = (connection.sql("SELECT txid_current()").fetchall()[0][0] for _ in range(2))
     if first == second:
         return False
     connection.execute("BEGIN TRANSACTION")

@@ -211,7 +211,10 @@ def _batch_hasher(resolved: Hasher, out: np.ndarray):
 
 
 def _stream_files(
-    names: list, group: list[int], resolved: Hasher, out: np.ndarray,
+    names: list,
+    group: list[int],
+    resolved: Hasher,
+    out: np.ndarray,
     failures: dict[int, OSError],
 ) -> None:
     """Hash up to a tile's worth of files chunk by chunk, side by side: the kernels absorb
@@ -240,8 +243,11 @@ def _stream_files(
         if jobs:
             job_state = np.array([row for row, _ in jobs], dtype=np.int64)
             states.absorb(
-                data, job_state, job_state * chunk,
-                np.array([got // rate for _, got in jobs], dtype=np.int64), threads,
+                data,
+                job_state,
+                job_state * chunk,
+                np.array([got // rate for _, got in jobs], dtype=np.int64),
+                threads,
             )
         for row, got in filled.items():
             if 0 <= got < chunk:
@@ -264,8 +270,12 @@ def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
 
 
 def digest_files(
-    paths: Iterable[str | bytes | os.PathLike], algorithm: str = "sha3_256", *,
-    length: int | None = None, processes: bool = False, **params: Any,
+    paths: Iterable[str | bytes | os.PathLike],
+    algorithm: str = "sha3_256",
+    *,
+    length: int | None = None,
+    processes: bool = False,
+    **params: Any,
 ) -> list[bytes | OSError]:
     """:func:`hash_files` with ``errors="collect"``, small work first: while the dispatcher
     says the work is too small to be worth loading the kernels, the files go one after
@@ -292,8 +302,9 @@ def digest_files(
         if budget >= 0:
             reader = digest_paths_forked if processes else digest_paths
             # A large file stops it too: large files are hashed on several threads.
-            found, total = reader(names, row, row.suffix, out_len, byte_limit=budget,
-                                  file_limit=ONESHOT_THREAD_BYTES)
+            found, total = reader(
+                names, row, row.suffix, out_len, byte_limit=budget, file_limit=ONESHOT_THREAD_BYTES
+            )
             plan(row, row.suffix, len(found), total)  # the backend's share, booked
     if len(found) < len(names):
         found += hash_files(
@@ -302,15 +313,18 @@ def digest_files(
     return found
 
 
-def digest_stream(stream: object, algorithm: str = "sha3_256", *, length: int | None = None,
-                  **params: Any) -> bytes:
+def digest_stream(
+    stream: object, algorithm: str = "sha3_256", *, length: int | None = None, **params: Any
+) -> bytes:
     """The digest of a binary stream read to its end (standard input, a pipe): through
     hashlib where it has the function (no kernels loaded), a tree mode's pieces on every
     core, or :func:`file_digest`."""
     row = plain_row(algorithm, length, params)
     if row is not None and one_stream_to_backend(row, row.suffix):
         # plain_row gives no length only with a fixed-length row
-        return _backend_digest(stream, row, cast(int, row.digest_size) if length is None else length)
+        return _backend_digest(
+            stream, row, cast(int, row.digest_size) if length is None else length
+        )
     from batchkeccak.api import hasher
     from batchkeccak.derived.mode_hashers import TreeHasher
 
@@ -388,9 +402,7 @@ def file_digest(fileobj: object, digest: object, /, **params: Any) -> KeccakHash
         # io.BytesIO: hash its buffer where it lies.
         hash_object.update(fileobj.getbuffer())
         return hash_object
-    if not (
-        hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()
-    ):
+    if not (hasattr(fileobj, "readinto") and hasattr(fileobj, "readable") and fileobj.readable()):
         raise ValueError(
             f"fileobj must be a file-like object opened for reading in binary mode, got "
             f"{type(fileobj).__name__}"

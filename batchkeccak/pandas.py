@@ -24,7 +24,9 @@ from batchkeccak.core.parameters import Algorithm
 try:
     import pandas as pd
 except ImportError as error:  # pragma: no cover - the extra names it
-    raise ImportError("batchkeccak.pandas needs pandas: pip install 'batchkeccak[pandas]'") from error
+    raise ImportError(
+        "batchkeccak.pandas needs pandas: pip install 'batchkeccak[pandas]'"
+    ) from error
 
 __all__ = ["ACCESSOR", "HashFrameAccessor", "HashSeriesAccessor"]
 
@@ -59,8 +61,10 @@ def _object_values(series: pd.Series) -> pa.Array:
                     "not bytes or str (only None, NaN, NA and NaT count as missing)"
                 )
     return pa.array(
-        values, type=pa.string() if kind == "string" else pa.binary(),
-        mask=missing if missing.any() else None, from_pandas=True,
+        values,
+        type=pa.string() if kind == "string" else pa.binary(),
+        mask=missing if missing.any() else None,
+        from_pandas=True,
     )
 
 
@@ -82,10 +86,15 @@ def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
     value_type = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
     if pa.types.is_null(value_type):
         return pa.nulls(len(values), pa.binary())
-    if not (pa.types.is_binary(value_type) or pa.types.is_string(value_type)
-            or pa.types.is_large_binary(value_type) or pa.types.is_large_string(value_type)
-            or pa.types.is_binary_view(value_type) or pa.types.is_string_view(value_type)
-            or pa.types.is_fixed_size_binary(value_type)):
+    if not (
+        pa.types.is_binary(value_type)
+        or pa.types.is_string(value_type)
+        or pa.types.is_large_binary(value_type)
+        or pa.types.is_large_string(value_type)
+        or pa.types.is_binary_view(value_type)
+        or pa.types.is_string_view(value_type)
+        or pa.types.is_fixed_size_binary(value_type)
+    ):
         raise TypeError(
             f"bk: expected a Series of bytes or str, got dtype {series.dtype} (Arrow type "
             f"{values.type}); convert it first, for example .astype(str)"
@@ -109,8 +118,9 @@ def _object_digests(series: pd.Series, resolved: Hasher, hex: bool) -> pa.Array 
     return digest_array(digests, hex=hex, threads=resolved.threads)
 
 
-def _as_series(digests: pa.Array | pa.ChunkedArray, like: pd.Series | pd.DataFrame,
-               name: object) -> pd.Series:
+def _as_series(
+    digests: pa.Array | pa.ChunkedArray, like: pd.Series | pd.DataFrame, name: object
+) -> pd.Series:
     return pd.Series(pd.arrays.ArrowExtensionArray(digests), index=like.index, name=name)
 
 
@@ -221,8 +231,14 @@ class HashFrameAccessor:
 
 
 def _shortcut(name: str):
-    def method(self, *, hex: bool = False, length: int | None = None,
-               threads: int | None = None, **params: object) -> pd.Series:
+    def method(
+        self,
+        *,
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ) -> pd.Series:
         return self.hash(name, hex=hex, length=length, threads=threads, **params)
 
     method.__name__ = method.__qualname__ = name

@@ -264,9 +264,7 @@ def _with_digest_fields(
     return schema
 
 
-def _progress_bar(
-    dataset: ds.Dataset | pa.RecordBatchReader, desc: str, progress: bool
-) -> Any:
+def _progress_bar(dataset: ds.Dataset | pa.RecordBatchReader, desc: str, progress: bool) -> Any:
     """A tqdm bar over the source's rows (of unknown total for a stream: its length is known
     only once it has been read), shown only when asked and stderr is a terminal."""
     total_rows = None if isinstance(dataset, pa.RecordBatchReader) else dataset.count_rows()
@@ -301,9 +299,7 @@ def _hash_and_write(
     report.write_seconds += time.perf_counter() - write_started
 
 
-def _count_batch(
-    batch: pa.RecordBatch, report: HashFileReport, bar: Any, started: float
-) -> None:
+def _count_batch(batch: pa.RecordBatch, report: HashFileReport, bar: Any, started: float) -> None:
     """Add a written batch to the report and the progress bar (with the rate so far)."""
     report.rows += batch.num_rows
     report.batches += 1

@@ -25,7 +25,9 @@ from batchkeccak.core.parameters import Algorithm
 try:
     import polars as pl
 except ImportError as error:  # pragma: no cover - the extra names it
-    raise ImportError("batchkeccak.polars needs Polars: pip install 'batchkeccak[polars]'") from error
+    raise ImportError(
+        "batchkeccak.polars needs Polars: pip install 'batchkeccak[polars]'"
+    ) from error
 
 __all__ = ["NAMESPACE", "HashExpr", "HashSeries"]
 
@@ -179,8 +181,14 @@ class _Methods:
 
 
 def _shortcut(name: str):
-    def method(self, *, hex: bool = False, length: int | None = None,
-               threads: int | None = None, **params: object):
+    def method(
+        self,
+        *,
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ):
         return self.hash(name, hex=hex, length=length, threads=threads, **params)
 
     method.__name__ = method.__qualname__ = name
@@ -212,5 +220,3 @@ class HashSeries(_Methods):
 
     def _apply(self, function, dtype) -> pl.Series:
         return function(self._series)
-
-

@@ -27,7 +27,9 @@ def _import_ray_data():
     try:
         import ray.data
     except ImportError as error:
-        raise ImportError("batchkeccak.ray needs Ray Data: pip install 'batchkeccak[ray]'") from error
+        raise ImportError(
+            "batchkeccak.ray needs Ray Data: pip install 'batchkeccak[ray]'"
+        ) from error
     return ray.data
 
 
@@ -204,9 +206,7 @@ def hash_rows(
     schema = _known_schema(ds)
     threads = None if threads is None else parallel.resolve_threads(threads)
     if schema is not None:
-        arrow_hash_rows(
-            schema.empty_table(), selected, resolved, hex=hex
-        )
+        arrow_hash_rows(schema.empty_table(), selected, resolved, hex=hex)
     name = output if output is not None else f"row_{resolved.name}"
     _check_output(name)
 

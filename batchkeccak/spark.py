@@ -333,9 +333,7 @@ def _check_sql_values(name: str, values: pa.Array) -> None:
 
 def _sql_digests(function: SqlFunction, keys, cache, values: pa.Array, arguments) -> pa.Array:
     _check_sql_values(function.name, values)
-    return function.digests(
-        values, list(arguments), keys, threads=_task_threads(None), cache=cache
-    )
+    return function.digests(values, list(arguments), keys, threads=_task_threads(None), cache=cache)
 
 
 def _sql_function(function: SqlFunction, keys):
@@ -343,14 +341,17 @@ def _sql_function(function: SqlFunction, keys):
     # Spark reads the number of arguments from the Python signature: one function per arity.
     arity = len(function.arguments)
     if arity == 1:
+
         def digests(values: pa.Array) -> pa.Array:
             return _sql_digests(function, keys, cache, values, [])
     elif arity == 2:
+
         def digests(  # type: ignore[misc]  # one signature per arity
             values: pa.Array, a: pa.Array
         ) -> pa.Array:
             return _sql_digests(function, keys, cache, values, [a])
     else:
+
         def digests(  # type: ignore[misc]  # one signature per arity
             values: pa.Array, a: pa.Array, b: pa.Array
         ) -> pa.Array:

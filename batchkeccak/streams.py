@@ -25,6 +25,7 @@ algorithms_available: frozenset[str] = frozenset(algorithm_names())
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
 the modes (other spellings of them, such as ``"SHA3-256"``, are accepted too)."""
 
+
 class _IncrementalStream(Protocol):
     """What :meth:`Hasher.incremental` returns: one message absorbed in pieces."""
 
@@ -163,8 +164,15 @@ def _checked_free_length(length: object, name: str) -> int:
     return int(length)
 
 
-def new(name: str | Algorithm | Hasher, data: object = b"", *, length: int | None = None,
-        string: object = None, usedforsecurity: bool = True, **params: object) -> KeccakHash:
+def new(
+    name: str | Algorithm | Hasher,
+    data: object = b"",
+    *,
+    length: int | None = None,
+    string: object = None,
+    usedforsecurity: bool = True,
+    **params: object,
+) -> KeccakHash:
     """A new hash object, like ``hashlib.new``, for any algorithm or mode.
 
     Parameters
@@ -204,14 +212,16 @@ def new(name: str | Algorithm | Hasher, data: object = b"", *, length: int | Non
     return KeccakHash(resolved, data, length_given)
 
 
-def resolve_for_stream(name: str | Algorithm | Hasher, length: int | None, params: dict,
-                       ) -> tuple[Hasher, bool]:
+def resolve_for_stream(
+    name: str | Algorithm | Hasher,
+    length: int | None,
+    params: dict,
+) -> tuple[Hasher, bool]:
     """The hasher of an incremental object, and whether its length was left to ``digest``:
     an extendable-output function may be made without a length (hashlib's shake objects
     are), and ``digest(length)`` then chooses it."""
     if isinstance(name, Hasher):
-        resolved = hasher(name, length=length, **params) if length is not None or params \
-            else name
+        resolved = hasher(name, length=length, **params) if length is not None or params else name
         return resolved.with_threads(1) if resolved.threads != 1 else resolved, True
     if length is None:
         unsized: Hasher | None
@@ -225,8 +235,9 @@ def resolve_for_stream(name: str | Algorithm | Hasher, length: int | None, param
 
 
 def _constructor(name: str):
-    def construct(data: object = b"", *, usedforsecurity: bool = True,
-                  string: object = None) -> KeccakHash:
+    def construct(
+        data: object = b"", *, usedforsecurity: bool = True, string: object = None
+    ) -> KeccakHash:
         return new(name, data, string=string)
 
     construct.__name__ = construct.__qualname__ = name
@@ -277,7 +288,10 @@ def _memory_window(base: int, extent: int) -> np.ndarray:
     compiled again."""
     window = _Window()
     window.__array_interface__ = {
-        "data": (base, True), "shape": (extent,), "typestr": "|u1", "version": 3,
+        "data": (base, True),
+        "shape": (extent,),
+        "typestr": "|u1",
+        "version": 3,
     }
     return np.asarray(window)
 
@@ -324,8 +338,13 @@ class StreamHasher:
     """
 
     def __init__(
-        self, algorithm: str | Algorithm | Hasher, n_streams: int, *,
-        length: int | None = None, threads: int | None = None, **params: object,
+        self,
+        algorithm: str | Algorithm | Hasher,
+        n_streams: int,
+        *,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
     ) -> None:
         if isinstance(n_streams, bool) or not isinstance(n_streams, (int, np.integer)):
             raise TypeError(f"n_streams must be an int, got {type(n_streams).__name__}")
@@ -386,9 +405,7 @@ class StreamHasher:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise TypeError(f"{argument} must be an int, got {type(index).__name__}")
         if not 0 <= index < self._count:
-            raise IndexError(
-                f"{argument} = {index} is out of range for {self._count} streams"
-            )
+            raise IndexError(f"{argument} = {index} is out of range for {self._count} streams")
         return int(index)
 
     def update(self, index: int, chunk: object) -> None:
@@ -466,8 +483,20 @@ class StreamHasher:
         from batchkeccak.core.stored_state_kernels import plan_pieces
 
         jobs = plan_pieces(
-            states.pending, states.pending_len, window, piece_start, piece_len, run_state,
-            run_first, rate, scratch, scratch.ctypes.data - low, starts, ends, follow, heads,
+            states.pending,
+            states.pending_len,
+            window,
+            piece_start,
+            piece_len,
+            run_state,
+            run_first,
+            rate,
+            scratch,
+            scratch.ctypes.data - low,
+            starts,
+            ends,
+            follow,
+            heads,
         )
         heads = heads[:jobs]
         # Each state's blocks in all, to share the jobs out among threads.
@@ -484,7 +513,8 @@ class StreamHasher:
                 if fresh.shape[0]:
                     count = fresh.shape[0]
                     self._absorb_chunks(
-                        fresh, np.full(count, self._trailer.ctypes.data, dtype=np.int64),
+                        fresh,
+                        np.full(count, self._trailer.ctypes.data, dtype=np.int64),
                         np.full(count, self._trailer.shape[0], dtype=np.int64),
                     )
             self._finished[which] = True

@@ -44,10 +44,16 @@ def _options(argv):
 
 def _old_package(base: str) -> Path:
     if not base:
-        base = subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT,
-                              capture_output=True, text=True, check=True).stdout.strip()
-    archive = subprocess.run(["git", "archive", base, "batchkeccak"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
+        base = subprocess.run(
+            ["git", "merge-base", "HEAD", "main"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "archive", base, "batchkeccak"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     folder = Path(tempfile.mkdtemp(prefix="oldbk-"))
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
@@ -207,6 +213,8 @@ for label, case in CASES.items():
             started = time.perf_counter()
             run()
             best[key] = min(best[key], time.perf_counter() - started)
-    print(f"{label:<42} old {best['old'] * 1e3:9.2f} ms  new {best['new'] * 1e3:9.2f} ms  "
-          f"old/new {best['old'] / best['new']:6.3f}  new/new2 {best['new'] / best['new2']:6.3f}",
-          flush=True)
+    print(
+        f"{label:<42} old {best['old'] * 1e3:9.2f} ms  new {best['new'] * 1e3:9.2f} ms  "
+        f"old/new {best['old'] / best['new']:6.3f}  new/new2 {best['new'] / best['new2']:6.3f}",
+        flush=True,
+    )

@@ -67,7 +67,7 @@ def hashed_nodes(batch) -> object:
 
     pieces, starts, base = [], [], 0
     for buffer, offsets, _ in batch.chunks:
-        pieces.append(buffer[:int(offsets[-1])])
+        pieces.append(buffer[: int(offsets[-1])])
         starts.append(offsets[:-1] + base)
         base += int(offsets[-1])
     starts.append(np.array([base]))
@@ -119,18 +119,26 @@ def secure_trie(rng, repeats: int) -> dict:
     order, starts = patricia.sorted_rows(
         key_data, key_offsets, np.array([0, keys.shape[0]]), value_offsets
     )
-    nodes = hashed_nodes(patricia.TrieBatch(
-        key_data, key_offsets, value_data, value_offsets, order, starts, keep_nodes=True
-    ))
+    nodes = hashed_nodes(
+        patricia.TrieBatch(
+            key_data, key_offsets, value_data, value_offsets, order, starts, keep_nodes=True
+        )
+    )
     ours, hashing = best_of_alternating(
-        repeats, lambda: trie_root(keys, values, secure=True),
+        repeats,
+        lambda: trie_root(keys, values, secure=True),
         lambda: hash_many(nodes, "keccak_256"),
     )
     theirs, expected = timed(py_trie_root, [(keccak(k), v) for k, v in zip(key_list, value_list)])
     assert root == expected
-    return {"workload": "secure trie of 2**16 pairs", "batchkeccak_s": ours,
-            "baseline_s": theirs, "warmup_s": warmup, "baseline": "py-trie squash_changes",
-            "hash_many_nodes_s": hashing}
+    return {
+        "workload": "secure trie of 2**16 pairs",
+        "batchkeccak_s": ours,
+        "baseline_s": theirs,
+        "warmup_s": warmup,
+        "baseline": "py-trie squash_changes",
+        "hash_many_nodes_s": hashing,
+    }
 
 
 def ordered_tries(rng, repeats: int, sample: float) -> dict:
@@ -148,11 +156,14 @@ def ordered_tries(rng, repeats: int, sample: float) -> dict:
     roots = ordered_trie_roots(values, offsets)
     starts = offsets.astype(np.int64)
     key_data, key_offsets, order = _kernels.ordered_keys(starts)
-    nodes = hashed_nodes(patricia.TrieBatch(
-        key_data, key_offsets, values.data, values.offsets, order, starts, keep_nodes=True
-    ))
+    nodes = hashed_nodes(
+        patricia.TrieBatch(
+            key_data, key_offsets, values.data, values.offsets, order, starts, keep_nodes=True
+        )
+    )
     ours, hashing = best_of_alternating(
-        repeats, lambda: ordered_trie_roots(values, offsets),
+        repeats,
+        lambda: ordered_trie_roots(values, offsets),
         lambda: hash_many(nodes, "keccak_256"),
     )
     measured = max(1, int(tries * sample))
@@ -162,17 +173,26 @@ def ordered_tries(rng, repeats: int, sample: float) -> dict:
 
     def loop():
         return [
-            py_trie_root(zip(keys, (
-                blob[bounds[i]:bounds[i + 1]] for i in range(g * items, (g + 1) * items)
-            )))
+            py_trie_root(
+                zip(
+                    keys,
+                    (blob[bounds[i] : bounds[i + 1]] for i in range(g * items, (g + 1) * items)),
+                )
+            )
             for g in range(measured)
         ]
 
     theirs, expected = timed(loop)
     assert [roots[g].tobytes() for g in range(measured)] == expected
-    return {"workload": "10,000 tries of 150 ordered items", "batchkeccak_s": ours,
-            "baseline_s": theirs * tries / measured, "baseline_measured_on": measured,
-            "warmup_s": warmup, "baseline": "py-trie loop", "hash_many_nodes_s": hashing}
+    return {
+        "workload": "10,000 tries of 150 ordered items",
+        "batchkeccak_s": ours,
+        "baseline_s": theirs * tries / measured,
+        "baseline_measured_on": measured,
+        "warmup_s": warmup,
+        "baseline": "py-trie loop",
+        "hash_many_nodes_s": hashing,
+    }
 
 
 def account_proofs(rng, repeats: int, sample: float) -> dict:
@@ -185,9 +205,14 @@ def account_proofs(rng, repeats: int, sample: float) -> dict:
     accounts = 1 << 14
     addresses = [bytes(a) for a in rng.integers(0, 256, size=(accounts, 20), dtype=np.uint8)]
     encoded = [
-        rlp.encode([int(rng.integers(0, 1000)), int(rng.integers(0, 2**62)),
-                    bytes(rng.integers(0, 256, 32, dtype=np.uint8)),
-                    bytes(rng.integers(0, 256, 32, dtype=np.uint8))])
+        rlp.encode(
+            [
+                int(rng.integers(0, 1000)),
+                int(rng.integers(0, 2**62)),
+                bytes(rng.integers(0, 256, 32, dtype=np.uint8)),
+                bytes(rng.integers(0, 256, 32, dtype=np.uint8)),
+            ]
+        )
         for _ in range(accounts)
     ]
     root = trie_root(addresses, encoded, secure=True)
@@ -208,9 +233,14 @@ def account_proofs(rng, repeats: int, sample: float) -> dict:
 
     theirs, expected = timed(loop)
     assert values[:measured] == expected
-    return {"workload": "10,000 account proofs", "batchkeccak_s": ours,
-            "baseline_s": theirs * len(queries) / measured, "baseline_measured_on": measured,
-            "warmup_s": warmup, "baseline": "HexaryTrie.get_from_proof loop (decoded nodes)"}
+    return {
+        "workload": "10,000 account proofs",
+        "batchkeccak_s": ours,
+        "baseline_s": theirs * len(queries) / measured,
+        "baseline_measured_on": measured,
+        "warmup_s": warmup,
+        "baseline": "HexaryTrie.get_from_proof loop (decoded nodes)",
+    }
 
 
 def checksums(rng, repeats: int, sample: float) -> dict:
@@ -227,18 +257,31 @@ def checksums(rng, repeats: int, sample: float) -> dict:
     as_bytes = [bytes(r) for r in rows[:measured]]
     theirs, expected = timed(lambda: [to_checksum_address(a) for a in as_bytes])
     assert texts[:measured] == expected
-    return {"workload": "2**20 addresses checksummed", "batchkeccak_s": ours,
-            "baseline_s": theirs * rows.shape[0] / measured, "baseline_measured_on": measured,
-            "warmup_s": warmup, "baseline": "eth_utils.to_checksum_address loop"}
+    return {
+        "workload": "2**20 addresses checksummed",
+        "batchkeccak_s": ours,
+        "baseline_s": theirs * rows.shape[0] / measured,
+        "baseline_measured_on": measured,
+        "warmup_s": warmup,
+        "baseline": "eth_utils.to_checksum_address loop",
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline-sample", type=float, default=1.0,
-                        help="fraction of the items the linear baselines are timed on")
-    parser.add_argument("--only", choices=["secure", "ordered", "proofs", "checksums"],
-                        action="append", help="run only these workloads")
+    parser.add_argument(
+        "--baseline-sample",
+        type=float,
+        default=1.0,
+        help="fraction of the items the linear baselines are timed on",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["secure", "ordered", "proofs", "checksums"],
+        action="append",
+        help="run only these workloads",
+    )
     parser.add_argument("--json", type=Path, default=RESULTS / "ethereum.json")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(2024)
@@ -267,10 +310,12 @@ def main(argv: list[str] | None = None) -> None:
             )
         print(line, flush=True)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(
-        {"machine": platform.platform(), "processor": platform.processor(), "results": results},
-        indent=2,
-    ))
+    args.json.write_text(
+        json.dumps(
+            {"machine": platform.platform(), "processor": platform.processor(), "results": results},
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -80,17 +80,21 @@ def bench_kt128(size, repeats):
 
         print("  the same bytes from a file (page cache), every thread:")
         theirs_file = best(read_then_pycryptodome, repeats)
+
         def read_then_shake():
             with open(path, "rb") as handle:
                 return hashlib.file_digest(handle, "shake_128").digest(32)
 
         shake_file = best(read_then_shake, repeats)
+
         def mapped():
             return bk.kt128(np.memmap(path, dtype=np.uint8, mode="r"))
 
-        for label, function in (("bk.kt128(open(path, 'rb')), read in pieces", file_object),
-                                ("bk.kt128(path), read in pieces", lambda: bk.kt128(path)),
-                                ("bk.kt128(np.memmap(path)), mapped by the caller", mapped)):
+        for label, function in (
+            ("bk.kt128(open(path, 'rb')), read in pieces", file_object),
+            ("bk.kt128(path), read in pieces", lambda: bk.kt128(path)),
+            ("bk.kt128(np.memmap(path)), mapped by the caller", mapped),
+        ):
             ours = best(function, repeats)
             row(label, ours, theirs_file, "read + pycryptodome")
             row("", ours, shake_file, "hashlib.file_digest shake_128")
@@ -104,21 +108,40 @@ def bench_keyed(count, repeats):
     scale = count / len(sample)
     kmac = bk.hasher("kmac_256", key=KEY, length=32)
     hmac_sha3 = bk.hasher("hmac_sha3_256", key=KEY)
-    assert bk.hash_many(sample[:3], kmac)[2].tobytes() == KMAC256.new(
-        key=KEY, data=sample[2], mac_len=32).digest()
-    assert bk.hash_many(sample[:3], hmac_sha3)[2].tobytes() == hmac.digest(KEY, sample[2], "sha3_256")
+    assert (
+        bk.hash_many(sample[:3], kmac)[2].tobytes()
+        == KMAC256.new(key=KEY, data=sample[2], mac_len=32).digest()
+    )
+    assert bk.hash_many(sample[:3], hmac_sha3)[2].tobytes() == hmac.digest(
+        KEY, sample[2], "sha3_256"
+    )
     print(f"KMAC-256 / HMAC-SHA3-256 of {count:,} x 64 B, one key, every thread")
-    kmac_loop = best(lambda: [KMAC256.new(key=KEY, data=m, mac_len=32).digest() for m in sample],
-                     max(1, repeats // 2)) * scale
-    hmac_loop = best(lambda: [hmac.digest(KEY, m, "sha3_256") for m in sample],
-                     max(1, repeats // 2)) * scale
+    kmac_loop = (
+        best(
+            lambda: [KMAC256.new(key=KEY, data=m, mac_len=32).digest() for m in sample],
+            max(1, repeats // 2),
+        )
+        * scale
+    )
+    hmac_loop = (
+        best(lambda: [hmac.digest(KEY, m, "sha3_256") for m in sample], max(1, repeats // 2))
+        * scale
+    )
     print(f"  {'pycryptodome KMAC256 loop':<46} {kmac_loop * 1e3:9.1f} ms")
     print(f"  {'hmac.digest(key, m, sha3_256) loop':<46} {hmac_loop * 1e3:9.1f} ms")
     for label, form in (("2-D array", records), ("list of bytes", [bytes(r) for r in records])):
-        row(f"kmac_256, {label}", best(lambda form=form: bk.hash_many(form, kmac), repeats), kmac_loop,
-            "pycryptodome KMAC")
-        row(f"hmac_sha3_256, {label}", best(lambda form=form: bk.hash_many(form, hmac_sha3), repeats),
-            hmac_loop, "hmac loop")
+        row(
+            f"kmac_256, {label}",
+            best(lambda form=form: bk.hash_many(form, kmac), repeats),
+            kmac_loop,
+            "pycryptodome KMAC",
+        )
+        row(
+            f"hmac_sha3_256, {label}",
+            best(lambda form=form: bk.hash_many(form, hmac_sha3), repeats),
+            hmac_loop,
+            "hmac loop",
+        )
 
 
 def bench_parquet(rows, repeats):
@@ -138,7 +161,9 @@ def bench_parquet(rows, repeats):
         plain = best(lambda: hash_file(src, dst, "email", "sha3_256"), repeats)
         keyed = best(lambda: hash_file(src, dst, "email", "kmac_256", key=KEY, length=32), repeats)
         print(f"  {'sha3_256 (unkeyed)':<46} {plain * 1e3:9.1f} ms")
-        print(f"  {'kmac_256 (keyed)':<46} {keyed * 1e3:9.1f} ms   {keyed / plain:6.2f}x the time of sha3_256")
+        print(
+            f"  {'kmac_256 (keyed)':<46} {keyed * 1e3:9.1f} ms   {keyed / plain:6.2f}x the time of sha3_256"
+        )
 
 
 def main(argv=None):

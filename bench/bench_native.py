@@ -70,8 +70,10 @@ def polars_figures(rows: int, repeats: int) -> None:
         print(f"  {name:22s} {seconds:7.3f} s  {1e9 * seconds / rows:6.0f} ns/row")
     if "polars-hash lazy" in best:
         theirs = best["polars-hash lazy"]
-        print(f"  polars-hash / bk: {theirs / best['bk lazy']:.2f}x (raw digests), "
-              f"{theirs / best['bk lazy hex']:.2f}x (hex, as polars-hash returns)")
+        print(
+            f"  polars-hash / bk: {theirs / best['bk lazy']:.2f}x (raw digests), "
+            f"{theirs / best['bk lazy hex']:.2f}x (hex, as polars-hash returns)"
+        )
     else:
         print("  polars-hash not installed (pip install polars-hash): no ratio")
     print(f"  bk lazy / hash_array direct: {best['bk lazy'] / best['hash_array(series)']:.2f}")
@@ -92,11 +94,15 @@ def duckdb_figures(rows: int, repeats: int) -> None:
     got = con.execute("SELECT sha3_256('user5@example.org')").fetchone()[0]
     assert got == hashlib.sha3_256(b"user5@example.org").digest()
     functions = {
-        "bk sha3_256(email)": lambda: con.execute("SELECT count(sha3_256(email)) FROM t").fetchall(),
+        "bk sha3_256(email)": lambda: con.execute(
+            "SELECT count(sha3_256(email)) FROM t"
+        ).fetchall(),
         "bk sha3_256_hex(email)": lambda: con.execute(
             "SELECT count(sha3_256_hex(email)) FROM t"
         ).fetchall(),
-        "DuckDB sha256(email)": lambda: con.execute("SELECT count(sha256(email)) FROM t").fetchall(),
+        "DuckDB sha256(email)": lambda: con.execute(
+            "SELECT count(sha256(email)) FROM t"
+        ).fetchall(),
     }
     for function in functions.values():
         function()
@@ -129,8 +135,10 @@ def pandas_figures(rows: int, repeats: int) -> None:
     for name, seconds in best.items():
         print(f"  {name:28s} {seconds:7.3f} s  {1e9 * seconds / rows:6.0f} ns/row")
     loop = best["map(hashlib.sha3_256)"]
-    print(f"  accessor vs map: {loop / best['bk accessor (object bytes)']:.1f}x (object bytes), "
-          f"{loop / best['bk accessor (str)']:.1f}x (str)")
+    print(
+        f"  accessor vs map: {loop / best['bk accessor (object bytes)']:.1f}x (object bytes), "
+        f"{loop / best['bk accessor (str)']:.1f}x (str)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,8 +48,12 @@ def run_updates(make, chunk: bytes, calls: int) -> tuple[float, bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--bytes", type=int, default=16_000_000,
-                        help="bytes fed per run (default 16 MB), at least one call")
+    parser.add_argument(
+        "--bytes",
+        type=int,
+        default=16_000_000,
+        help="bytes fed per run (default 16 MB), at least one call",
+    )
     args = parser.parse_args()
     for algorithm in ("sha3_256", "keccak_256"):
         makers = contenders(algorithm)
@@ -65,8 +69,12 @@ def main() -> None:
                 for name, make in makers.items():  # alternated, so drift hits all alike
                     best[name] = min(best[name], run_updates(make, chunk, calls)[0])
             ours = best["batchkeccak"]
-            line = [(f"  {size:>8} B x {calls:>7}: batchkeccak {ours / calls * 1e6:8.3f} us/call "
-                     f"{size * calls / ours / 1e6:7.1f} MB/s")]
+            line = [
+                (
+                    f"  {size:>8} B x {calls:>7}: batchkeccak {ours / calls * 1e6:8.3f} us/call "
+                    f"{size * calls / ours / 1e6:7.1f} MB/s"
+                )
+            ]
             for name, seconds in best.items():
                 if name != "batchkeccak":
                     line.append(f"{name} x{ours / seconds:.2f}")

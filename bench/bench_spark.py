@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--width", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
-        "--batch-rows", type=int, default=None,
+        "--batch-rows",
+        type=int,
+        default=None,
         help="spark.sql.execution.arrow.maxRecordsPerBatch (Spark's default: 10000)",
     )
     parser.add_argument("--json", type=Path, default=None)
@@ -111,9 +113,9 @@ def main(argv: list[str] | None = None) -> dict:
             identity_udf = arrow_udf(identity, "binary")
 
             def run(column):
-                return lambda: frame.select(column.alias("d")).write.format("noop").mode(
-                    "overwrite"
-                ).save()
+                return lambda: (
+                    frame.select(column.alias("d")).write.format("noop").mode("overwrite").save()
+                )
 
             def run_frame(df, name):
                 return lambda: df.select(name).write.format("noop").mode("overwrite").save()

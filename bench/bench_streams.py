@@ -67,8 +67,10 @@ def many_files(folder: Path, count: int, repeats: int) -> None:
     assert [row.tobytes() for row in bk.hash_files(paths)] == loop()
     ours = best(lambda: bk.hash_files(paths), repeats)
     theirs = best(loop, repeats)
-    print(f"{count:,} files of 4 KiB, sha3_256, all threads: hash_files {ours * 1e3:.1f} ms, "
-          f"read + hashlib loop {theirs * 1e3:.1f} ms -> {theirs / ours:.2f}x")
+    print(
+        f"{count:,} files of 4 KiB, sha3_256, all threads: hash_files {ours * 1e3:.1f} ms, "
+        f"read + hashlib loop {theirs * 1e3:.1f} ms -> {theirs / ours:.2f}x"
+    )
 
 
 def large_file(folder: Path, size: int, repeats: int) -> None:
@@ -90,27 +92,44 @@ def large_file(folder: Path, size: int, repeats: int) -> None:
     for target in (folder / "tiny", path):
         if target != path:
             target.write_bytes(b"x")
-        done = subprocess.run([sys.executable, "-c", _PEAK, str(target)], capture_output=True,
-                              check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK, str(target)], capture_output=True, check=True
+        )
         peaks.append(int(done.stderr.split()[-1]) / 1024)
-    print(f"one {size >> 20} MiB file: hash_files {size / t_ours / 1e6:.0f} MB/s, "
-          f"hashlib.file_digest {size / t_theirs / 1e6:.0f} MB/s -> {t_theirs / t_ours:.2f}x; "
-          f"'batchkeccak hash' peak RSS {peaks[1]:.0f} MB (a 1-byte file: {peaks[0]:.0f} MB)")
+    print(
+        f"one {size >> 20} MiB file: hash_files {size / t_ours / 1e6:.0f} MB/s, "
+        f"hashlib.file_digest {size / t_theirs / 1e6:.0f} MB/s -> {t_theirs / t_ours:.2f}x; "
+        f"'batchkeccak hash' peak RSS {peaks[1]:.0f} MB (a 1-byte file: {peaks[0]:.0f} MB)"
+    )
 
     # Whole processes, start-up included: the command against a Python that does the same
     # with hashlib.
     def command():
-        return subprocess.run([sys.executable, "-m", "batchkeccak", "hash", str(path)],
-                              capture_output=True, check=True).stdout.split()[0].decode()
+        return (
+            subprocess.run(
+                [sys.executable, "-m", "batchkeccak", "hash", str(path)],
+                capture_output=True,
+                check=True,
+            )
+            .stdout.split()[0]
+            .decode()
+        )
 
     def python_hashlib():
-        return subprocess.run([sys.executable, "-c", _HASHLIB_PROCESS, str(path)],
-                              capture_output=True, check=True).stdout.strip().decode()
+        return (
+            subprocess.run(
+                [sys.executable, "-c", _HASHLIB_PROCESS, str(path)], capture_output=True, check=True
+            )
+            .stdout.strip()
+            .decode()
+        )
 
     assert command() == python_hashlib()
     t_command, t_python = best(command, repeats), best(python_hashlib, repeats)
-    print(f"  as processes: 'batchkeccak hash' {t_command:.2f} s, python + hashlib.file_digest "
-          f"{t_python:.2f} s -> {t_python / t_command:.2f}x")
+    print(
+        f"  as processes: 'batchkeccak hash' {t_command:.2f} s, python + hashlib.file_digest "
+        f"{t_python:.2f} s -> {t_python / t_command:.2f}x"
+    )
 
 
 def streams(count: int, chunk: int, rounds: int, repeats: int) -> None:
@@ -135,10 +154,12 @@ def streams(count: int, chunk: int, rounds: int, repeats: int) -> None:
     assert [row.tobytes() for row in ours(1)] == theirs()
     t_all, t_one, t_theirs = interleaved_best([ours, lambda: ours(1), theirs], repeats)
     total = count * chunk * rounds
-    print(f"StreamHasher, {count:,} streams x {rounds} rounds of {chunk >> 10} KiB, sha3_256: "
-          f"all threads {total / t_all / 1e6:.0f} MB/s, 1 thread {total / t_one / 1e6:.0f} MB/s, "
-          f"hashlib objects {total / t_theirs / 1e6:.0f} MB/s -> {t_theirs / t_all:.2f}x "
-          f"(1 thread {t_theirs / t_one:.2f}x)")
+    print(
+        f"StreamHasher, {count:,} streams x {rounds} rounds of {chunk >> 10} KiB, sha3_256: "
+        f"all threads {total / t_all / 1e6:.0f} MB/s, 1 thread {total / t_one / 1e6:.0f} MB/s, "
+        f"hashlib objects {total / t_theirs / 1e6:.0f} MB/s -> {t_theirs / t_all:.2f}x "
+        f"(1 thread {t_theirs / t_one:.2f}x)"
+    )
 
 
 def interleaved_best(functions, repeats: int) -> list[float]:

@@ -36,8 +36,15 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-TASKS = ("bk-diff", "bk-diff-columns", "duckdb-join", "duckdb-except", "bk-digest-key",
-         "bk-digest-unordered", "duckdb-digest")
+TASKS = (
+    "bk-diff",
+    "bk-diff-columns",
+    "duckdb-join",
+    "duckdb-except",
+    "bk-digest-key",
+    "bk-digest-unordered",
+    "duckdb-digest",
+)
 COLUMNS = ("id", "amount", "name", "tag", "score", "note")
 CHANGED_FRACTION = 0.001
 
@@ -73,20 +80,28 @@ def make_files(rows: int, folder: Path) -> tuple[Path, Path]:
         names = pa.compute.utf8_lpad(pa.array(ids).cast(pa.string()), 9, "0")
         names = pa.compute.binary_join_element_wise("customer-", names, "")
         tags = pa.Array.from_buffers(
-            pa.binary(), count,
-            [None, pa.py_buffer(np.arange(count + 1, dtype=np.int32) * 8),
-             pa.py_buffer(rng.bytes(8 * count))],
+            pa.binary(),
+            count,
+            [
+                None,
+                pa.py_buffer(np.arange(count + 1, dtype=np.int32) * 8),
+                pa.py_buffer(rng.bytes(8 * count)),
+            ],
         )
-        score = pa.array(rng.integers(0, 1000, count, dtype=np.int32),
-                         mask=rng.random(count) < 0.1)
+        score = pa.array(rng.integers(0, 1000, count, dtype=np.int32), mask=rng.random(count) < 0.1)
         notes = pa.compute.binary_join_element_wise(
             "note ", pa.array(ids % 997).cast(pa.string()), ""
         ).filter(pa.array(np.ones(count, dtype=bool)))
-        notes = pa.compute.if_else(pa.array(rng.random(count) < 0.3), pa.scalar(None, pa.string()),
-                                   notes)
+        notes = pa.compute.if_else(
+            pa.array(rng.random(count) < 0.3), pa.scalar(None, pa.string()), notes
+        )
         return {
-            "id": pa.array(ids), "amount": pa.array(rng.integers(0, 1 << 40, count)),
-            "name": names, "tag": tags, "score": score, "note": notes,
+            "id": pa.array(ids),
+            "amount": pa.array(rng.integers(0, 1 << 40, count)),
+            "name": names,
+            "tag": tags,
+            "score": score,
+            "note": notes,
         }
 
     ids = np.arange(rows, dtype=np.int64) * 3
@@ -192,14 +207,18 @@ def worker(task: str, a: str, b: str, repeats: int, threads: int) -> dict:
         bk.table_digest(warm, key="id")
         bk.table_digest(warm)
         if task == "bk-diff":
-            seconds, result = _best(repeats, lambda: bk.diff(a, b, key="id", threads=threads,
-                                                             changed_columns=False))
+            seconds, result = _best(
+                repeats, lambda: bk.diff(a, b, key="id", threads=threads, changed_columns=False)
+            )
             return {"seconds": seconds, "answer": _answer(result)}
         if task == "bk-diff-columns":
             seconds, result = _best(repeats, lambda: bk.diff(a, b, key="id", threads=threads))
             changed = [c for c in result["changed_columns"].to_pylist() if c is not None]
-            return {"seconds": seconds, "answer": _answer(result),
-                    "changed_columns_ok": all(c == ["amount"] for c in changed)}
+            return {
+                "seconds": seconds,
+                "answer": _answer(result),
+                "changed_columns_ok": all(c == ["amount"] for c in changed),
+            }
         if task == "bk-digest-key":
             seconds, result = _best(repeats, lambda: bk.table_digest(a, key="id", threads=threads))
             return {"seconds": seconds, "answer": result.hexdigest()}
@@ -209,7 +228,9 @@ def worker(task: str, a: str, b: str, repeats: int, threads: int) -> dict:
     connection = _duckdb_connection(threads)
     connection.execute(duckdb_join_query(a, a)).fetchall()  # start-up, outside the times
     if task == "duckdb-join":
-        seconds, result = _best(repeats, lambda: connection.sql(duckdb_join_query(a, b)).to_arrow_table())
+        seconds, result = _best(
+            repeats, lambda: connection.sql(duckdb_join_query(a, b)).to_arrow_table()
+        )
         return {"seconds": seconds, "answer": _answer(result)}
     if task == "duckdb-except":
         seconds, result = _best(
@@ -217,7 +238,9 @@ def worker(task: str, a: str, b: str, repeats: int, threads: int) -> dict:
         )
         return {"seconds": seconds, "answer": {"rows": result.num_rows}}
     if task == "duckdb-digest":
-        seconds, result = _best(repeats, lambda: connection.execute(duckdb_digest_query(a)).fetchone())
+        seconds, result = _best(
+            repeats, lambda: connection.execute(duckdb_digest_query(a)).fetchone()
+        )
         return {"seconds": seconds, "answer": result[0]}
     raise ValueError(f"unknown task {task!r}")
 
@@ -238,8 +261,20 @@ def _answer(table) -> dict:
 
 
 def run_worker(task: str, a: Path, b: Path, repeats: int, threads: int) -> dict:
-    command = [sys.executable, __file__, "--worker", task, "--a", str(a), "--b", str(b),
-               "--repeats", str(repeats), "--threads", str(threads)]
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        task,
+        "--a",
+        str(a),
+        "--b",
+        str(b),
+        "--repeats",
+        str(repeats),
+        "--threads",
+        str(threads),
+    ]
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{task} failed (status {done.returncode}):\n{done.stdout}")
@@ -280,8 +315,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--folder", type=Path, default=RESULTS / "tables-data")
     parser.add_argument("--json", type=Path, default=RESULTS / "tables.json")
-    parser.add_argument("--tasks", default=",".join(TASKS),
-                        help="comma-separated subset of: " + ", ".join(TASKS))
+    parser.add_argument(
+        "--tasks", default=",".join(TASKS), help="comma-separated subset of: " + ", ".join(TASKS)
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--a", help=argparse.SUPPRESS)
     parser.add_argument("--b", help=argparse.SUPPRESS)
@@ -295,20 +331,27 @@ def main() -> int:
 
     started = time.perf_counter()
     a, b = make_files(args.rows, args.folder)
-    print(f"{args.rows:,} rows x {len(COLUMNS)} columns; files made in "
-          f"{time.perf_counter() - started:.1f} s; CPU: {cpu_model()}, {args.threads} threads")
+    print(
+        f"{args.rows:,} rows x {len(COLUMNS)} columns; files made in "
+        f"{time.perf_counter() - started:.1f} s; CPU: {cpu_model()}, {args.threads} threads"
+    )
     results = {}
     tasks = args.tasks.split(",")
     for task in tasks:
         if task not in TASKS:
             parser.error(f"--tasks: unknown task {task!r}")
         results[task] = run_worker(task, a, b, args.repeats, args.threads)
-        print(f"  {task:20s} {results[task]['seconds']:8.2f} s   CPU "
-              f"{results[task]['cpu_seconds']:6.2f} s   peak RSS "
-              f"{results[task]['peak_rss_mb']:7.0f} MB", flush=True)
+        print(
+            f"  {task:20s} {results[task]['seconds']:8.2f} s   CPU "
+            f"{results[task]['cpu_seconds']:6.2f} s   peak RSS "
+            f"{results[task]['peak_rss_mb']:7.0f} MB",
+            flush=True,
+        )
     if set(tasks) != set(TASKS):
         return 0
-    answers = {results[t]["answer"]["sha256"] for t in ("bk-diff", "bk-diff-columns", "duckdb-join")}
+    answers = {
+        results[t]["answer"]["sha256"] for t in ("bk-diff", "bk-diff-columns", "duckdb-join")
+    }
     agree = len(answers) == 1 and results["bk-diff-columns"]["changed_columns_ok"]
     join = results["duckdb-join"]["seconds"]
     summary = {
@@ -326,9 +369,18 @@ def main() -> int:
     for name, value in summary.items():
         print(f"  {name}: {value:.2f}x" if isinstance(value, float) else f"  {name}: {value}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"rows": args.rows, "threads": args.threads,
-                                     "cpu": cpu_model(), "results": results,
-                                     "summary": summary}, indent=2))
+    args.json.write_text(
+        json.dumps(
+            {
+                "rows": args.rows,
+                "threads": args.threads,
+                "cpu": cpu_model(),
+                "results": results,
+                "summary": summary,
+            },
+            indent=2,
+        )
+    )
     if not agree:
         print("DIFF MISMATCH: batchkeccak and DuckDB found different changes")
         return 1

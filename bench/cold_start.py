@@ -47,8 +47,10 @@ else:
     what = "first hash_many"
 done = time.perf_counter()
 own = sum(seconds for depth, _, _, seconds in compiled if depth == 0)
-print(f"import {imported - started:.2f} s  {what} {done - imported:.2f} s  "
-      f"(compiling {own:.2f} s, {len(compiled)} specializations)")
+print(
+    f"import {imported - started:.2f} s  {what} {done - imported:.2f} s  "
+    f"(compiling {own:.2f} s, {len(compiled)} specializations)"
+)
 
 
 def _name(dispatcher):
@@ -57,10 +59,14 @@ def _name(dispatcher):
 
 def _passes(dispatcher, args):
     times = dispatcher.get_metadata(tuple(args))["pipeline_times"]["nopython"]
-    slowest = sorted(((t.init + t.run + t.finalize, name) for name, t in times.items()),
-                     reverse=True)[:4]
-    return "  [" + ", ".join(
-        f"{name.split('_', 1)[1]} {seconds:.2f}" for seconds, name in slowest) + "]"
+    slowest = sorted(
+        ((t.init + t.run + t.finalize, name) for name, t in times.items()), reverse=True
+    )[:4]
+    return (
+        "  ["
+        + ", ".join(f"{name.split('_', 1)[1]} {seconds:.2f}" for seconds, name in slowest)
+        + "]"
+    )
 
 
 if "-v" in sys.argv:

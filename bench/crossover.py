@@ -66,8 +66,11 @@ def kernel_load_seconds(repeats: int) -> float:
     with forced_backend("kernels"):
         bk.hash_many([b"warm the cache"], "sha3_256", threads=1)
     runs = [
-        float(subprocess.run([sys.executable, "-c", _COLD], capture_output=True, text=True,
-                             check=True, env=env).stdout)
+        float(
+            subprocess.run(
+                [sys.executable, "-c", _COLD], capture_output=True, text=True, check=True, env=env
+            ).stdout
+        )
         for _ in range(repeats)
     ]
     return min(runs)
@@ -107,8 +110,12 @@ def measure(repeats: int) -> dict:
         }
         inputs[family] = {
             "algorithm": algorithm,
-            "kernels_us": {"call": k_call * 1e6, "message": k_msg * 1e6, "byte": k_byte * 1e6,
-                           "one_state_byte": k_one * 1e6},
+            "kernels_us": {
+                "call": k_call * 1e6,
+                "message": k_msg * 1e6,
+                "byte": k_byte * 1e6,
+                "one_state_byte": k_one * 1e6,
+            },
             "backend_us": {"call": b_call * 1e6, "message": b_msg * 1e6, "byte": b_byte * 1e6},
         }
     return {

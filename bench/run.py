@@ -23,20 +23,34 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
-    parser.add_argument("--json", default=str(RESULTS / "results.json"),
-                        help="JSON output (default bench/results/results.json)")
-    parser.add_argument("--plot", default=str(RESULTS / "throughput.png"),
-                        help="PNG output (default bench/results/throughput.png)")
+    parser.add_argument(
+        "--json",
+        default=str(RESULTS / "results.json"),
+        help="JSON output (default bench/results/results.json)",
+    )
+    parser.add_argument(
+        "--plot",
+        default=str(RESULTS / "throughput.png"),
+        help="PNG output (default bench/results/throughput.png)",
+    )
     parser.add_argument("--algorithm", default="sha3_256")
     parser.add_argument("--repeats", type=int, help="timed repeats per figure")
-    parser.add_argument("--workload", action="append", metavar="NAME",
-                        help="only this workload (repeatable)")
-    parser.add_argument("--no-startup", action="store_true",
-                        help="skip the fresh-interpreter start-up timings")
+    parser.add_argument(
+        "--workload", action="append", metavar="NAME", help="only this workload (repeatable)"
+    )
+    parser.add_argument(
+        "--no-startup", action="store_true", help="skip the fresh-interpreter start-up timings"
+    )
     args = parser.parse_args(argv)
 
-    command = ["bench", "--quick" if args.quick else "--full", "--algorithm", args.algorithm,
-               "--json", args.json]
+    command = [
+        "bench",
+        "--quick" if args.quick else "--full",
+        "--algorithm",
+        args.algorithm,
+        "--json",
+        args.json,
+    ]
     workloads = args.workload or []
     if not workloads or "sweep" in workloads:
         command += ["--plot", args.plot]
@@ -57,8 +71,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _commit() -> str:
     try:
-        done = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
-                              text=True, cwd=Path(__file__).resolve().parent, check=False)
+        done = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            check=False,
+        )
     except OSError:
         return "unknown"
     return done.stdout.strip() or "unknown"

@@ -97,40 +97,68 @@ def measure(repeats: int) -> dict:
         def run():
             for message in messages:
                 hashlib.sha3_256(message).digest()
+
         return run
 
     # label: (batchkeccak, items, unit, baseline name, baseline); each row's repeats alternate
     # between the widths and its baseline, and rows run one after the other, so that a row's
     # data stays where its own repeats left it (the 32 MiB and 256 MiB rows evict the others').
     rows = {
-        "tile, 24 rounds": (lambda: _tile_loop(tile, spare, 0, calls), calls * TILE_WIDTH,
-                            "state", None, None),
-        "tile, 12 rounds": (lambda: _tile_loop(tile, spare, 12, calls), calls * TILE_WIDTH,
-                            "state", None, None),
-        "32 x 1 MiB sha3_256": (lambda: bk.hash_many(long_rows, "sha3_256", threads=1),
-                                long_blocks, "state-block", "hashlib one-shot",
-                                hashlib_loop(long_messages)),
-        "65,536 x 135 B sha3_256": (lambda: bk.hash_many(short_rows, "sha3_256", threads=1),
-                                    65536, "message (one block)", "hashlib loop",
-                                    hashlib_loop(short_messages)),
-        "KT128, 256 MiB, 1 thread": (lambda: bk.kt128(kt_message, threads=1), 256 << 20,
-                                     "byte", "pycryptodome KangarooTwelve",
-                                     lambda: KangarooTwelve.new(data=kt_message).read(32)),
+        "tile, 24 rounds": (
+            lambda: _tile_loop(tile, spare, 0, calls),
+            calls * TILE_WIDTH,
+            "state",
+            None,
+            None,
+        ),
+        "tile, 12 rounds": (
+            lambda: _tile_loop(tile, spare, 12, calls),
+            calls * TILE_WIDTH,
+            "state",
+            None,
+            None,
+        ),
+        "32 x 1 MiB sha3_256": (
+            lambda: bk.hash_many(long_rows, "sha3_256", threads=1),
+            long_blocks,
+            "state-block",
+            "hashlib one-shot",
+            hashlib_loop(long_messages),
+        ),
+        "65,536 x 135 B sha3_256": (
+            lambda: bk.hash_many(short_rows, "sha3_256", threads=1),
+            65536,
+            "message (one block)",
+            "hashlib loop",
+            hashlib_loop(short_messages),
+        ),
+        "KT128, 256 MiB, 1 thread": (
+            lambda: bk.kt128(kt_message, threads=1),
+            256 << 20,
+            "byte",
+            "pycryptodome KangarooTwelve",
+            lambda: KangarooTwelve.new(data=kt_message).read(32),
+        ),
     }
     figures = {}
     for label, (run, items, unit, baseline_name, baseline) in rows.items():
         candidates = {}
         for bits in widths:
+
             def timed(run=run, bits=bits):
                 with vector_width.tile_bits_set(bits):
                     run()
+
             timed()  # compiles or loads the kernels, outside the timing
             candidates[str(bits)] = timed
         if baseline is not None:
             candidates["baseline"] = baseline
         best = _best_thread_times(candidates, repeats)
-        figures[label] = {"unit": unit, "baseline_name": baseline_name,
-                          **{key: seconds * hz / items for key, seconds in best.items()}}
+        figures[label] = {
+            "unit": unit,
+            "baseline_name": baseline_name,
+            **{key: seconds * hz / items for key, seconds in best.items()},
+        }
     return {
         "cpu": cpu_model(),
         "llvm_cpu": llvm.get_host_cpu_name(),
@@ -144,10 +172,14 @@ def measure(repeats: int) -> dict:
 def report(result: dict) -> None:
     widths = result["widths"]
     block = result["hashlib_cycles_per_block"]
-    print(f"{result['cpu']} (LLVM: {result['llvm_cpu']}), TSC {result['tsc_ghz']:.3f} GHz; "
-          "TSC cycles from thread CPU time, best of the repeats")
-    print(f"hashlib sha3_256 one-shot of 1 MiB messages: {block:.0f} cycles per block; "
-          "'/block' is that over a row's cycles per block, 'x base' the row's baseline over it")
+    print(
+        f"{result['cpu']} (LLVM: {result['llvm_cpu']}), TSC {result['tsc_ghz']:.3f} GHz; "
+        "TSC cycles from thread CPU time, best of the repeats"
+    )
+    print(
+        f"hashlib sha3_256 one-shot of 1 MiB messages: {block:.0f} cycles per block; "
+        "'/block' is that over a row's cycles per block, 'x base' the row's baseline over it"
+    )
     header = "".join(f"{f'{bits}-bit':>10}{'/block':>8}{'x base':>8}" for bits in widths)
     print(f"{'':26}{header}{'baseline':>10}   cycles per")
     for label, row in result["figures"].items():
@@ -189,8 +221,9 @@ def write(result: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--write", action="store_true",
-                        help="store this CPU's faster width in tile_bits.json")
+    parser.add_argument(
+        "--write", action="store_true", help="store this CPU's faster width in tile_bits.json"
+    )
     args = parser.parse_args()
     result = measure(args.repeats)
     report(result)

@@ -103,15 +103,22 @@ def main() -> int:
         def forced() -> None:
             with forced_backend("kernels"):
                 call()
+
         return forced
 
-    for title, call in (("batchkeccak hash -a sha3_256", command),
-                        ("batchkeccak hash -a sha3_256, kernels forced", kernels(command)),
-                        ("bk.hash_files(paths, 'sha3_256'), kernels forced",
-                         kernels(lambda: bk.hash_files(names, "sha3_256")))):
+    for title, call in (
+        ("batchkeccak hash -a sha3_256", command),
+        ("batchkeccak hash -a sha3_256, kernels forced", kernels(command)),
+        (
+            "bk.hash_files(paths, 'sha3_256'), kernels forced",
+            kernels(lambda: bk.hash_files(names, "sha3_256")),
+        ),
+    ):
         rooms, climbs, callbacks = walk(call)
-        print(f"{title}: {len(rooms)} modules, {len(climbs)} climbs, "
-              f"{len(callbacks)} of them calls from a lower layer into a higher one")
+        print(
+            f"{title}: {len(rooms)} modules, {len(climbs)} climbs, "
+            f"{len(callbacks)} of them calls from a lower layer into a higher one"
+        )
         print("  modules:", ", ".join(rooms))
         for climb in climbs:
             print("  climb:", climb, "(a call)" if climb in callbacks else "(a return)")

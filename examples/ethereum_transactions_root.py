@@ -40,11 +40,16 @@ def main() -> None:
     headers = header_roots(rows)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "transactions.parquet"
-        pq.write_table(pa.table({
-            "block_number": [r[0] for r in rows],
-            "tx_index": [r[1] for r in rows],
-            "raw": pa.array([r[2] for r in rows], pa.binary()),
-        }), path)
+        pq.write_table(
+            pa.table(
+                {
+                    "block_number": [r[0] for r in rows],
+                    "tx_index": [r[1] for r in rows],
+                    "raw": pa.array([r[2] for r in rows], pa.binary()),
+                }
+            ),
+            path,
+        )
         txs = pq.read_table(path).sort_by(
             [("block_number", "ascending"), ("tx_index", "ascending")]
         )

@@ -56,7 +56,8 @@ def pytest_collection_modifyitems(config, items):
     # A kernels_only test (or parameter set) in an every_backend module keeps its run on
     # forced kernels alone; its other policies' runs are deselected.
     others = [
-        item for item in items
+        item
+        for item in items
         if item.get_closest_marker("kernels_only") is not None
         and getattr(item, "callspec", None) is not None
         and item.callspec.params.get("backend_policy", "kernels") != "kernels"

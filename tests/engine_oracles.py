@@ -30,7 +30,7 @@ def engine_oracle(
         return ORACLES[name][1](message, length)
     bits = int(name.rsplit("_", 1)[-1]) if name[-1].isdigit() and "_" in name else None
     if name.startswith("hmac_sha3_"):
-        return hmac.digest(key, message, name[len("hmac_"):])
+        return hmac.digest(key, message, name[len("hmac_") :])
     if name in ("kmac_128", "kmac_256") and len(key) >= 32:  # pycryptodome's minimum
         kmac = {128: KMAC128, 256: KMAC256}[bits]
         return kmac.new(key=key, data=message, mac_len=length, custom=customization).digest()

@@ -43,13 +43,16 @@ def kmac(bits: int, key: bytes, x: bytes, length: int, custom: bytes, xof: bool 
     return cshake(bits, new_x, length, b"KMAC", custom)
 
 
-def tuplehash(bits: int, items: list[bytes], length: int, custom: bytes, xof: bool = False) -> bytes:
+def tuplehash(
+    bits: int, items: list[bytes], length: int, custom: bytes, xof: bool = False
+) -> bytes:
     z = b"".join(encode_string(item) for item in items)
     return cshake(bits, z + right_encode(0 if xof else 8 * length), length, b"TupleHash", custom)
 
 
-def parallelhash(bits: int, x: bytes, block: int, length: int, custom: bytes,
-                 xof: bool = False) -> bytes:
+def parallelhash(
+    bits: int, x: bytes, block: int, length: int, custom: bytes, xof: bool = False
+) -> bytes:
     n = -(-len(x) // block)
     z = left_encode(block)
     for i in range(n):

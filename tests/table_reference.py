@@ -76,8 +76,9 @@ def logical(type_name: str) -> str:
     return "bool" if type_name == "bool" else "double" if type_name == "float64" else type_name
 
 
-def table_digest(table: dict, types: dict, key: list[str] | None = None,
-                 columns: list[str] | None = None) -> tuple[bytes, bytes]:
+def table_digest(
+    table: dict, types: dict, key: list[str] | None = None, columns: list[str] | None = None
+) -> tuple[bytes, bytes]:
     """(digest, root) as docs/tables.md defines them."""
     covered = sorted(set(columns or table) | set(key or ()))
     rows = rows_of(table)
@@ -96,7 +97,8 @@ def table_digest(table: dict, types: dict, key: list[str] | None = None,
             "order": "digest" if key is None else "key",
             "rows": len(rows),
         },
-        sort_keys=True, separators=(",", ":"),
+        sort_keys=True,
+        separators=(",", ":"),
     ).encode()
     return sha3(header + b"\n" + root), root
 
@@ -114,7 +116,8 @@ def diff(a: dict, b: dict, types: dict, key: list[str]) -> list[tuple]:
             out.append((k, "removed", None))
         else:
             changed = [
-                name for name in covered
+                name
+                for name in covered
                 if name not in key
                 and row_encoding(rows_a[k], types, [name]) != row_encoding(rows_b[k], types, [name])
             ]

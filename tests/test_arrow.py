@@ -230,15 +230,23 @@ def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_typ
 
 def test_one_kernel_call_declines_for_modes_that_frame_or_hash_twice():
     values = pa.array(["a", None, "bc"] * 20)
-    for name, params in [("kmac_256", {"key": b"k", "length": 32}),
-                         ("hmac_sha3_256", {"key": b"k"}), ("kt128", {"length": 32})]:
+    for name, params in [
+        ("kmac_256", {"key": b"k", "length": 32}),
+        ("hmac_sha3_256", {"key": b"k"}),
+        ("kt128", {"length": 32}),
+    ]:
         resolved = bk.hasher(name, threads=1, **params)
         data, offsets = binary_buffers(values.drop_null())
         out = np.empty((len(offsets) - 1, resolved.output_length), np.uint8)
         assert resolved.hash_in_one_call(data, offsets, out) is False
-        want = [None if v is None else resolved.hash_flat(
-            np.frombuffer(v.encode(), np.uint8), np.array([0, len(v)], np.int64)
-        )[0].tobytes() for v in values.to_pylist()]
+        want = [
+            None
+            if v is None
+            else resolved.hash_flat(
+                np.frombuffer(v.encode(), np.uint8), np.array([0, len(v)], np.int64)
+            )[0].tobytes()
+            for v in values.to_pylist()
+        ]
         assert hash_array(values, resolved).to_pylist() == want
     customized = bk.hasher("cshake_128", length=16, customization=b"c", threads=1)
     data, offsets = binary_buffers(values.drop_null())
@@ -461,7 +469,10 @@ def test_one_hmac_key_per_row_of_a_chunked_dictionary():
     import hmac
 
     column = pa.chunked_array(
-        [pa.array([b"m", b"n", b"m"]).dictionary_encode(), pa.array([b"m", None]).dictionary_encode()]
+        [
+            pa.array([b"m", b"n", b"m"]).dictionary_encode(),
+            pa.array([b"m", None]).dictionary_encode(),
+        ]
     )
     keys = _row_keys(4, seed=3) + [b"k" * 200]  # the last key is longer than a block
     got = hash_array(column, "hmac_sha3_256", key=keys).to_pylist()
@@ -474,8 +485,11 @@ def test_one_hmac_key_per_row_of_a_chunked_dictionary():
 
 def test_one_key_per_row_needs_as_many_keys_as_rows_nulls_included():
     column = pa.array([b"a", b"b", b"a"]).dictionary_encode()  # 2 dictionary values, 3 rows
-    with pytest.raises(ValueError, match=r"key \(or initial_state\) holds 2 entries, one per row "
-                       r"of values \(null rows included\), but values has 3 rows"):
+    with pytest.raises(
+        ValueError,
+        match=r"key \(or initial_state\) holds 2 entries, one per row "
+        r"of values \(null rows included\), but values has 3 rows",
+    ):
         hash_array(column, "kmac_128", key=[b"k1", b"k2"], length=8)
     with_null = pa.chunked_array([[b"a", None], [b"b"]])
     with pytest.raises(ValueError, match="holds 2 entries.*values has 3 rows"):
@@ -503,8 +517,11 @@ def test_per_row_initial_states_run_across_chunks():
     column = pa.chunked_array([[b"a", None], [], [b"c"]])
     per_row = Hasher(bk.algorithms["sha3_256"], 32, 1, initial_state=states)
     got = hash_array(column, per_row).to_pylist()
-    assert got == [hashlib.sha3_256(blocks[0] + b"a").digest(), None,
-                   hashlib.sha3_256(blocks[2] + b"c").digest()]
+    assert got == [
+        hashlib.sha3_256(blocks[0] + b"a").digest(),
+        None,
+        hashlib.sha3_256(blocks[2] + b"c").digest(),
+    ]
 
 
 def test_short_per_row_keys_against_the_reference_model():
@@ -513,8 +530,10 @@ def test_short_per_row_keys_against_the_reference_model():
     column = pa.chunked_array([[b"x"], [b"x", b"yz"]])
     keys = [b"", b"k", b"\x00" * 167]
     got = hash_array(column, "kmac_xof_128", key=keys, length=16).to_pylist()
-    assert got == [ref.kmac(128, k, m, 16, b"", xof=True)
-                   for k, m in zip(keys, [b"x", b"x", b"yz"], strict=True)]
+    assert got == [
+        ref.kmac(128, k, m, 16, b"", xof=True)
+        for k, m in zip(keys, [b"x", b"x", b"yz"], strict=True)
+    ]
 
 
 def test_hash_many_of_a_batch_stream_hands_each_batch_its_own_keys():
@@ -523,14 +542,18 @@ def test_hash_many_of_a_batch_stream_hands_each_batch_its_own_keys():
     schema = pa.schema([("m", pa.binary())])
 
     def stream():
-        batches = [pa.record_batch([pa.array([b"a", b"bc"])], schema=schema),
-                   pa.record_batch([pa.array([b"def"])], schema=schema)]
+        batches = [
+            pa.record_batch([pa.array([b"a", b"bc"])], schema=schema),
+            pa.record_batch([pa.array([b"def"])], schema=schema),
+        ]
         return pa.RecordBatchReader.from_batches(schema, batches)
 
     keys = [b"k1" * 8, b"k2" * 8, b"k3" * 8]
     got = bk.hash_many(stream(), "kmac_128", key=keys, length=8)
-    want = [KMAC128.new(key=k, data=m, mac_len=8).digest()
-            for k, m in zip(keys, [b"a", b"bc", b"def"], strict=True)]
+    want = [
+        KMAC128.new(key=k, data=m, mac_len=8).digest()
+        for k, m in zip(keys, [b"a", b"bc", b"def"], strict=True)
+    ]
     assert [bytes(row) for row in got] == want
     with pytest.raises(ValueError, match="holds 2 entries.*but more than 2 messages were given"):
         bk.hash_many(stream(), "kmac_128", key=keys[:2], length=8)

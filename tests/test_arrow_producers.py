@@ -108,7 +108,8 @@ COLUMN_PRODUCERS = [
     pytest.param(lambda c: pa.table({"v": c}).to_reader(), id="pyarrow-reader"),
     *[
         pytest.param(
-            make, id=name,
+            make,
+            id=name,
             marks=pytest.mark.skipif(not _installed(module), reason=f"{module} not installed"),
         )
         for name, module, make in [
@@ -208,7 +209,8 @@ TABLE_PRODUCERS = [
     pytest.param(lambda t: t.to_reader(max_chunksize=1), id="pyarrow-reader"),
     *[
         pytest.param(
-            make, id=name,
+            make,
+            id=name,
             marks=pytest.mark.skipif(not _installed(module), reason=f"{module} not installed"),
         )
         for name, module, make in [

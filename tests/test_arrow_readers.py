@@ -61,8 +61,12 @@ def layouts(values: list, kind: str) -> dict[str, pa.Array | pa.ChunkedArray]:
         "offset 1": pa.array(pad[:1] + values, plain)[1:],
         "offset 9": sliced[9 : 9 + count],
         "chunked": pa.chunked_array(
-            [sliced[9:10], pa.array([], plain), sliced[10 : 9 + count - 2],
-             pa.array(values[-2:], plain)],
+            [
+                sliced[9:10],
+                pa.array([], plain),
+                sliced[10 : 9 + count - 2],
+                pa.array(values[-2:], plain),
+            ],
             plain,
         ),
         "large offset 9": pa.array(pad + values, large)[9:],
@@ -128,8 +132,14 @@ ADDRESS_HEX = tuple(
 )
 WORDS = tuple(bytes((11 * i + j) % 256 for j in range(32)) for i in range(8))
 SIGNATURES = (
-    "transfer(address,uint256)", "balanceOf(address)", "f()", "Transfer(address,address,uint256)",
-    "approve(address,uint256)", "g(uint8[],bytes)", "caf\u00e9()", "h(string)",
+    "transfer(address,uint256)",
+    "balanceOf(address)",
+    "f()",
+    "Transfer(address,address,uint256)",
+    "approve(address,uint256)",
+    "g(uint8[],bytes)",
+    "caf\u00e9()",
+    "h(string)",
 )
 TRIE_KEYS = (b"do", b"dog", b"doge", b"horse", b"h", b"\x00", b"dot" * 20, b"z")
 TRIE_VALUES = (b"verb", b"puppy", b"coin" * 10, b"stallion", b"x", b"y" * 40, b"v", b"w")
@@ -207,157 +217,336 @@ HASHER = bk.hasher("sha3_256")
 READERS: dict[str, tuple[Reader, ...]] = {
     "batchkeccak.api.hash_many": (
         Reader(lambda c: bk.hash_many(c, "sha3_256"), MESSAGES, "binary", each(sha3), "refuse"),
-        Reader(lambda c: bk.hash_many(c, "sha3_256"), TEXTS, "string",
-               each(lambda t: sha3(t.encode())), "refuse"),
+        Reader(
+            lambda c: bk.hash_many(c, "sha3_256"),
+            TEXTS,
+            "string",
+            each(lambda t: sha3(t.encode())),
+            "refuse",
+        ),
     ),
     "batchkeccak.api.hexdigest_many": (
-        Reader(lambda c: bk.hexdigest_many(c, "sha3_256"), MESSAGES, "binary",
-               each(lambda m: sha3(m).hex()), "refuse"),
+        Reader(
+            lambda c: bk.hexdigest_many(c, "sha3_256"),
+            MESSAGES,
+            "binary",
+            each(lambda m: sha3(m).hex()),
+            "refuse",
+        ),
     ),
-    "batchkeccak.inputs.to_flat": (
-        Reader(to_flat, MESSAGES, "binary", list, "refuse"),
-    ),
+    "batchkeccak.inputs.to_flat": (Reader(to_flat, MESSAGES, "binary", list, "refuse"),),
     "batchkeccak.inputs.arrow_buffers.binary_buffers": (
         Reader(arrow_buffers.binary_buffers, MESSAGES, "binary", list, "refuse"),
     ),
     "batchkeccak.inputs.arrow_buffers.value_buffers": (
-        Reader(lambda c: arrow_buffers.value_buffers(c, "values"), MESSAGES, "binary", list,
-               "slots", forms=(*PLAIN_FORMS, "view offset 9")),
+        Reader(
+            lambda c: arrow_buffers.value_buffers(c, "values"),
+            MESSAGES,
+            "binary",
+            list,
+            "slots",
+            forms=(*PLAIN_FORMS, "view offset 9"),
+        ),
     ),
     "batchkeccak.inputs.arrow_buffers.decode_dictionary": (
-        Reader(arrow_buffers.decode_dictionary, TEXTS, "string", list, "keep",
-               forms=("dictionary offset 9",)),
+        Reader(
+            arrow_buffers.decode_dictionary,
+            TEXTS,
+            "string",
+            list,
+            "keep",
+            forms=("dictionary offset 9",),
+        ),
     ),
     "batchkeccak.arrow.hash_array": (
-        Reader(lambda c: bk_arrow.hash_array(c, "sha3_256"), MESSAGES, "binary", each(sha3),
-               "keep"),
-        Reader(lambda c: bk_arrow.hash_array(c, "sha3_256", hex=True), TEXTS, "string",
-               each(lambda t: sha3(t.encode()).hex()), "keep"),
+        Reader(
+            lambda c: bk_arrow.hash_array(c, "sha3_256"), MESSAGES, "binary", each(sha3), "keep"
+        ),
+        Reader(
+            lambda c: bk_arrow.hash_array(c, "sha3_256", hex=True),
+            TEXTS,
+            "string",
+            each(lambda t: sha3(t.encode()).hex()),
+            "keep",
+        ),
     ),
     "batchkeccak.arrow.hash_chunk": (
-        Reader(lambda c: bk_arrow.hash_chunk(c, HASHER, False, "values"), MESSAGES, "binary",
-               each(sha3), "keep", forms=ARRAY_FORMS),
+        Reader(
+            lambda c: bk_arrow.hash_chunk(c, HASHER, False, "values"),
+            MESSAGES,
+            "binary",
+            each(sha3),
+            "keep",
+            forms=ARRAY_FORMS,
+        ),
     ),
     "batchkeccak.arrow.hash_in_place": (
-        Reader(lambda c: bk_arrow.hash_in_place(c, HASHER.one_call(), 32, False), MESSAGES,
-               "binary", each(sha3), "keep", forms=PLAIN_FORMS),
+        Reader(
+            lambda c: bk_arrow.hash_in_place(c, HASHER.one_call(), 32, False),
+            MESSAGES,
+            "binary",
+            each(sha3),
+            "keep",
+            forms=PLAIN_FORMS,
+        ),
     ),
     "batchkeccak.arrow.hash_rows": (
-        Reader(lambda c: bk_arrow.hash_rows(pa.table({"v": c})), MESSAGES, "binary",
-               lambda values: [tagged_row(v) for v in values], "keep"),
-        Reader(lambda c: bk_arrow.hash_rows(pa.table({"v": c})), TEXTS, "string",
-               lambda values: [tagged_row(v) for v in values], "keep"),
+        Reader(
+            lambda c: bk_arrow.hash_rows(pa.table({"v": c})),
+            MESSAGES,
+            "binary",
+            lambda values: [tagged_row(v) for v in values],
+            "keep",
+        ),
+        Reader(
+            lambda c: bk_arrow.hash_rows(pa.table({"v": c})),
+            TEXTS,
+            "string",
+            lambda values: [tagged_row(v) for v in values],
+            "keep",
+        ),
     ),
     "batchkeccak.pandas.HashSeriesAccessor.hash": (
-        Reader(lambda c: missing_as_none(pandas_series(c).bk.sha3_256()), MESSAGES, "binary",
-               each(sha3), "keep"),
+        Reader(
+            lambda c: missing_as_none(pandas_series(c).bk.sha3_256()),
+            MESSAGES,
+            "binary",
+            each(sha3),
+            "keep",
+        ),
     ),
     "batchkeccak.pandas.HashFrameAccessor.hash_rows": (
-        Reader(lambda c: missing_as_none(
-            __import__("pandas").DataFrame({"v": pandas_series(c)}).bk.hash_rows()),
-            TEXTS, "string", lambda values: [tagged_row(v) for v in values], "keep"),
+        Reader(
+            lambda c: missing_as_none(
+                __import__("pandas").DataFrame({"v": pandas_series(c)}).bk.hash_rows()
+            ),
+            TEXTS,
+            "string",
+            lambda values: [tagged_row(v) for v in values],
+            "keep",
+        ),
     ),
     "batchkeccak.polars.HashSeries.hash": (
-        Reader(lambda c: polars_series(c).bk.sha3_256().to_list(), MESSAGES, "binary",
-               each(sha3), "keep", forms=(*PLAIN_FORMS, "chunked", "view offset 9")),
+        Reader(
+            lambda c: polars_series(c).bk.sha3_256().to_list(),
+            MESSAGES,
+            "binary",
+            each(sha3),
+            "keep",
+            forms=(*PLAIN_FORMS, "chunked", "view offset 9"),
+        ),
     ),
     "batchkeccak.ethereum.columns.checksum_addresses": (
-        Reader(ethereum.checksum_addresses, ADDRESS_HEX, "string",
-               each(eth_utils.to_checksum_address), "keep"),
-        Reader(ethereum.checksum_addresses, ADDRESSES, "binary",
-               each(eth_utils.to_checksum_address), "keep"),
+        Reader(
+            ethereum.checksum_addresses,
+            ADDRESS_HEX,
+            "string",
+            each(eth_utils.to_checksum_address),
+            "keep",
+        ),
+        Reader(
+            ethereum.checksum_addresses,
+            ADDRESSES,
+            "binary",
+            each(eth_utils.to_checksum_address),
+            "keep",
+        ),
     ),
     "batchkeccak.ethereum.columns.selectors": (
-        Reader(ethereum.selectors, SIGNATURES, "string",
-               each(eth_utils.function_signature_to_4byte_selector), "refuse"),
-        Reader(ethereum.selectors, tuple(s.encode() for s in SIGNATURES), "binary",
-               each(lambda s: eth_utils.function_signature_to_4byte_selector(s.decode())),
-               "refuse"),
+        Reader(
+            ethereum.selectors,
+            SIGNATURES,
+            "string",
+            each(eth_utils.function_signature_to_4byte_selector),
+            "refuse",
+        ),
+        Reader(
+            ethereum.selectors,
+            tuple(s.encode() for s in SIGNATURES),
+            "binary",
+            each(lambda s: eth_utils.function_signature_to_4byte_selector(s.decode())),
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.columns.event_topics": (
-        Reader(ethereum.event_topics, SIGNATURES, "string",
-               each(eth_utils.event_signature_to_log_topic), "refuse"),
+        Reader(
+            ethereum.event_topics,
+            SIGNATURES,
+            "string",
+            each(eth_utils.event_signature_to_log_topic),
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.columns.create2_addresses": (
-        Reader(lambda c: ethereum.create2_addresses(ADDRESSES[0], c, CODE_HASH), WORDS, "binary",
-               each(lambda s: keccak256(b"\xff" + ADDRESSES[0] + s + CODE_HASH)[12:]),
-               "refuse"),
-        Reader(lambda c: ethereum.create2_addresses(c, list(WORDS), CODE_HASH), ADDRESS_HEX,
-               "string",
-               lambda values: [keccak256(b"\xff" + eth_utils.to_bytes(hexstr=a) + s + CODE_HASH)
-                               [12:] for a, s in zip(values, WORDS)],
-               "refuse"),
+        Reader(
+            lambda c: ethereum.create2_addresses(ADDRESSES[0], c, CODE_HASH),
+            WORDS,
+            "binary",
+            each(lambda s: keccak256(b"\xff" + ADDRESSES[0] + s + CODE_HASH)[12:]),
+            "refuse",
+        ),
+        Reader(
+            lambda c: ethereum.create2_addresses(c, list(WORDS), CODE_HASH),
+            ADDRESS_HEX,
+            "string",
+            lambda values: [
+                keccak256(b"\xff" + eth_utils.to_bytes(hexstr=a) + s + CODE_HASH)[12:]
+                for a, s in zip(values, WORDS)
+            ],
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.columns.contract_addresses": (
-        Reader(lambda c: ethereum.contract_addresses(c, NONCES), ADDRESS_HEX, "string",
-               lambda values: [keccak256(rlp.encode([eth_utils.to_bytes(hexstr=a), n]))[12:]
-                               for a, n in zip(values, NONCES)],
-               "refuse"),
+        Reader(
+            lambda c: ethereum.contract_addresses(c, NONCES),
+            ADDRESS_HEX,
+            "string",
+            lambda values: [
+                keccak256(rlp.encode([eth_utils.to_bytes(hexstr=a), n]))[12:]
+                for a, n in zip(values, NONCES)
+            ],
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.columns.mapping_slots": (
-        Reader(lambda c: ethereum.mapping_slots(c, 3), WORDS, "binary",
-               each(lambda k: keccak256(k + (3).to_bytes(32, "big"))), "refuse"),
+        Reader(
+            lambda c: ethereum.mapping_slots(c, 3),
+            WORDS,
+            "binary",
+            each(lambda k: keccak256(k + (3).to_bytes(32, "big"))),
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.patricia.trie_root": (
-        Reader(lambda c: ethereum.trie_root(c, list(TRIE_VALUES)), TRIE_KEYS, "binary",
-               lambda keys: trie_oracle(keys, TRIE_VALUES), "refuse"),
-        Reader(lambda c: ethereum.trie_root(list(TRIE_KEYS), c, secure=True), TRIE_VALUES,
-               "binary", lambda values: trie_oracle(TRIE_KEYS, values, secure=True), "refuse"),
+        Reader(
+            lambda c: ethereum.trie_root(c, list(TRIE_VALUES)),
+            TRIE_KEYS,
+            "binary",
+            lambda keys: trie_oracle(keys, TRIE_VALUES),
+            "refuse",
+        ),
+        Reader(
+            lambda c: ethereum.trie_root(list(TRIE_KEYS), c, secure=True),
+            TRIE_VALUES,
+            "binary",
+            lambda values: trie_oracle(TRIE_KEYS, values, secure=True),
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.patricia.trie_roots": (
-        Reader(lambda c: ethereum.trie_roots(c, list(TRIE_VALUES), [0, 3, 8]), TRIE_KEYS,
-               "binary",
-               lambda keys: [trie_oracle(keys[:3], TRIE_VALUES[:3]),
-                             trie_oracle(keys[3:], TRIE_VALUES[3:])],
-               "refuse"),
+        Reader(
+            lambda c: ethereum.trie_roots(c, list(TRIE_VALUES), [0, 3, 8]),
+            TRIE_KEYS,
+            "binary",
+            lambda keys: [
+                trie_oracle(keys[:3], TRIE_VALUES[:3]),
+                trie_oracle(keys[3:], TRIE_VALUES[3:]),
+            ],
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.patricia.ordered_trie_root": (
         Reader(ethereum.ordered_trie_root, TRIE_VALUES, "binary", ordered_oracle, "refuse"),
     ),
     "batchkeccak.ethereum.patricia.ordered_trie_roots": (
-        Reader(lambda c: ethereum.ordered_trie_roots(c, [0, 5, 8]), TRIE_VALUES, "binary",
-               lambda v: [ordered_oracle(v[:5]), ordered_oracle(v[5:])], "refuse"),
+        Reader(
+            lambda c: ethereum.ordered_trie_roots(c, [0, 5, 8]),
+            TRIE_VALUES,
+            "binary",
+            lambda v: [ordered_oracle(v[:5]), ordered_oracle(v[5:])],
+            "refuse",
+        ),
     ),
     "batchkeccak.ethereum.patricia.trie_proofs": (
-        Reader(proofs_of, TRIE_KEYS[::-1], "binary", lambda keys: proofs_of(list(keys)),
-               "refuse"),
+        Reader(proofs_of, TRIE_KEYS[::-1], "binary", lambda keys: proofs_of(list(keys)), "refuse"),
     ),
     "batchkeccak.ethereum.patricia.verify_trie_proofs": (
-        Reader(lambda c: ethereum.verify_trie_proofs(
-            trie_oracle(TRIE_KEYS, TRIE_VALUES), c, proofs_of(list(TRIE_KEYS))),
-            TRIE_KEYS, "binary", lambda keys: list(TRIE_VALUES), "refuse"),
+        Reader(
+            lambda c: ethereum.verify_trie_proofs(
+                trie_oracle(TRIE_KEYS, TRIE_VALUES), c, proofs_of(list(TRIE_KEYS))
+            ),
+            TRIE_KEYS,
+            "binary",
+            lambda keys: list(TRIE_VALUES),
+            "refuse",
+        ),
     ),
     "batchkeccak.merkle.schemes.merkle_root": (
-        Reader(lambda c: merkle.merkle_root(c, scheme="rfc9162"), MESSAGES, "binary",
-               lambda values: RFC9162Reference(list(values)).root(), "refuse"),
-        Reader(lambda c: merkle.merkle_root(c, scheme="openzeppelin"), WORDS, "binary",
-               oz_root, "refuse"),
-        Reader(lambda c: merkle.merkle_root(c, scheme="openzeppelin"),
-               tuple("0x" + w.hex() for w in WORDS), "string",
-               lambda values: oz_root(bytes.fromhex(v[2:]) for v in values), "refuse"),
-        Reader(lambda c: merkle.merkle_root(pa.table({"v": c}), scheme="openzeppelin",
-                                            types=["bytes"]),
-               MESSAGES, "binary", standard_leaf_root, "refuse"),
+        Reader(
+            lambda c: merkle.merkle_root(c, scheme="rfc9162"),
+            MESSAGES,
+            "binary",
+            lambda values: RFC9162Reference(list(values)).root(),
+            "refuse",
+        ),
+        Reader(
+            lambda c: merkle.merkle_root(c, scheme="openzeppelin"),
+            WORDS,
+            "binary",
+            oz_root,
+            "refuse",
+        ),
+        Reader(
+            lambda c: merkle.merkle_root(c, scheme="openzeppelin"),
+            tuple("0x" + w.hex() for w in WORDS),
+            "string",
+            lambda values: oz_root(bytes.fromhex(v[2:]) for v in values),
+            "refuse",
+        ),
+        Reader(
+            lambda c: merkle.merkle_root(
+                pa.table({"v": c}), scheme="openzeppelin", types=["bytes"]
+            ),
+            MESSAGES,
+            "binary",
+            standard_leaf_root,
+            "refuse",
+        ),
     ),
     "batchkeccak.merkle.base.MerkleTree.build": (
-        Reader(lambda c: merkle.MerkleTree.build(c, scheme="rfc9162"), MESSAGES, "binary",
-               lambda values: RFC9162Reference(list(values)).root(), "refuse"),
-        Reader(lambda c: merkle.MerkleTree.build(c, scheme="openzeppelin"), WORDS, "binary",
-               oz_root, "refuse"),
+        Reader(
+            lambda c: merkle.MerkleTree.build(c, scheme="rfc9162"),
+            MESSAGES,
+            "binary",
+            lambda values: RFC9162Reference(list(values)).root(),
+            "refuse",
+        ),
+        Reader(
+            lambda c: merkle.MerkleTree.build(c, scheme="openzeppelin"),
+            WORDS,
+            "binary",
+            oz_root,
+            "refuse",
+        ),
     ),
     "batchkeccak.merkle.rfc9162.leaf_hashes": (
-        Reader(lambda c: merkle.rfc9162.leaf_hashes(c, HASHER), MESSAGES, "binary",
-               each(lambda m: sha3(b"\x00" + m)), "refuse"),
+        Reader(
+            lambda c: merkle.rfc9162.leaf_hashes(c, HASHER),
+            MESSAGES,
+            "binary",
+            each(lambda m: sha3(b"\x00" + m)),
+            "refuse",
+        ),
     ),
     "batchkeccak.merkle.abi.encode_rows": (
-        Reader(lambda c: merkle.abi.encode_rows(["bytes", "uint8"],
-                                                pa.table({"b": c, "n": pa.array(BYTE_VALUES)})),
-               MESSAGES, "binary",
-               lambda values: [abi_encode(["bytes", "uint8"], [v, n])
-                               for v, n in zip(values, BYTE_VALUES)],
-               "refuse"),
-        Reader(lambda c: merkle.abi.encode_rows(["string"], pa.table({"s": c})), TEXTS, "string",
-               each(lambda t: abi_encode(["string"], [t])), "refuse"),
+        Reader(
+            lambda c: merkle.abi.encode_rows(
+                ["bytes", "uint8"], pa.table({"b": c, "n": pa.array(BYTE_VALUES)})
+            ),
+            MESSAGES,
+            "binary",
+            lambda values: [
+                abi_encode(["bytes", "uint8"], [v, n]) for v, n in zip(values, BYTE_VALUES)
+            ],
+            "refuse",
+        ),
+        Reader(
+            lambda c: merkle.abi.encode_rows(["string"], pa.table({"s": c})),
+            TEXTS,
+            "string",
+            each(lambda t: abi_encode(["string"], [t])),
+            "refuse",
+        ),
     ),
 }
 """Qualified name -> how each of its Arrow arguments is run on every layout."""
@@ -449,8 +638,15 @@ def test_nulls_in_every_layout(name, k, form):
 ARROW_WORDS = re.compile(
     r"\bArrow\b|pyarrow|hash_many``? takes|\bpa\.(Array|ChunkedArray|Table|RecordBatch)"
 )
-ARROW_ATTRIBUTES = {"buffers", "chunks", "num_chunks", "null_count", "dictionary_decode",
-                    "combine_chunks", "to_pylist"}
+ARROW_ATTRIBUTES = {
+    "buffers",
+    "chunks",
+    "num_chunks",
+    "null_count",
+    "dictionary_decode",
+    "combine_chunks",
+    "to_pylist",
+}
 
 
 def module_functions(path: Path):
@@ -492,18 +688,24 @@ def arrow_functions() -> set[str]:
         for name, node in functions.items():
             qualified = f"{module}.{name}"
             text = (ast.get_docstring(node) or "") + " ".join(
-                ast.unparse(a.annotation) for a in node.args.args + node.args.kwonlyargs
+                ast.unparse(a.annotation)
+                for a in node.args.args + node.args.kwonlyargs
                 if a.annotation
             )
             attributes = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
             if ARROW_WORDS.search(text) or attributes & ARROW_ATTRIBUTES:
                 reads.add(qualified)
-            called = {n.func.id for n in ast.walk(node)
-                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            called = {
+                n.func.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            }
             calls[qualified] = {imported.get(c, f"{module}.{c}") for c in called}
             top, last = name.split(".")[0], name.split(".")[-1]
-            if not private and not last.startswith("_") and (
-                top in exported if exported is not None else not top.startswith("_")
+            if (
+                not private
+                and not last.startswith("_")
+                and (top in exported if exported is not None else not top.startswith("_"))
             ):
                 public.add(qualified)
     grown = True
@@ -526,7 +728,8 @@ NOT_COLUMN_READER_PACKAGES = {
 
 def test_every_arrow_reader_is_listed():
     unlisted = {
-        name for name in arrow_functions() - set(READERS) - set(NOT_COLUMN_READERS)
+        name
+        for name in arrow_functions() - set(READERS) - set(NOT_COLUMN_READERS)
         if not name.startswith(tuple(NOT_COLUMN_READER_PACKAGES))
     }
     assert not unlisted, (
@@ -570,6 +773,7 @@ def test_the_scan_finds_a_new_reader(tmp_path, monkeypatch):
     )
     monkeypatch.setitem(globals(), "PACKAGE", package)
     assert arrow_functions() == {
-        "batchkeccak.ethereum.more.block_hashes", "batchkeccak.ethereum.more.helper",
+        "batchkeccak.ethereum.more.block_hashes",
+        "batchkeccak.ethereum.more.helper",
         "batchkeccak.inputs.to_flat",
     }

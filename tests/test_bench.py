@@ -113,7 +113,12 @@ def test_layers_and_figures(report):
     assert "kernels (compile or cache load)" in report.compile_s
     absorb = report.workload("absorb")
     assert {row.key for row in absorb.rows} == {
-        "long", "short", "varied-sorted", "varied-natural", "tile"}
+        "long",
+        "short",
+        "varied-sorted",
+        "varied-natural",
+        "tile",
+    }
     assert "sorted_over_natural_time" in absorb.figures
     # The varied rows time varied_count messages of the drawn lengths; a (data, offsets)
     # tuple taken as two messages once timed the data and the offsets instead.
@@ -151,8 +156,18 @@ def test_json_round_trip(report, tmp_path):
     assert data["config"]["preset"] == "tiny"
     assert data["machine"]["cores_available"] >= 1
     row = data["workloads"][0]["rows"][0]
-    assert {"key", "label", "threads", "items", "bytes", "best_s", "repeats_s", "ns_per_item",
-            "mb_per_s", "note"} <= set(row)
+    assert {
+        "key",
+        "label",
+        "threads",
+        "items",
+        "bytes",
+        "best_s",
+        "repeats_s",
+        "ns_per_item",
+        "mb_per_s",
+        "note",
+    } <= set(row)
     target = data["targets"][0]
     assert {"text", "metric", "op", "threshold", "value", "met"} <= set(target)
 
@@ -183,21 +198,35 @@ def test_every_comparison_checks_digests(workload):
 
 def test_check_digests_names_the_message():
     messages = [b"", b"abc"]
-    digests = np.frombuffer(b"".join(hashlib.sha3_256(m).digest() for m in messages),
-                            np.uint8).reshape(2, 32)
-    benchmark.check_digests("hashlib", lambda m: hashlib.sha3_256(m).digest(),
-                            messages.__getitem__, digests, [0, 1], "t")
+    digests = np.frombuffer(
+        b"".join(hashlib.sha3_256(m).digest() for m in messages), np.uint8
+    ).reshape(2, 32)
+    benchmark.check_digests(
+        "hashlib",
+        lambda m: hashlib.sha3_256(m).digest(),
+        messages.__getitem__,
+        digests,
+        [0, 1],
+        "t",
+    )
     with pytest.raises(benchmark.DigestMismatch, match="message 1 \\(3 bytes\\)"):
-        benchmark.check_digests("bad", lambda m: _flipped(hashlib.sha3_256(m).digest()) if m
-                                else hashlib.sha3_256(m).digest(), messages.__getitem__,
-                                digests, [0, 1], "t")
+        benchmark.check_digests(
+            "bad",
+            lambda m: _flipped(hashlib.sha3_256(m).digest()) if m else hashlib.sha3_256(m).digest(),
+            messages.__getitem__,
+            digests,
+            [0, 1],
+            "t",
+        )
 
 
 def test_missing_competitor_is_skipped_with_a_note():
     report = benchmark.run_suite(TINY, workloads=["small"], competitors=[MISSING])
     assert any("missing skipped: not installed" in note for note in report.notes)
     assert [row.key for row in report.workload("small").rows] == [
-        "batchkeccak-1", "batchkeccak-all"]
+        "batchkeccak-1",
+        "batchkeccak-all",
+    ]
 
 
 def test_unknown_workload():
@@ -209,11 +238,16 @@ def test_targets_are_ratios_of_rows():
     def row(key, mb, seconds=1.0):
         return benchmark.Row(key, key, 1, 1, int(mb * 1e6 * seconds), [seconds])
 
-    small = benchmark.Workload("small", "", "sha3_256", "message",
-                               [row("batchkeccak-1", 70), row("batchkeccak-all", 90),
-                                row("hashlib", 10)])
-    forms = benchmark.Workload("forms", "", "sha3_256", "message",
-                               [row("to_flat", 1, 0.2), row("flat", 1, 1.0)])
+    small = benchmark.Workload(
+        "small",
+        "",
+        "sha3_256",
+        "message",
+        [row("batchkeccak-1", 70), row("batchkeccak-all", 90), row("hashlib", 10)],
+    )
+    forms = benchmark.Workload(
+        "forms", "", "sha3_256", "message", [row("to_flat", 1, 0.2), row("flat", 1, 1.0)]
+    )
     report = benchmark.Report(benchmark.PRESETS["full"], {}, workloads=[small, forms])
     results = {(r.target.workload, r.target.key): r for r in benchmark.evaluate_targets(report)}
     assert results[("small", "batchkeccak-1")].value == pytest.approx(7.0)
@@ -235,7 +269,7 @@ def test_a_smaller_run_reports_ratios_without_verdicts(report):
     large = next(r for r in report.targets if r.target.workload == "large")
     assert large.measured_on == f"{TINY.large_count} x 4 KiB"
     text = benchmark.format_report(report)
-    table = text[text.index("== targets"):]
+    table = text[text.index("== targets") :]
     assert "MISSED" not in table and " met" not in table
     assert "targets apply to the full suite, `python bench/run.py`" in table
     assert report.to_dict()["targets"][0]["applies"] is False
@@ -246,14 +280,23 @@ def test_full_sizes_get_a_verdict():
     def row(key, mb, size):
         return benchmark.Row(key, key, 1, 64, int(mb * 1e6), [1.0], size)
 
-    large = benchmark.Workload("large", "", "sha3_256", "message",
-                               [row("batchkeccak-1", 400, 1 << 20),
-                                row("batchkeccak-all", 500, 1 << 20), row("hashlib", 100, 1 << 20)])
+    large = benchmark.Workload(
+        "large",
+        "",
+        "sha3_256",
+        "message",
+        [
+            row("batchkeccak-1", 400, 1 << 20),
+            row("batchkeccak-all", 500, 1 << 20),
+            row("hashlib", 100, 1 << 20),
+        ],
+    )
     full = benchmark.Report(benchmark.PRESETS["full"], {}, workloads=[large])
     results = benchmark.evaluate_targets(full)
     assert [(r.applies, r.met) for r in results] == [(True, True), (True, False)]
-    text = benchmark.format_report(full.__class__(full.config, {}, workloads=[large],
-                                                  targets=results))
+    text = benchmark.format_report(
+        full.__class__(full.config, {}, workloads=[large], targets=results)
+    )
     assert "MISSED" in text and "targets apply to the full suite" not in text
     quick = benchmark.Report(benchmark.PRESETS["quick"], {}, workloads=[large])
     assert [r.met for r in benchmark.evaluate_targets(quick)] == [None, None]
@@ -261,8 +304,9 @@ def test_full_sizes_get_a_verdict():
 
 def test_repeats_are_interleaved():
     calls = []
-    times = benchmark.interleaved({"a": lambda: calls.append("a"),
-                                   "b": lambda: calls.append("b")}, 3)
+    times = benchmark.interleaved(
+        {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3
+    )
     assert calls == ["a", "b"] * 3
     assert [len(v) for v in times.values()] == [3, 3]
 
@@ -277,8 +321,13 @@ def test_log_uniform_lengths_stay_in_range():
 def test_startup_probe_structure():
     workload = benchmark.measure_startup("sha3_256", repeats=1, cold_repeats=0)
     assert [row.key for row in workload.rows] == [
-        "warm-process", "warm-import", "warm-first-call", "warm-first-call-without-scipy",
-        "numba-process", "small-process", "hashlib-loop-process",
+        "warm-process",
+        "warm-import",
+        "warm-first-call",
+        "warm-first-call-without-scipy",
+        "numba-process",
+        "small-process",
+        "hashlib-loop-process",
     ]
     assert all(row.best > 0 for row in workload.rows)
     above = workload.figures["warm_above_numba_s"]
@@ -300,7 +349,8 @@ def test_command_line_probe_structure(monkeypatch):
     for peer, set_name in (("sha256sum", "small-files"), ("openssl", "big-files")):
         if f"{peer}-{set_name}" in keys:
             assert workload.figures[f"{set_name}_over_{peer}"] == (
-                workload.row(f"batchkeccak-{set_name}").best / workload.row(f"{peer}-{set_name}").best
+                workload.row(f"batchkeccak-{set_name}").best
+                / workload.row(f"{peer}-{set_name}").best
             )
     assert all(row.best > 0 for row in workload.rows)
 

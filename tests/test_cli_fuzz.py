@@ -20,8 +20,12 @@ TERA = b"1000000000000"
 def run_cli(argv: list[bytes], cwd) -> subprocess.CompletedProcess:
     """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL)."""
     return subprocess.run(
-        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], capture_output=True,
-        stdin=subprocess.DEVNULL, cwd=cwd, timeout=TIMEOUT, check=False,
+        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        timeout=TIMEOUT,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
 
@@ -71,14 +75,52 @@ CASES = [
     [b"hash", b"--\xff"],
     [b"hash", b"-\xff"],
     # parquet
-    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"kt128",
-     b"--customization", b"\xff"],
-    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"cshake_128",
-     b"--length", b"8", b"--customization", b"\xff\xfe"],
-    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"shake_256",
-     b"--length", TERA],
-    [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"-a", b"shake_256",
-     b"--length", b"-1"],
+    [
+        b"parquet",
+        b"s.parquet",
+        b"o.parquet",
+        b"-c",
+        b"email",
+        b"-a",
+        b"kt128",
+        b"--customization",
+        b"\xff",
+    ],
+    [
+        b"parquet",
+        b"s.parquet",
+        b"o.parquet",
+        b"-c",
+        b"email",
+        b"-a",
+        b"cshake_128",
+        b"--length",
+        b"8",
+        b"--customization",
+        b"\xff\xfe",
+    ],
+    [
+        b"parquet",
+        b"s.parquet",
+        b"o.parquet",
+        b"-c",
+        b"email",
+        b"-a",
+        b"shake_256",
+        b"--length",
+        TERA,
+    ],
+    [
+        b"parquet",
+        b"s.parquet",
+        b"o.parquet",
+        b"-c",
+        b"email",
+        b"-a",
+        b"shake_256",
+        b"--length",
+        b"-1",
+    ],
     [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"\xff"],
     [b"parquet", b"\xff.parquet", b"o.parquet", b"-c", b"email"],
     [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"--batch-size", HUGE],
@@ -98,20 +140,53 @@ CASES = [
     # merkle: JSON nested far past Python's recursion limit, in every place JSON is read
     [b"merkle", b"root", b"deep.json", b"-s", b"openzeppelin"],
     [b"merkle", b"root", b"deep.json", b"-s", b"openzeppelin", b"-f", b"json"],
-    [b"merkle", b"root", b"deep_rows.json", b"-s", b"openzeppelin", b"--types",
-     b"address,uint256"],
+    [b"merkle", b"root", b"deep_rows.json", b"-s", b"openzeppelin", b"--types", b"address,uint256"],
     [b"merkle", b"verify", b"deep.json"],
     [b"merkle", b"verify", b"deep_object.json"],
     [b"merkle", b"proof", b"--load", b"deep_object.json", b"--all"],
-    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
-     b"--value", b"[" * 100_000],
-    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
-     b"--value", b"\xff,\xfe"],
-    [b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256",
-     b"--address", b"0x\xff"],
+    [
+        b"merkle",
+        b"proof",
+        b"rows.csv",
+        b"-s",
+        b"openzeppelin",
+        b"--types",
+        b"address,uint256",
+        b"--value",
+        b"[" * 100_000,
+    ],
+    [
+        b"merkle",
+        b"proof",
+        b"rows.csv",
+        b"-s",
+        b"openzeppelin",
+        b"--types",
+        b"address,uint256",
+        b"--value",
+        b"\xff,\xfe",
+    ],
+    [
+        b"merkle",
+        b"proof",
+        b"rows.csv",
+        b"-s",
+        b"openzeppelin",
+        b"--types",
+        b"address,uint256",
+        b"--address",
+        b"0x\xff",
+    ],
     [b"merkle", b"proof", b"f", b"-s", b"openzeppelin", b"--leaf", b"\xff"],
-    [b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types",
-     b"uint256" + b"[]" * 50_000 + b",uint8"],
+    [
+        b"merkle",
+        b"root",
+        b"rows.csv",
+        b"-s",
+        b"openzeppelin",
+        b"--types",
+        b"uint256" + b"[]" * 50_000 + b",uint8",
+    ],
     [b"merkle", b"root", b"f", b"-s", b"openzeppelin", b"--bogus"],
     [b"merkle", b"--bogus"],
     [b"parquet", b"--bogus"],
@@ -144,8 +219,22 @@ def test_non_utf8_customization_is_its_bytes(files):
     import pyarrow.parquet as pq
     from Crypto.Hash import cSHAKE128
 
-    done = run_cli([b"parquet", b"s.parquet", b"c.parquet", b"-c", b"email", b"-a",
-                    b"cshake_128", b"--length", b"8", b"--customization", b"\xff\xfe"], files)
+    done = run_cli(
+        [
+            b"parquet",
+            b"s.parquet",
+            b"c.parquet",
+            b"-c",
+            b"email",
+            b"-a",
+            b"cshake_128",
+            b"--length",
+            b"8",
+            b"--customization",
+            b"\xff\xfe",
+        ],
+        files,
+    )
     assert done.returncode == 0, done.stderr
     got = pq.read_table(files / "c.parquet").column("email_cshake_128").to_pylist()
     want = [cSHAKE128.new(data=v, custom=b"\xff\xfe").read(8) for v in (b"a@b", b"c@d")]
@@ -165,20 +254,37 @@ CLOSED = [
     (b"<&-", [b"merkle", b"verify", b"-"]),
     (b">&-", [b"hash", b"f"]),
     (b">&-", [b"hash", b"--lines", b"f"]),
-    (b">&-", [b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types",
-              b"address,uint256"]),
+    (
+        b">&-",
+        [b"merkle", b"root", b"rows.csv", b"-s", b"openzeppelin", b"--types", b"address,uint256"],
+    ),
     (b">&-", [b"--bogus"]),
     (b"2>&-", [b"hash", b"missing"]),
     (b"2>&-", [b"merkle", b"root", b"missing", b"-s", b"rfc9162"]),
 ]
 
 
-@pytest.mark.parametrize("redirect, argv", CLOSED,
-                         ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else x.decode())
+@pytest.mark.parametrize(
+    "redirect, argv",
+    CLOSED,
+    ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else x.decode(),
+)
 def test_closed_standard_streams(files, redirect, argv):
     done = subprocess.run(
-        [b"sh", b"-c", b'exec "$@" ' + redirect, b"sh", os.fsencode(sys.executable), b"-m",
-         b"batchkeccak", *argv], capture_output=True, cwd=files, timeout=TIMEOUT, check=False,
+        [
+            b"sh",
+            b"-c",
+            b'exec "$@" ' + redirect,
+            b"sh",
+            os.fsencode(sys.executable),
+            b"-m",
+            b"batchkeccak",
+            *argv,
+        ],
+        capture_output=True,
+        cwd=files,
+        timeout=TIMEOUT,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr, done.stderr
@@ -204,13 +310,18 @@ WRITERS = [
 
 def _closed_stdout_run(argv, cwd):
     return subprocess.run(
-        [b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv], capture_output=True, cwd=cwd,
-        timeout=TIMEOUT, check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        [b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv],
+        capture_output=True,
+        cwd=cwd,
+        timeout=TIMEOUT,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
 
 
-@pytest.mark.parametrize("argv, status", WRITERS,
-                         ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else str(x))
+@pytest.mark.parametrize(
+    "argv, status", WRITERS, ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else str(x)
+)
 def test_output_to_a_closed_stdout_is_a_write_error(files, argv, status):
     done = _closed_stdout_run([os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], files)
     assert done.stderr == b"batchkeccak: write error: Bad file descriptor\n", done.stderr

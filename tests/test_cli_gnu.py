@@ -29,8 +29,15 @@ pytestmark = pytest.mark.skipif(
     (_gnu_version() or (0,))[0] != 9, reason="needs GNU coreutils 9.x sha256sum as the oracle"
 )
 
-FILES = {"a": b"abc", "sp ace": b"", "back\\slash": b"x" * 200, "new\nline": b"n",
-         "cr\rname": b"q", "star*": b"*", "-": b"not stdin"}
+FILES = {
+    "a": b"abc",
+    "sp ace": b"",
+    "back\\slash": b"x" * 200,
+    "new\nline": b"n",
+    "cr\rname": b"q",
+    "star*": b"*",
+    "-": b"not stdin",
+}
 
 
 @pytest.fixture()
@@ -63,34 +70,51 @@ def normalized(stream: bytes) -> bytes:
     return stream.replace(b"Try 'sha256sum --help'", b"Try 'PROGRAM --help'")
 
 
-def run_both(folder, argv: list[str], listing: bytes | None = None, stdin: bytes | None = b"",
-             close_stdout: bool = False):
+def run_both(
+    folder,
+    argv: list[str],
+    listing: bytes | None = None,
+    stdin: bytes | None = b"",
+    close_stdout: bool = False,
+):
     """sha256sum ARGV and batchkeccak hash ARGV; LIST holds ``listing`` (SHA-256 digests for
     the first, the SHA-3 ones for the second). ``stdin`` None: run with stdin closed, as
     ``<&-`` in a shell; ``close_stdout``: with stdout closed (``>&-``)."""
     results = []
     closing = ("<&- " if stdin is None else "") + (">&-" if close_stdout else "")
     closed = ["sh", "-c", f'exec "$@" {closing}', "sh"] if closing else []
-    for command, convert in ((["sha256sum"], lambda b: b),
-                             ([sys.executable, "-m", "batchkeccak", "hash"], to_sha3)):
+    for command, convert in (
+        (["sha256sum"], lambda b: b),
+        ([sys.executable, "-m", "batchkeccak", "hash"], to_sha3),
+    ):
         if listing is not None:
             (folder / "LIST").write_bytes(convert(listing))
         done = subprocess.run(
-            closed + command + argv, input=None if stdin is None else convert(stdin),
-            capture_output=True, cwd=folder,
-            timeout=TIMEOUT, check=False,
+            closed + command + argv,
+            input=None if stdin is None else convert(stdin),
+            capture_output=True,
+            cwd=folder,
+            timeout=TIMEOUT,
+            check=False,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
         results.append(done)
     gnu, ours = results
-    return (to_sha3(gnu.stdout), normalized(gnu.stderr).replace(b"SHA256", b"SHA3-256"),
-            gnu.returncode), (ours.stdout, normalized(ours.stderr), ours.returncode)
+    return (
+        to_sha3(gnu.stdout),
+        normalized(gnu.stderr).replace(b"SHA256", b"SHA3-256"),
+        gnu.returncode,
+    ), (ours.stdout, normalized(ours.stderr), ours.returncode)
 
 
 def line(name: str, tag: bool = False) -> bytes:
     """A sha256sum line for one of FILES, built with sha256sum itself."""
-    done = subprocess.run(["sha256sum", *(["--tag"] if tag else []), "--", name],
-                          capture_output=True, cwd=FOLDER[0], check=True)
+    done = subprocess.run(
+        ["sha256sum", *(["--tag"] if tag else []), "--", name],
+        capture_output=True,
+        cwd=FOLDER[0],
+        check=True,
+    )
     return done.stdout
 
 
@@ -103,12 +127,30 @@ def _remember(folder):
 
 
 HASHING = [
-    [*FILES], ["--tag", *FILES], ["-b", "a", "new\nline"], ["-t", "a"], ["-z", *FILES],
-    ["a", "missing", ".", "sp ace"], ["--tag", "-t", "a"], ["-t", "--tag", "a"],
-    ["--status", "a"], ["--warn", "a"], ["--quiet", "a"], ["--strict", "a"],
-    ["--ignore-missing", "a"], ["--status", "--quiet", "a"], ["-c", "--tag", "LIST"],
-    ["-c", "-z", "LIST"], ["-c", "-b", "LIST"], ["--bogus"], ["-c", "nolist"], ["-c", "."],
-    ["--", "-"], [""], ["bad\xff"], ["it's\n"],
+    [*FILES],
+    ["--tag", *FILES],
+    ["-b", "a", "new\nline"],
+    ["-t", "a"],
+    ["-z", *FILES],
+    ["a", "missing", ".", "sp ace"],
+    ["--tag", "-t", "a"],
+    ["-t", "--tag", "a"],
+    ["--status", "a"],
+    ["--warn", "a"],
+    ["--quiet", "a"],
+    ["--strict", "a"],
+    ["--ignore-missing", "a"],
+    ["--status", "--quiet", "a"],
+    ["-c", "--tag", "LIST"],
+    ["-c", "-z", "LIST"],
+    ["-c", "-b", "LIST"],
+    ["--bogus"],
+    ["-c", "nolist"],
+    ["-c", "."],
+    ["--", "-"],
+    [""],
+    ["bad\xff"],
+    ["it's\n"],
 ]
 
 
@@ -124,8 +166,21 @@ def test_stdin_is_hashed_as_dash(folder):
     assert ours == gnu
 
 
-@pytest.mark.parametrize("argv", [[], ["-"], ["--tag"], ["a", "-"], ["a"], ["-c"], ["-c", "-"],
-                                  ["-c", "LIST", "-"], ["-c", "LIST"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["-"],
+        ["--tag"],
+        ["a", "-"],
+        ["a"],
+        ["-c"],
+        ["-c", "-"],
+        ["-c", "LIST", "-"],
+        ["-c", "LIST"],
+    ],
+    ids=" ".join,
+)
 def test_closed_stdin(folder, argv):
     # ``<&-``: the operand's error, then (where stdin was asked for) GNU's complaint when it
     # closes stdin at exit, "standard input: Bad file descriptor"; exit status 1.
@@ -133,17 +188,27 @@ def test_closed_stdin(folder, argv):
     assert ours == gnu
 
 
-@pytest.mark.parametrize("argv", [["a"], ["-c", "LIST"], ["-c", "--status", "LIST"],
-                                  ["missing"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "argv", [["a"], ["-c", "LIST"], ["-c", "--status", "LIST"], ["missing"]], ids=" ".join
+)
 def test_closed_stdout(folder, argv):
     # ``>&-``: a write error where something was to be written, nothing otherwise.
     gnu, ours = run_both(folder, argv, listing=line("a"), close_stdout=True)
     assert ours == gnu
 
 
-CHECK_OPTIONS = [[], ["--warn"], ["--strict"], ["--quiet"], ["--status"], ["--ignore-missing"],
-                 ["--strict", "--warn"], ["--status", "--warn"], ["--warn", "--quiet"],
-                 ["--quiet", "--status"]]
+CHECK_OPTIONS = [
+    [],
+    ["--warn"],
+    ["--strict"],
+    ["--quiet"],
+    ["--status"],
+    ["--ignore-missing"],
+    ["--strict", "--warn"],
+    ["--status", "--warn"],
+    ["--warn", "--quiet"],
+    ["--quiet", "--status"],
+]
 
 
 def listings() -> dict[str, bytes]:
@@ -157,18 +222,24 @@ def listings() -> dict[str, bytes]:
         "reversed": digest + b" a\n" + digest + b"\ta\n" + digest + b" *a\n",
         "mixed layouts": digest + b"  a\n" + digest + b" a\n",
         "tag variants": b"SHA256 (a)= " + digest + b"\nSHA256(a) = " + digest + b"\n"
-                        b"SHA256(a)=" + digest + b"\nSHA256  (a) = " + digest + b"\n",
+        b"SHA256(a)=" + digest + b"\nSHA256  (a) = " + digest + b"\n",
         "wrong": b"0" * 64 + b"  a\n" + digest + b"  sp ace\n",
         "missing": digest + b"  missing\n" + digest + b"  a\n",
         "only missing": digest + b"  missing\n",
-        "malformed": b"garbage\n" + digest + b"  a\n" + digest[:-1] + b"  a\n" + digest
-                     + b"\n" + digest + b"  \n",
+        "malformed": b"garbage\n"
+        + digest
+        + b"  a\n"
+        + digest[:-1]
+        + b"  a\n"
+        + digest
+        + b"\n"
+        + digest
+        + b"  \n",
         "comments and blanks": b"# c\n\n   \n\t\n  # indented\n" + digest + b"  a\n",
         "escapes": b"\\" + digest + b"  a\\qb\n\\" + digest + b"  a\\\n\\" + digest + b"  a\\\\b\n",
         "empty": b"",
         "only comments": b"# nothing\n",
-        "names with specials": digest + b"  it's\n" + digest + b"  a:b\n" + digest
-                               + b"  \xff\n",
+        "names with specials": digest + b"  it's\n" + digest + b"  a:b\n" + digest + b"  \xff\n",
         "no final newline": digest + b"  a",
         "uppercase": digest.upper() + b"  a\n",
         "leading blanks": b" \t" + digest + b"  a\n",
@@ -177,10 +248,30 @@ def listings() -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", [
-    "good", "tagged", "crlf", "reversed", "mixed layouts", "tag variants", "wrong", "missing",
-    "only missing", "malformed", "comments and blanks", "escapes", "empty", "only comments",
-    "names with specials", "no final newline", "uppercase", "leading blanks", "nul"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "good",
+        "tagged",
+        "crlf",
+        "reversed",
+        "mixed layouts",
+        "tag variants",
+        "wrong",
+        "missing",
+        "only missing",
+        "malformed",
+        "comments and blanks",
+        "escapes",
+        "empty",
+        "only comments",
+        "names with specials",
+        "no final newline",
+        "uppercase",
+        "leading blanks",
+        "nul",
+    ],
+)
 @pytest.mark.parametrize("options", CHECK_OPTIONS, ids=" ".join)
 def test_check_like_sha256sum(folder, case, options):
     listing = listings()[case]
@@ -201,8 +292,9 @@ def test_two_listings_share_the_layout(folder):
     # The first untagged line read decides the layout for every listing of the run.
     digest = sha2(b"abc").encode()
     for first, second in (("-", "LIST"), ("LIST", "-")):
-        gnu, ours = run_both(folder, ["-c", first, second], listing=digest + b"  a\n",
-                             stdin=digest + b" a\n")
+        gnu, ours = run_both(
+            folder, ["-c", first, second], listing=digest + b"  a\n", stdin=digest + b" a\n"
+        )
         assert ours == gnu
 
 
@@ -210,8 +302,11 @@ def test_ignore_missing_with_status_says_nothing(folder):
     # GNU 9.1 still prints "no file was verified" under --status; --status means silence.
     (folder / "LIST").write_bytes(sha3(b"abc").encode() + b"  missing\n")
     done = subprocess.run(
-        [sys.executable, "-m", "batchkeccak", "hash", "-c", "--status", "--ignore-missing",
-         "LIST"], capture_output=True, cwd=folder, timeout=TIMEOUT, check=False,
+        [sys.executable, "-m", "batchkeccak", "hash", "-c", "--status", "--ignore-missing", "LIST"],
+        capture_output=True,
+        cwd=folder,
+        timeout=TIMEOUT,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert (done.stdout, done.stderr, done.returncode) == (b"", b"", 1)

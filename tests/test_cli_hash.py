@@ -42,7 +42,10 @@ def test_lines_mode_excludes_line_endings(tmp_path, capsys):
 def test_stdin_and_xof_length():
     done = subprocess.run(
         [sys.executable, "-m", "batchkeccak", "hash", "-a", "shake_256", "--length", "5"],
-        input=b"stream", capture_output=True, check=True, timeout=TIMEOUT,
+        input=b"stream",
+        capture_output=True,
+        check=True,
+        timeout=TIMEOUT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.stdout.decode() == f"{oracle('shake_256', b'stream', 5).hex()}  -\n"
@@ -58,8 +61,10 @@ def test_stdin_and_xof_length():
         (["hash", "-a", "sha3_256", "--length", "8", "x"], "always returns 32 bytes"),
         (["hash", "-a", "kt128", "--length", "-1", "x"], "--length must be >= 0 for kt128"),
         (["hash", "-a", "tuplehash128", "x"], "cannot hash a file"),
-        (["hash", "-a", "shake_256", "--length", str(10**12), "x"],
-         f"--length {10**12} is too large"),
+        (
+            ["hash", "-a", "shake_256", "--length", str(10**12), "x"],
+            f"--length {10**12} is too large",
+        ),
         (["hash", "-a", "kt128", "--length", str(10**12), "x"], f"--length {10**12} is too large"),
     ],
 )
@@ -96,16 +101,21 @@ def test_lines_in_many_blocks_and_without_final_newline(tmp_path, capsys, monkey
 def run_cli(*argv, stdin=b"", cwd=None):
     """``batchkeccak hash ARGV`` in a child process, fed ``stdin`` (never the test run's own)."""
     return subprocess.run(
-        [sys.executable, "-m", "batchkeccak", "hash", *argv], input=stdin, capture_output=True,
-        cwd=cwd, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=False,
+        [sys.executable, "-m", "batchkeccak", "hash", *argv],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=False,
         timeout=TIMEOUT,
     )
 
 
 def run_tool(*argv, cwd):
     """Another command (the GNU tools, openssl), with no standard input."""
-    return subprocess.run(argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL,
-                          check=False, timeout=TIMEOUT)
+    return subprocess.run(
+        argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL, check=False, timeout=TIMEOUT
+    )
 
 
 def gnu_line(digest: str, name: str, tag: str | None = None) -> bytes:
@@ -121,8 +131,12 @@ def gnu_line(digest: str, name: str, tag: str | None = None) -> bytes:
 
 @pytest.fixture()
 def folder(tmp_path):
-    contents = {"plain.txt": b"abc", "back\\slash": b"", "new\nline": b"x" * 300,
-                "sp ace": bytes(range(256)) * 20}
+    contents = {
+        "plain.txt": b"abc",
+        "back\\slash": b"",
+        "new\nline": b"x" * 300,
+        "sp ace": bytes(range(256)) * 20,
+    }
     for name, data in contents.items():
         (tmp_path / name).write_bytes(data)
     return tmp_path, contents
@@ -198,7 +212,8 @@ def test_missing_and_directory_keep_going(folder):
         hashlib.sha3_256(contents["sp ace"]).hexdigest(), "sp ace"
     )
     assert done.stderr.decode().splitlines() == [
-        "batchkeccak: missing: No such file or directory", "batchkeccak: .: Is a directory",
+        "batchkeccak: missing: No such file or directory",
+        "batchkeccak: .: Is a directory",
     ]
     assert b"Traceback" not in done.stderr
 
@@ -208,8 +223,9 @@ def test_missing_and_directory_keep_going(folder):
 def test_check_round_trip_and_corruption(folder, tag):
     tmp_path, contents = folder
     names = list(contents)
-    listing = run_cli(*(["--tag"] if tag else []), "-a", "shake_128", "--length", "20", *names,
-                      cwd=tmp_path).stdout
+    listing = run_cli(
+        *(["--tag"] if tag else []), "-a", "shake_128", "--length", "20", *names, cwd=tmp_path
+    ).stdout
     (tmp_path / "SUMS").write_bytes(listing)
     done = run_cli("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -225,8 +241,15 @@ def test_check_round_trip_and_corruption(folder, tag):
     assert (status.stdout, status.stderr, status.returncode) == (b"", b"", 1)
 
 
-CHECK_OPTIONS = [[], ["--warn"], ["--strict"], ["--ignore-missing"], ["--quiet"], ["--status"],
-                 ["--warn", "--strict", "--ignore-missing"]]
+CHECK_OPTIONS = [
+    [],
+    ["--warn"],
+    ["--strict"],
+    ["--ignore-missing"],
+    ["--quiet"],
+    ["--status"],
+    ["--warn", "--strict", "--ignore-missing"],
+]
 
 
 @pytest.mark.parametrize("options", CHECK_OPTIONS)
@@ -236,18 +259,28 @@ def test_check_reports_like_sha256sum(folder, options):
 
     def listing(digest, tag):
         good = b"".join(gnu_line(digest(data), name) for name, data in contents.items())
-        return (good + b"# comment\n\n" + gnu_line("0" * 64, "plain.txt")
-                + gnu_line(digest(b"abc"), "missing") + b"garbage\n"
-                + f"{tag} (plain.txt) = {digest(b'abc')}\n".encode()
-                + digest(b"abc").encode() + b" plain.txt\n")
+        return (
+            good
+            + b"# comment\n\n"
+            + gnu_line("0" * 64, "plain.txt")
+            + gnu_line(digest(b"abc"), "missing")
+            + b"garbage\n"
+            + f"{tag} (plain.txt) = {digest(b'abc')}\n".encode()
+            + digest(b"abc").encode()
+            + b" plain.txt\n"
+        )
 
     (tmp_path / "gnu.sums").write_bytes(listing(lambda d: hashlib.sha256(d).hexdigest(), "SHA256"))
     (tmp_path / "ours.sums").write_bytes(
-        listing(lambda d: hashlib.sha3_256(d).hexdigest(), "SHA3-256"))
+        listing(lambda d: hashlib.sha3_256(d).hexdigest(), "SHA3-256")
+    )
     gnu = run_tool("sha256sum", "-c", *options, "gnu.sums", cwd=tmp_path)
     ours = run_cli("-c", *options, "ours.sums", cwd=tmp_path)
-    expected_err = (gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
-                    .replace(b"gnu.sums", b"ours.sums").replace(b"SHA256 checksum", b"SHA3-256 checksum"))
+    expected_err = (
+        gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
+        .replace(b"gnu.sums", b"ours.sums")
+        .replace(b"SHA256 checksum", b"SHA3-256 checksum")
+    )
     assert (ours.stdout, ours.stderr, ours.returncode) == (gnu.stdout, expected_err, gnu.returncode)
 
 
@@ -272,8 +305,12 @@ def test_check_of_a_missing_listing_and_stdin(folder):
 def test_sha3sum_algorithm_names(tmp_path, capsys):
     path = tmp_path / "f"
     path.write_bytes(b"data")
-    for alias, name in [("224", "sha3_224"), ("384", "sha3_384"), ("keccak256", "keccak_256"),
-                        ("SHA3-512", "sha3_512")]:
+    for alias, name in [
+        ("224", "sha3_224"),
+        ("384", "sha3_384"),
+        ("keccak256", "keccak_256"),
+        ("SHA3-512", "sha3_512"),
+    ]:
         assert main(["hash", "-a", alias, str(path)]) == 0
         assert capsys.readouterr().out.split()[0] == oracle(name, b"data").hex()
 
@@ -293,8 +330,10 @@ def test_many_small_files(tmp_path, capsys):
 def test_bad_option_is_reported_as_gnu_does():
     done = run_cli("--bogus")
     assert done.returncode == 1
-    assert done.stderr == (b"batchkeccak: unrecognized option '--bogus'\n"
-                           b"Try 'batchkeccak hash --help' for more information.\n")
+    assert done.stderr == (
+        b"batchkeccak: unrecognized option '--bogus'\n"
+        b"Try 'batchkeccak hash --help' for more information.\n"
+    )
 
 
 @pytest.mark.slow
@@ -316,7 +355,9 @@ def test_tree_modes_hash_big_files_like_sha3sum(tmp_path):
     want = kangarootwelve(256, contents["big.bin"], b"", 64).hex()
     assert done.stdout == gnu_line(want, "big.bin", tag="KT256")
     piped = run_cli("-a", "kt128", stdin=contents["big.bin"])
-    assert piped.stdout == gnu_line(KangarooTwelve.new(data=contents["big.bin"]).read(32).hex(), "-")
+    assert piped.stdout == gnu_line(
+        KangarooTwelve.new(data=contents["big.bin"]).read(32).hex(), "-"
+    )
     (tmp_path / "SUMS").write_bytes(run_cli("-a", "kt128", *names, cwd=tmp_path).stdout)
     assert run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path).stdout == (
         b"empty: OK\nabc: OK\nbig.bin: OK\n"
@@ -338,14 +379,18 @@ def test_carriage_return_in_a_name_round_trips(tmp_path):
 
 def test_tagged_listing_checks_without_a(tmp_path):
     (tmp_path / "f").write_bytes(b"data")
-    listing = (f"SHA3-512 (f) = {hashlib.sha3_512(b'data').hexdigest()}\n"
-               f"SHAKE128 (f) = {hashlib.shake_128(b'data').hexdigest(9)}\n"
-               f"MD5 (f) = {hashlib.md5(b'data').hexdigest()}\n").encode()
+    listing = (
+        f"SHA3-512 (f) = {hashlib.sha3_512(b'data').hexdigest()}\n"
+        f"SHAKE128 (f) = {hashlib.shake_128(b'data').hexdigest(9)}\n"
+        f"MD5 (f) = {hashlib.md5(b'data').hexdigest()}\n"
+    ).encode()
     (tmp_path / "S").write_bytes(listing)
     done = run_cli("-c", "--warn", "S", cwd=tmp_path)
     assert done.stdout == b"f: OK\nf: OK\n"
-    assert done.stderr == (b"batchkeccak: S: 3: improperly formatted SHA3-256 checksum line\n"
-                           b"batchkeccak: WARNING: 1 line is improperly formatted\n")
+    assert done.stderr == (
+        b"batchkeccak: S: 3: improperly formatted SHA3-256 checksum line\n"
+        b"batchkeccak: WARNING: 1 line is improperly formatted\n"
+    )
     assert done.returncode == 0
 
 
@@ -355,23 +400,41 @@ def test_full_disk_is_a_write_error(tmp_path, argv):
         pytest.skip("no /dev/full")
     (tmp_path / "f").write_bytes(b"x")
     with open("/dev/full", "wb") as full:
-        done = subprocess.run([sys.executable, "-m", "batchkeccak", *argv], stdout=full,
-                              stderr=subprocess.PIPE, cwd=tmp_path, timeout=TIMEOUT,
-                              check=False,
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        done = subprocess.run(
+            [sys.executable, "-m", "batchkeccak", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            timeout=TIMEOUT,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
     assert (done.stderr, done.returncode) == (
-        b"batchkeccak: write error: No space left on device\n", 1)
+        b"batchkeccak: write error: No space left on device\n",
+        1,
+    )
 
 
 def test_closed_stdin_is_a_bad_descriptor(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "batchkeccak", "hash", "-"],
-                          capture_output=True, stdin=None, cwd=tmp_path, timeout=TIMEOUT,
-                          check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-                          preexec_fn=lambda: os.close(0))
+    done = subprocess.run(
+        [sys.executable, "-m", "batchkeccak", "hash", "-"],
+        capture_output=True,
+        stdin=None,
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        preexec_fn=lambda: os.close(0),
+    )
     # GNU's two lines: the operand's error, then the one of closing stdin at exit.
     assert (done.stdout, done.stderr, done.returncode) == (
-        b"", (b"batchkeccak: -: Bad file descriptor\n"
-              b"batchkeccak: standard input: Bad file descriptor\n"), 1)
+        b"",
+        (
+            b"batchkeccak: -: Bad file descriptor\n"
+            b"batchkeccak: standard input: Bad file descriptor\n"
+        ),
+        1,
+    )
 
 
 def test_check_reports_while_the_listing_is_still_coming(tmp_path):
@@ -379,8 +442,10 @@ def test_check_reports_while_the_listing_is_still_coming(tmp_path):
     (tmp_path / "f").write_bytes(b"x")
     line = f"{hashlib.sha3_256(b'x').hexdigest()}  f\n".encode()
     process = subprocess.Popen(
-        [sys.executable, "-m", "batchkeccak", "hash", "-c"], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, cwd=tmp_path,
+        [sys.executable, "-m", "batchkeccak", "hash", "-c"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     process.stdin.write(line)
@@ -410,8 +475,11 @@ def key_file(tmp_path):
 
 def _run_cli(argv, stdin=b"", env_extra=None):
     return subprocess.run(
-        [sys.executable, "-m", "batchkeccak", "hash", *argv], input=stdin,
-        capture_output=True, timeout=TIMEOUT, check=False,
+        [sys.executable, "-m", "batchkeccak", "hash", *argv],
+        input=stdin,
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env_extra or {})},
     )
 
@@ -427,12 +495,18 @@ def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_
     large.write_bytes(bytes(range(256)) * 9000)  # past the small-file size: streamed
     files = [str(small), str(large)]
     cases = [
-        (["-a", "kmac256", "--key-file", str(key_file), "--length", "32"],
-         lambda m: KMAC256.new(key=KEY, data=m, mac_len=32).digest()),
-        (["-a", "hmac-sha3-256", "--key-env", "BK_TEST_KEY"],
-         lambda m: hmac.digest(KEY, m, "sha3_256")),
-        (["-a", "cshake128", "--customization", "tag", "--length", "20"],
-         lambda m: cSHAKE128.new(data=m, custom=b"tag").read(20)),
+        (
+            ["-a", "kmac256", "--key-file", str(key_file), "--length", "32"],
+            lambda m: KMAC256.new(key=KEY, data=m, mac_len=32).digest(),
+        ),
+        (
+            ["-a", "hmac-sha3-256", "--key-env", "BK_TEST_KEY"],
+            lambda m: hmac.digest(KEY, m, "sha3_256"),
+        ),
+        (
+            ["-a", "cshake128", "--customization", "tag", "--length", "20"],
+            lambda m: cSHAKE128.new(data=m, custom=b"tag").read(20),
+        ),
         (["-a", "KT128"], lambda m: KangarooTwelve.new(data=m).read(32)),
     ]
     env = {"BK_TEST_KEY": KEY.decode()}
@@ -449,8 +523,9 @@ def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_
         listing.write_bytes(tagged.stdout)
         # The tags name the algorithm: -c needs only the key, as cksum -c reads its tags.
         keys = [o for o in options if o.startswith("--key")][:1]
-        key_args = [*keys, str(key_file) if keys == ["--key-file"] else "BK_TEST_KEY"] if keys \
-            else []
+        key_args = (
+            [*keys, str(key_file) if keys == ["--key-file"] else "BK_TEST_KEY"] if keys else []
+        )
         custom = ["--customization", "tag"] if "--customization" in options else []
         checked = _run_cli(["-c", *key_args, *custom, str(listing)], env_extra=env)
         assert checked.returncode == 0, checked.stderr

@@ -28,9 +28,22 @@ def test_sighup_leaves_no_temporary_file_and_keeps_the_destination(tmp_path):
     pq.write_table(pa.table({"payload": payload}), src, row_group_size=2_000)
     dst.write_bytes(b"the previous output")
     process = subprocess.Popen(
-        [sys.executable, "-m", "batchkeccak", "parquet", str(src), str(dst), "-c", "payload",
-         "--batch-size", "500", "--threads", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "batchkeccak",
+            "parquet",
+            str(src),
+            str(dst),
+            "-c",
+            "payload",
+            "--batch-size",
+            "500",
+            "--threads",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     deadline = time.monotonic() + 120
@@ -88,8 +101,12 @@ def marked_environment() -> tuple[dict, bytes]:
     marker = uuid.uuid4().hex
     # The forked path is the one-shot backends' (hashlib): forced, so that the test does
     # not depend on the measured crossover (the suite forces the kernels otherwise).
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "BATCHKECCAK_TEST_RUN": marker,
-           "BATCHKECCAK_BACKEND": "oneshot"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "BATCHKECCAK_TEST_RUN": marker,
+        "BATCHKECCAK_BACKEND": "oneshot",
+    }
     return env, f"BATCHKECCAK_TEST_RUN={marker}".encode()
 
 
@@ -118,8 +135,9 @@ def catches_sigterm(pid: int) -> bool:
     return True  # gone already
 
 
-def check_stopped_run(done_code: int, stderr: bytes, stdout: bytes, signum: int, names,
-                      marker: bytes) -> None:
+def check_stopped_run(
+    done_code: int, stderr: bytes, stdout: bytes, signum: int, names, marker: bytes
+) -> None:
     # Stopped by main(): 128 + the signal. Stopped after main() has returned (Python is
     # exiting, and the signal has its default action again): killed by the signal, which
     # the shell reports as the same 128 + n.
@@ -150,11 +168,18 @@ def test_a_signal_in_the_after_fork_hooks_is_not_lost(small_files, tmp_path, sid
     env, marker = marked_environment()
     output = tmp_path / "out.txt"
     with open(output, "wb") as stdout:
-        done = subprocess.run([sys.executable, "-c", script, *small_files], stdout=stdout,
-                              stderr=subprocess.PIPE, env=env, timeout=120, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", script, *small_files],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+            check=False,
+        )
     if side == "parent":
-        check_stopped_run(done.returncode, done.stderr, output.read_bytes(), signal.SIGTERM,
-                          small_files, marker)
+        check_stopped_run(
+            done.returncode, done.stderr, output.read_bytes(), signal.SIGTERM, small_files, marker
+        )
         assert done.returncode == 143 and b"batchkeccak: terminated" in done.stderr
     else:
         assert done.returncode == 0, done.stderr
@@ -175,8 +200,12 @@ def test_a_child_stuck_on_a_file_is_ended_with_the_run(small_files, tmp_path):
     # wait for that child.
     out, err = tmp_path / "out", tmp_path / "err"
     with open(out, "wb") as stdout, open(err, "wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "batchkeccak", "hash", *names],
-                                   stdout=stdout, stderr=stderr, env=env)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "batchkeccak", "hash", *names],
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+        )
     try:
         deadline = time.monotonic() + 60
         while len(processes_holding(marker)) < 2:  # the command and its child
@@ -215,9 +244,13 @@ def test_timed_signals_always_stop_the_run_cleanly(small_files, tmp_path):
 
     def start(stdout):
         env, marker = marked_environment()
-        process = subprocess.Popen([sys.executable, "-m", "batchkeccak", "hash", *names],
-                                   stdin=subprocess.PIPE, stdout=stdout,
-                                   stderr=subprocess.PIPE, env=env)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "batchkeccak", "hash", *names],
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
         while not catches_sigterm(process.pid):
             time.sleep(0.0005)
         return process, marker
@@ -240,8 +273,9 @@ def test_timed_signals_always_stop_the_run_cleanly(small_files, tmp_path):
         # check_stopped_run takes 128 + n (main() stopped) or death by the signal: both are
         # the shell's 128 + n, and the second was seen once on a loaded machine with two
         # test processes (not reproduced alone).
-        check_stopped_run(process.returncode, stderr, output.read_bytes(), signum,
-                          small_files, marker)
+        check_stopped_run(
+            process.returncode, stderr, output.read_bytes(), signum, small_files, marker
+        )
 
 
 # --- a signal at any point of main() ----------------------------------------------------------
@@ -289,10 +323,16 @@ raise SystemExit(status if sent else 100 + status)  # 100: main() ended before t
 
 def signal_at(event: int, signum: int, argv: list[str], cwd) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", SIGNAL_AT, str(event), str(signum), *argv], capture_output=True,
-        cwd=cwd, timeout=120, check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
-             "BATCHKECCAK_BACKEND": "oneshot"},
+        [sys.executable, "-c", SIGNAL_AT, str(event), str(signum), *argv],
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(sys.path),
+            "BATCHKECCAK_BACKEND": "oneshot",
+        },
     )
 
 
@@ -325,13 +365,18 @@ def test_a_signal_anywhere_in_a_short_run_ends_it_in_one_line(tmp_path, signum):
 def test_a_signal_anywhere_in_a_merkle_run_leaves_no_file_behind(tmp_path):
     rng = np.random.default_rng(3)
     (tmp_path / "leaves.txt").write_text(
-        "".join("0x" + rng.bytes(32).hex() + "\n" for _ in range(5000)))
+        "".join("0x" + rng.bytes(32).hex() + "\n" for _ in range(5000))
+    )
     (tmp_path / "proofs.jsonl").write_text("old\n")
     sent = 0
     for k, event in enumerate([1, 30, 300, 3000, 30000, 300000, 1000000, 3000000]):
         signum = (signal.SIGINT, signal.SIGTERM)[k % 2]
-        done = signal_at(event, signum, ["merkle", "proof", "leaves.txt", "-s", "openzeppelin",
-                                         "--all", "-o", "proofs.jsonl"], tmp_path)
+        done = signal_at(
+            event,
+            signum,
+            ["merkle", "proof", "leaves.txt", "-s", "openzeppelin", "--all", "-o", "proofs.jsonl"],
+            tmp_path,
+        )
         assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "proofs.jsonl"]
         if done.returncode == 100:
             assert len((tmp_path / "proofs.jsonl").read_text().splitlines()) == 5000

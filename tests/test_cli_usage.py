@@ -27,8 +27,17 @@ PARSERS = every_parser()
 
 
 def test_the_registry_is_read():
-    assert {"hash", "parquet", "merkle", "merkle root", "merkle proof", "merkle verify",
-            "demo", "bench", "warmup"} <= set(PARSERS)
+    assert {
+        "hash",
+        "parquet",
+        "merkle",
+        "merkle root",
+        "merkle proof",
+        "merkle verify",
+        "demo",
+        "bench",
+        "warmup",
+    } <= set(PARSERS)
     assert USAGE_STATUS == 1
 
 
@@ -44,8 +53,7 @@ def test_an_unknown_option(name, capsys):
         assert main([*name.split(" "), option]) == parser.usage_status
         captured = capsys.readouterr()
         assert captured.out == ""
-        assert captured.err == usage_lines(f"batchkeccak {name}",
-                                           f"unrecognized option '{option}'")
+        assert captured.err == usage_lines(f"batchkeccak {name}", f"unrecognized option '{option}'")
 
 
 @pytest.mark.parametrize("name", sorted(PARSERS))
@@ -70,8 +78,11 @@ def test_an_unknown_or_missing_subcommand(name, capsys):
 
 
 def test_the_top_level(capsys):
-    for argv, words in (([], "required: COMMAND"), (["no-such-command"], "'no-such-command'"),
-                        (["--no-such-option"], "unrecognized option '--no-such-option'")):
+    for argv, words in (
+        ([], "required: COMMAND"),
+        (["no-such-command"], "'no-such-command'"),
+        (["--no-such-option"], "unrecognized option '--no-such-option'"),
+    ):
         assert main(argv) == USAGE_STATUS
         captured = capsys.readouterr()
         first, second = captured.err.splitlines()
@@ -83,8 +94,10 @@ def test_gnu_words_for_getopts_errors(capsys):
     # The wording GNU's getopt gives, checked against sha256sum 9.1's own output.
     cases = [
         (["hash", "-Q", "x"], "invalid option -- 'Q'"),
-        (["hash", "--st", "-c", "x"],
-         "option '--st' is ambiguous; possibilities: '--status' '--strict'"),
+        (
+            ["hash", "--st", "-c", "x"],
+            "option '--st' is ambiguous; possibilities: '--status' '--strict'",
+        ),
         (["merkle", "verify", "a", "b"], "extra operand 'b'"),
     ]
     for argv, message in cases:

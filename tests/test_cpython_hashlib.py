@@ -26,13 +26,26 @@ test_hashlib = pytest.importorskip(
 NAMES = ("sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256")
 
 TESTS = (
-    "test_hash_array", "test_algorithms_guaranteed", "test_algorithms_available",
-    "test_unknown_hash", "test_hexdigest", "test_digest_length_overflow",
-    "test_name_attribute", "test_large_update", "test_no_unicode_sha3",
-    "test_blocksize_name_sha3", "test_extra_sha3", "test_case_sha3_224_0",
-    "test_case_sha3_256_0", "test_case_sha3_384_0", "test_case_sha3_512_0",
-    "test_case_shake_128_0", "test_case_shake_256_0", "test_gil",
-    "test_threaded_hashing", "test_file_digest",
+    "test_hash_array",
+    "test_algorithms_guaranteed",
+    "test_algorithms_available",
+    "test_unknown_hash",
+    "test_hexdigest",
+    "test_digest_length_overflow",
+    "test_name_attribute",
+    "test_large_update",
+    "test_no_unicode_sha3",
+    "test_blocksize_name_sha3",
+    "test_extra_sha3",
+    "test_case_sha3_224_0",
+    "test_case_sha3_256_0",
+    "test_case_sha3_384_0",
+    "test_case_sha3_512_0",
+    "test_case_shake_128_0",
+    "test_case_shake_256_0",
+    "test_gil",
+    "test_threaded_hashing",
+    "test_file_digest",
 )
 """Every test of the SHA-3 and SHAKE functions, and the generic ones that run over every
 constructor. The ``*_vector`` tests download NIST's files from pythontest.net, which this
@@ -76,6 +89,7 @@ class BatchkeccakHashlibTests(test_hashlib.HashLibTestCase):
         # The constructors under test: batchkeccak's alone (the parent adds OpenSSL's too).
         self.constructors_to_test = {}
         for name in NAMES:
+
             def via_new(data=None, _name=name, **params):
                 return bk.new(_name, **params) if data is None else bk.new(_name, data, **params)
 

@@ -81,7 +81,12 @@ def test_read_only_install_without_home_compiles_in_memory(tmp_path, two_files):
     env = homeless_env(tmp_path, site)
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(site), *map(str, two_files)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     # Every kernel was compiled in memory, with one warning for the whole process.
@@ -91,7 +96,11 @@ def test_read_only_install_without_home_compiles_in_memory(tmp_path, two_files):
     # The command line too: `hash a b` goes through the kernels (two files).
     cli = subprocess.run(
         [sys.executable, "-m", "batchkeccak", "hash", *map(str, two_files)],
-        env=env, capture_output=True, timeout=600, cwd=tmp_path, check=False,
+        env=env,
+        capture_output=True,
+        timeout=600,
+        cwd=tmp_path,
+        check=False,
     )
     assert cli.returncode == 0, cli.stderr
     expected = b"".join(
@@ -112,7 +121,12 @@ def test_numba_cache_dir_keeps_the_kernels_of_a_read_only_install(tmp_path, two_
     for _ in range(2):  # the first run writes the cache, the second reads it
         result = subprocess.run(
             [sys.executable, "-c", SCRIPT, str(site), *map(str, two_files)],
-            env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+            check=False,
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == ["cached", "0"]

@@ -121,10 +121,15 @@ def all_cases() -> list[Case]:
         for name, spec in bk.algorithms.items()
     ]
     for name, mode in bk.modes.items():
-        cases.append(Case(
-            name, dict(FAMILY_PARAMS[mode.family]), mode.family, mode.sponge,
-            None if mode.fixed_length else OUTPUT_LENGTH,
-        ))
+        cases.append(
+            Case(
+                name,
+                dict(FAMILY_PARAMS[mode.family]),
+                mode.family,
+                mode.sponge,
+                None if mode.fixed_length else OUTPUT_LENGTH,
+            )
+        )
     return cases
 
 
@@ -140,9 +145,7 @@ def batches(case: Case) -> list[list[bytes]]:
     lengths = case.message_lengths()
     messages = [message(n, seed) for seed, n in enumerate(lengths)]
     shuffled = random.Random(case.name).sample(messages, len(messages))
-    tile_and_more = [
-        message(lengths[i % len(lengths)], 100 + i) for i in range(2 * TILE_WIDTH + 1)
-    ]
+    tile_and_more = [message(lengths[i % len(lengths)], 100 + i) for i in range(2 * TILE_WIDTH + 1)]
     return [[m] for m in messages] + [shuffled[:2], shuffled[:3], messages, tile_and_more]
 
 
@@ -155,14 +158,14 @@ def batches(case: Case) -> list[list[bytes]]:
 @dataclass(frozen=True)
 class EntryPoint:
     run: Callable[[Case, list[bytes], object], list[bytes]]
-    takes: frozenset[str] = frozenset({"key", "customization", "function_name", "block_size",
-                                       "domain"})
+    takes: frozenset[str] = frozenset(
+        {"key", "customization", "function_name", "block_size", "domain"}
+    )
     # Families it refuses by design: a message fed in pieces cannot be TupleHash (each
     # string's length comes first); streams sharing stored states cannot be a tree mode.
     refuses: frozenset[str] = frozenset()
     batches: str = "all"  # "all", or "whole": only the batches of several messages
     encode: Callable[[bytes], bytes] = bytes  # what the entry point hashes of a message
-
 
 
 IN_PIECES = frozenset({"tuplehash"})
@@ -174,8 +177,10 @@ def _resolved(case: Case, threads: int | None = None) -> bk.Hasher:
 
 
 def _call(function, case, messages, **extra):
-    return [bytes(row) for row in function(messages, case.name, length=case.length,
-                                           **case.params, **extra)]
+    return [
+        bytes(row)
+        for row in function(messages, case.name, length=case.length, **case.params, **extra)
+    ]
 
 
 def _flat(messages: list[bytes]) -> bk.FlatMessages:
@@ -198,8 +203,7 @@ def run_hash_many_flat(case, messages, tmp_path):
 
 def run_hash_many_arrays(case, messages, tmp_path):
     # numpy arrays as messages (their raw bytes), and memoryviews, in one list
-    forms = [np.frombuffer(m, np.uint8) if i % 2 else memoryview(m) for i, m in
-             enumerate(messages)]
+    forms = [np.frombuffer(m, np.uint8) if i % 2 else memoryview(m) for i, m in enumerate(messages)]
     return _call(bk.hash_many, case, forms)
 
 
@@ -311,8 +315,9 @@ def run_parquet_hash_file(case, messages, tmp_path):
 
     source, target = tmp_path / "in.parquet", tmp_path / "out.parquet"
     pq.write_table(pa.table({"m": pa.array(messages, pa.binary())}), source, row_group_size=3)
-    parquet.hash_file(source, target, "m", case.name, length=case.length, suffix="_d",
-                      **case.params)
+    parquet.hash_file(
+        source, target, "m", case.name, length=case.length, suffix="_d", **case.params
+    )
     return pq.read_table(target).column("m_d").to_pylist()
 
 
@@ -353,8 +358,11 @@ def run_duckdb(case, messages, tmp_path):
         arguments.append("$custom")
     table = pa.table({"i": pa.array(range(len(messages))), "m": pa.array(messages, pa.binary())})
     query = f"SELECT bk_{case.name}({', '.join(arguments)}) FROM table_arg ORDER BY i"
-    parameters = {"custom": case.params["customization"].decode()} if (
-        "customization" in case.params) else None
+    parameters = (
+        {"custom": case.params["customization"].decode()}
+        if ("customization" in case.params)
+        else None
+    )
     con.register("table_arg", table)
     try:
         return [row[0] for row in con.execute(query, parameters).fetchall()]
@@ -410,9 +418,14 @@ ENTRY_POINTS: dict[str, EntryPoint] = {
     "duckdb": EntryPoint(run_duckdb, takes=frozenset({"key"}), batches="whole"),
     # The command line: a key from a file, a customization; no function name, block size or
     # domain byte.
-    "batchkeccak hash": EntryPoint(run_command_line, takes=frozenset({"key", "customization"}),
-                                   refuses=IN_PIECES, batches="whole"),
+    "batchkeccak hash": EntryPoint(
+        run_command_line,
+        takes=frozenset({"key", "customization"}),
+        refuses=IN_PIECES,
+        batches="whole",
+    ),
 }
+
 
 def _case_for(entry: str, case: Case) -> Case | None:
     """``case`` as ``entry`` can express it: the parameters it cannot take dropped where they
@@ -469,8 +482,14 @@ def test_every_row_meets_every_entry_point_that_can_express_it():
     entry points that cannot express a row are the ones documented above."""
     for case in CASES:
         reached = {entry for entry in ENTRY_POINTS if _case_for(entry, case) is not None}
-        assert {"hash_many(list)", "hash_one", "hexdigest_many", "arrow.hash_array",
-                "polars .bk.hash", "pandas .bk.hash"} <= reached, case.name
+        assert {
+            "hash_many(list)",
+            "hash_one",
+            "hexdigest_many",
+            "arrow.hash_array",
+            "polars .bk.hash",
+            "pandas .bk.hash",
+        } <= reached, case.name
         if case.family != "tuplehash":
             assert {"new(pieces, copy)", "hash_files", "file_digest"} <= reached, case.name
     assert {c.name for c in CASES} == set(bk.algorithms) | set(bk.modes)
@@ -501,11 +520,20 @@ COVERED_ELSEWHERE = {
 
 # Which public function each entry point above calls.
 LISTED = {
-    "batchkeccak.hash_many", "batchkeccak.hexdigest_many", "batchkeccak.hash_one",
-    "batchkeccak.new", "batchkeccak.StreamHasher", "batchkeccak.hash_files",
-    "batchkeccak.file_digest", "batchkeccak.arrow.hash_array", "batchkeccak.arrow.hash_rows",
-    "batchkeccak.parquet.hash_file", "batchkeccak.polars", "batchkeccak.pandas",
-    "batchkeccak.duckdb", "batchkeccak.cli",
+    "batchkeccak.hash_many",
+    "batchkeccak.hexdigest_many",
+    "batchkeccak.hash_one",
+    "batchkeccak.new",
+    "batchkeccak.StreamHasher",
+    "batchkeccak.hash_files",
+    "batchkeccak.file_digest",
+    "batchkeccak.arrow.hash_array",
+    "batchkeccak.arrow.hash_rows",
+    "batchkeccak.parquet.hash_file",
+    "batchkeccak.polars",
+    "batchkeccak.pandas",
+    "batchkeccak.duckdb",
+    "batchkeccak.cli",
 }
 
 
@@ -526,10 +554,16 @@ def public_entry_points() -> set[str]:
     import batchkeccak.parquet
 
     found = set()
-    for module, prefix in ((bk, "batchkeccak"), (batchkeccak.arrow, "batchkeccak.arrow"),
-                           (batchkeccak.parquet, "batchkeccak.parquet")):
-        names = module.__all__ if hasattr(module, "__all__") else [
-            n for n in dir(module) if not n.startswith("_")]
+    for module, prefix in (
+        (bk, "batchkeccak"),
+        (batchkeccak.arrow, "batchkeccak.arrow"),
+        (batchkeccak.parquet, "batchkeccak.parquet"),
+    ):
+        names = (
+            module.__all__
+            if hasattr(module, "__all__")
+            else [n for n in dir(module) if not n.startswith("_")]
+        )
         for name in names:
             value = getattr(module, name)
             if callable(value) and getattr(value, "__module__", "").startswith("batchkeccak"):

@@ -25,8 +25,11 @@ FUNCTIONS = [
     ("sha3_256", {}, lambda m: hashlib.sha3_256(m).digest()),
     ("shake_128", {"length": 20}, lambda m: hashlib.shake_128(m).digest(20)),
     ("keccak_512", {}, lambda m: keccak.new(data=m, digest_bits=512).digest()),
-    ("turboshake128", {"length": 16, "domain": 0x0B},
-     lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(16)),
+    (
+        "turboshake128",
+        {"length": 16, "domain": 0x0B},
+        lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(16),
+    ),
 ]
 MESSAGES = [b"", b"a", bytes(range(200)), b"x" * 5000] + [bytes([i]) * i for i in range(40)]
 
@@ -61,14 +64,18 @@ def test_every_entry_point_on_each_side(backend, name, params, oracle, tmp_path)
         paths[-1].write_bytes(message)
     got = bk.hash_files(paths + [tmp_path / "missing"], resolved, errors="collect")
     assert got[:-1] == expected[:6]
-    assert isinstance(got[-1], FileNotFoundError) and got[-1].filename == str(paths[0].parent / "missing")
+    assert isinstance(got[-1], FileNotFoundError) and got[-1].filename == str(
+        paths[0].parent / "missing"
+    )
     obj = bk.new(resolved)
     for message in MESSAGES:
         obj.update(message)
     assert obj.digest() == oracle(b"".join(MESSAGES))
 
 
-@pytest.mark.parametrize(("name", "params", "oracle"), FUNCTIONS[:3], ids=[f[0] for f in FUNCTIONS[:3]])
+@pytest.mark.parametrize(
+    ("name", "params", "oracle"), FUNCTIONS[:3], ids=[f[0] for f in FUNCTIONS[:3]]
+)
 def test_the_command_line_on_each_side(backend, name, params, oracle, tmp_path, capsys):
     from batchkeccak.cli import main
 
@@ -158,8 +165,13 @@ _FORKED = textwrap.dedent(
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shares the files by fork")
 def test_many_files_shared_with_child_processes_equal_one_process(tmp_path):
     # In a fresh interpreter: forking is safe only in a process with one thread.
-    done = subprocess.run([sys.executable, "-c", _FORKED, str(tmp_path)], check=False,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _FORKED, str(tmp_path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
@@ -173,9 +185,10 @@ def test_the_byte_allowance_is_what_the_choice_allows(monkeypatch):
         "limits": {"hashlib": {"warm": {"messages": 10, "bytes": 1000}}},
         "inputs": {
             "kernel_load_seconds": 0.001,
-            "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
-                        "kernels_us": {"message": 1.0, "byte": 0.002,
-                                       "one_state_byte": 0.003}},
+            "hashlib": {
+                "backend_us": {"message": 2.0, "byte": 0.004},
+                "kernels_us": {"message": 1.0, "byte": 0.002, "one_state_byte": 0.003},
+            },
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
@@ -214,9 +227,10 @@ def test_the_choice_follows_the_measured_limits(monkeypatch):
         "limits": {"hashlib": {"warm": {"messages": 10, "bytes": 1000}}},
         "inputs": {
             "kernel_load_seconds": 0.001,  # 1000 us of extra backend time in all
-            "hashlib": {"backend_us": {"message": 2.0, "byte": 0.004},
-                        "kernels_us": {"message": 1.0, "byte": 0.002,
-                                       "one_state_byte": 0.003}},
+            "hashlib": {
+                "backend_us": {"message": 2.0, "byte": 0.004},
+                "kernels_us": {"message": 1.0, "byte": 0.002, "one_state_byte": 0.003},
+            },
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
@@ -244,8 +258,10 @@ def test_an_account_of_its_own_books_apart_from_the_process(monkeypatch):
     # caller passes; the process's account stays as it was.
     spec = bk.algorithms["sha3_256"]
     # 1 us more per message on the backend, no cost per byte; 1000 us to load the kernels.
-    costs = {"backend_us": {"message": 2.0, "byte": 0.0},
-             "kernels_us": {"message": 1.0, "byte": 0.0, "one_state_byte": 0.0}}
+    costs = {
+        "backend_us": {"message": 2.0, "byte": 0.0},
+        "kernels_us": {"message": 1.0, "byte": 0.0, "one_state_byte": 0.0},
+    }
     measured = {"inputs": {"kernel_load_seconds": 0.001, "hashlib": costs}}
     monkeypatch.setattr(dispatch, "crossover", lambda: measured)
     monkeypatch.setattr(dispatch, "kernels_loaded", lambda: False)
@@ -267,9 +283,10 @@ def test_few_large_messages_are_priced_at_one_state_each(monkeypatch):
     data = {
         "inputs": {
             "kernel_load_seconds": 0.001,  # 1000 us
-            "hashlib": {"backend_us": {"message": 1.0, "byte": 0.002},
-                        "kernels_us": {"message": 1.0, "byte": 0.0005,
-                                       "one_state_byte": 0.002}},
+            "hashlib": {
+                "backend_us": {"message": 1.0, "byte": 0.002},
+                "kernels_us": {"message": 1.0, "byte": 0.0005, "one_state_byte": 0.002},
+            },
         },
     }
     monkeypatch.setattr(dispatch, "crossover", lambda: data)
@@ -327,8 +344,14 @@ _FRESH = textwrap.dedent(
 def test_small_work_in_a_fresh_process_loads_no_compiler():
     env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True,
-                          env=env, check=False, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -345,8 +368,14 @@ def test_warmup_loads_the_kernels_even_though_its_call_is_small():
         "bk.warmup()\n"
         "print(before, dispatch.kernels_loaded(), 'numba' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, check=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
     assert done.stdout.split() == ["False", "True", "True"]
 
 

@@ -50,7 +50,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 CLUSTER_MODULES = ("distributed", "dask.distributed", "pyspark", "ray")
-OPTIONAL_MODULES = ("dask", "distributed", "duckdb", "pandas", "polars", "pyspark", "ray", "eth_abi")
+OPTIONAL_MODULES = (
+    "dask",
+    "distributed",
+    "duckdb",
+    "pandas",
+    "polars",
+    "pyspark",
+    "ray",
+    "eth_abi",
+)
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 SKIP = re.compile(r"<!--\s*test:\s*skip\s*(.*?)\s*-->\s*$")
 
@@ -413,8 +422,16 @@ def test_the_conventions_can_fail(tmp_path):
     outcomes = _page_runs.__wrapped__(page)[0]
     statuses = [o.status for o in outcomes]
     assert statuses == [
-        "failed", "passed", "failed", "failed", "failed", "skipped",
-        "failed", "failed", "failed", "passed",
+        "failed",
+        "passed",
+        "failed",
+        "failed",
+        "failed",
+        "skipped",
+        "failed",
+        "failed",
+        "failed",
+        "passed",
     ]
     assert "the page says ['3']" in outcomes[0].message
     assert "sort_keys" in outcomes[2].message
@@ -440,4 +457,3 @@ def test_a_block_that_needs_the_one_before_fails_on_its_own(tmp_path):
     alone = [run_alone(block) for block in python_blocks(page)]
     assert [o.status for o in alone] == ["passed", "failed", "passed"]
     assert "NameError" in alone[1].message
-

@@ -54,7 +54,10 @@ def site(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("site")
     built = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert built.returncode == 0, built.stderr[-4000:]
@@ -69,7 +72,9 @@ def rendered(page: Path) -> str:
         )
     result = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "</html>" in result.stdout, result.stderr[-2000:]

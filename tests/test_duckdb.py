@@ -428,11 +428,16 @@ def test_hash_rows_against_the_encoding_and_polars_and_pandas():
         (2**63 - 1, None, None, None, -0.0, False),
     ]
     want = [
-        row_digest([
-            le_int(n, 8), None if b is None else b.to_bytes(2, "little", signed=True),
-            None if s is None else s.encode(), blob,
-            None if f is None else struct.pack("<d", f), None if flag is None else bytes([flag]),
-        ])
+        row_digest(
+            [
+                le_int(n, 8),
+                None if b is None else b.to_bytes(2, "little", signed=True),
+                None if s is None else s.encode(),
+                blob,
+                None if f is None else struct.pack("<d", f),
+                None if flag is None else bytes([flag]),
+            ]
+        )
         for n, b, s, blob, f, flag in rows
     ]
     connection = duckdb.connect()

@@ -90,8 +90,10 @@ def random_value(rng: random.Random) -> bytes:
 @pytest.mark.parametrize(
     "shape",
     # The largest shape's tries are hashed by the kernels on every policy: it runs once.
-    [pytest.param(s, marks=pytest.mark.kernels_only) if s == "prefixes" else s
-     for s in sorted(SHAPES)],
+    [
+        pytest.param(s, marks=pytest.mark.kernels_only) if s == "prefixes" else s
+        for s in sorted(SHAPES)
+    ],
 )
 @pytest.mark.parametrize("secure", [False, True])
 def test_random_tries_match_py_trie(shape, secure):
@@ -142,8 +144,10 @@ def test_many_tries_in_one_call():
     rng = random.Random(7)
     sizes = [0, 1, 2, 5, 0, 40, 130, 1, 300]
     tries = [
-        (keys := random_key_set(rng, n, rng.choice(["random32", "small"])),
-         [random_value(rng) for _ in keys])
+        (
+            keys := random_key_set(rng, n, rng.choice(["random32", "small"])),
+            [random_value(rng) for _ in keys],
+        )
         for n in sizes
     ]
     offsets = np.cumsum([0] + [len(k) for k, _ in tries])
@@ -175,7 +179,7 @@ def test_many_ordered_tries():
     offsets = np.cumsum([0] + sizes)
     roots = ordered_trie_roots(pa.array(values), offsets)
     for g in range(len(sizes)):
-        block = values[offsets[g]:offsets[g + 1]]
+        block = values[offsets[g] : offsets[g + 1]]
         expected = reference_root([(rlp.encode(i), v) for i, v in enumerate(block)])
         assert roots[g].tobytes() == expected
 
@@ -203,7 +207,7 @@ def test_pieces_and_threads_change_nothing(monkeypatch, secure):
     offsets = np.cumsum([0] + sizes)
     roots = ordered_trie_roots(values, offsets)
     for g in range(len(sizes)):
-        block = values[offsets[g]:offsets[g + 1]]
+        block = values[offsets[g] : offsets[g + 1]]
         expected = reference_root([(rlp.encode(i), v) for i, v in enumerate(block)])
         assert roots[g].tobytes() == expected
 
@@ -339,7 +343,9 @@ def test_account_proofs_against_a_state_root():
     rng = random.Random(13)
     addresses = [rng.randbytes(20) for _ in range(500)]
     accounts = [
-        rlp.encode([rng.randrange(100), rng.randrange(10**20), rng.randbytes(32), rng.randbytes(32)])
+        rlp.encode(
+            [rng.randrange(100), rng.randrange(10**20), rng.randbytes(32), rng.randbytes(32)]
+        )
         for _ in addresses
     ]
     t = reference_trie(zip(addresses, accounts), secure=True)
@@ -461,8 +467,10 @@ def test_bad_addresses_are_named():
 def test_a_sliced_column_hashes_its_own_rows():
     """A slice's offsets point past the rows before it: those rows are not the ones hashed
     (every other layout is run by test_arrow_readers.py)."""
-    addresses = ["0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
-                 "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"]
+    addresses = [
+        "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+        "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359",
+    ]
     assert checksum_addresses(pa.array(addresses)[1:]).to_pylist() == [
         eth_utils.to_checksum_address(addresses[1])
     ]
@@ -475,16 +483,23 @@ def test_a_sliced_column_hashes_its_own_rows():
             keccak(s.encode()) for s in signatures[start:]
         ]
     deployers = pa.array(addresses)[1:]
-    assert contract_addresses(deployers, [0])[0].tobytes() == keccak(
-        rlp.encode([bytes.fromhex(addresses[1][2:]), 0])
-    )[12:]
+    assert (
+        contract_addresses(deployers, [0])[0].tobytes()
+        == keccak(rlp.encode([bytes.fromhex(addresses[1][2:]), 0]))[12:]
+    )
 
 
 def test_address_forms_match_eth_utils():
     """With or without 0x (or 0X), in any case: as eth_utils.to_checksum_address takes them."""
     digits = "5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
-    forms = [digits, "0x" + digits, "0X" + digits, digits.upper(), "0x" + digits.upper(),
-             "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"]
+    forms = [
+        digits,
+        "0x" + digits,
+        "0X" + digits,
+        digits.upper(),
+        "0x" + digits.upper(),
+        "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+    ]
     expected = [eth_utils.to_checksum_address(form) for form in forms]
     assert checksum_addresses(forms) == expected
     assert checksum_addresses(pa.array(forms)).to_pylist() == expected
@@ -504,10 +519,20 @@ def test_checksum_addresses_keep_nulls():
     assert checksum_addresses(fixed).to_pylist() == [None, want]
 
 
-@pytest.mark.parametrize("bad", [
-    "0x" + "0" * 39, "0x" + "0" * 41, "0" * 38, "", "0x", "0x" + "g" * 40, "zz" + "0" * 40,
-    "0x" + "0" * 38 + "\u00e9", "0x" + "0" * 39 + " ",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "0x" + "0" * 39,
+        "0x" + "0" * 41,
+        "0" * 38,
+        "",
+        "0x",
+        "0x" + "g" * 40,
+        "zz" + "0" * 40,
+        "0x" + "0" * 38 + "\u00e9",
+        "0x" + "0" * 39 + " ",
+    ],
+)
 def test_malformed_addresses_name_their_row(bad):
     with pytest.raises(ValueError, match=r"addresses\[1\]"):
         checksum_addresses(["0x" + "00" * 20, bad])
@@ -530,23 +555,48 @@ def test_signatures_that_are_empty_or_null_name_their_row():
 
 EIP_1014_EXAMPLES = [
     # (address, salt, init_code, result): the examples of EIP-1014
-    ("0x0000000000000000000000000000000000000000", "00" * 32, "00",
-     "0x4D1A2e2bB4F88F0250f26Ffff098B0b30B26BF38"),
-    ("0xdeadbeef00000000000000000000000000000000", "00" * 32, "00",
-     "0xB928f69Bb1D91Cd65274e3c79d8986362984fDA3"),
-    ("0xdeadbeef00000000000000000000000000000000",
-     "000000000000000000000000feed000000000000000000000000000000000000", "00",
-     "0xD04116cDd17beBE565EB2422F2497E06cC1C9833"),
-    ("0x0000000000000000000000000000000000000000", "00" * 32, "deadbeef",
-     "0x70f2b2914A2a4b783FaEFb75f459A580616Fcb5e"),
-    ("0x00000000000000000000000000000000deadbeef",
-     "00000000000000000000000000000000000000000000000000000000cafebabe", "deadbeef",
-     "0x60f3f640a8508fC6a86d45DF051962668E1e8AC7"),
-    ("0x00000000000000000000000000000000deadbeef",
-     "00000000000000000000000000000000000000000000000000000000cafebabe",
-     "deadbeef" * 11, "0x1d8bfDC5D46DC4f61D6b6115972536eBE6A8854C"),
-    ("0x0000000000000000000000000000000000000000", "00" * 32, "",
-     "0xE33C0C7F7df4809055C3ebA6c09CFe4BaF1BD9e0"),
+    (
+        "0x0000000000000000000000000000000000000000",
+        "00" * 32,
+        "00",
+        "0x4D1A2e2bB4F88F0250f26Ffff098B0b30B26BF38",
+    ),
+    (
+        "0xdeadbeef00000000000000000000000000000000",
+        "00" * 32,
+        "00",
+        "0xB928f69Bb1D91Cd65274e3c79d8986362984fDA3",
+    ),
+    (
+        "0xdeadbeef00000000000000000000000000000000",
+        "000000000000000000000000feed000000000000000000000000000000000000",
+        "00",
+        "0xD04116cDd17beBE565EB2422F2497E06cC1C9833",
+    ),
+    (
+        "0x0000000000000000000000000000000000000000",
+        "00" * 32,
+        "deadbeef",
+        "0x70f2b2914A2a4b783FaEFb75f459A580616Fcb5e",
+    ),
+    (
+        "0x00000000000000000000000000000000deadbeef",
+        "00000000000000000000000000000000000000000000000000000000cafebabe",
+        "deadbeef",
+        "0x60f3f640a8508fC6a86d45DF051962668E1e8AC7",
+    ),
+    (
+        "0x00000000000000000000000000000000deadbeef",
+        "00000000000000000000000000000000000000000000000000000000cafebabe",
+        "deadbeef" * 11,
+        "0x1d8bfDC5D46DC4f61D6b6115972536eBE6A8854C",
+    ),
+    (
+        "0x0000000000000000000000000000000000000000",
+        "00" * 32,
+        "",
+        "0xE33C0C7F7df4809055C3ebA6c09CFe4BaF1BD9e0",
+    ),
 ]
 
 
@@ -593,11 +643,15 @@ def test_contract_addresses_match_rlp_and_keccak():
 
 def test_selectors_and_topics():
     signatures = [
-        "transfer(address,uint256)", "balanceOf(address)", "approve(address,uint256)",
+        "transfer(address,uint256)",
+        "balanceOf(address)",
+        "approve(address,uint256)",
         "Transfer(address,address,uint256)",
     ]
     assert [s.hex() for s in map(bytes, selectors(signatures))][:3] == [
-        "a9059cbb", "70a08231", "095ea7b3",
+        "a9059cbb",
+        "70a08231",
+        "095ea7b3",
     ]
     topics = event_topics(pa.array(signatures))
     assert topics[3].tobytes().hex() == (
@@ -628,8 +682,13 @@ def test_mapping_slots():
     ints = [0, 1, 2**255, 2**256 - 1, -1]
     got = mapping_slots(ints, 3)
     for i, k in enumerate(ints):
-        assert got[i].tobytes() == keccak((k % 2**256).to_bytes(32, "big") + (3).to_bytes(32, "big"))
-    with pytest.raises(ValueError, match=r"keys\[0\] = 115792089237316195423570985008687907853269984665640564039457584007913129639936"):
+        assert got[i].tobytes() == keccak(
+            (k % 2**256).to_bytes(32, "big") + (3).to_bytes(32, "big")
+        )
+    with pytest.raises(
+        ValueError,
+        match=r"keys\[0\] = 115792089237316195423570985008687907853269984665640564039457584007913129639936",
+    ):
         mapping_slots([2**256], 0)
     with pytest.raises(ValueError, match=r"keys\[1\] is 19 bytes"):
         mapping_slots([bytes(20), bytes(19)], 0)

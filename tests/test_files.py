@@ -31,14 +31,17 @@ def tree(tmp_path_factory):
     paths = []
     for i, size in enumerate(SIZES):
         path = folder / f"file{i}.bin"
-        path.write_bytes(bytes((j * 7 + i) % 251 for j in range(size % 1000)) * (size // 1000)
-                         + bytes(size % 1000))
+        path.write_bytes(
+            bytes((j * 7 + i) % 251 for j in range(size % 1000)) * (size // 1000)
+            + bytes(size % 1000)
+        )
         paths.append(path)
     return paths
 
 
-@pytest.mark.parametrize("name, length", [("sha3_256", None), ("keccak_512", None),
-                                          ("turboshake128", 40)])
+@pytest.mark.parametrize(
+    "name, length", [("sha3_256", None), ("keccak_512", None), ("turboshake128", 40)]
+)
 def test_hash_files_equals_the_oracle(tree, name, length):
     digests = bk.hash_files(tree, name, length=length)
     for path, row in zip(tree, digests):
@@ -180,8 +183,14 @@ def test_pipes_are_streamed_and_opened_once(tree, tmp_path, monkeypatch, compile
         for fifo, (thread, _) in zip(fifos, feeders):
             _stop_feeding(fifo, thread)
     assert [errors for _, errors in feeders] == [[], [], []]
-    contents = [tree[0].read_bytes(), payloads[0], tree[4].read_bytes(), payloads[1],
-                payloads[2], tree[-1].read_bytes()]
+    contents = [
+        tree[0].read_bytes(),
+        payloads[0],
+        tree[4].read_bytes(),
+        payloads[1],
+        payloads[2],
+        tree[-1].read_bytes(),
+    ]
     for content, row in zip(contents, digests):
         assert row.tobytes() == hashlib.shake_256(content).digest(64)
 
@@ -193,7 +202,11 @@ def test_a_pipe_from_another_process(tmp_path):
     source = tmp_path / "payload"
     source.write_bytes(payload)
     writer = subprocess.Popen(
-        [sys.executable, "-c", f"open({str(fifo)!r}, 'wb').write(open({str(source)!r}, 'rb').read())"],
+        [
+            sys.executable,
+            "-c",
+            f"open({str(fifo)!r}, 'wb').write(open({str(source)!r}, 'rb').read())",
+        ],
         stdin=subprocess.DEVNULL,
     )
     try:
@@ -260,7 +273,10 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path, algorithm, copies):
     for path in (small, large):
         done = subprocess.run(
             [sys.executable, "-c", _PEAK, algorithm, *[str(path)] * copies],
-            capture_output=True, check=True, stdin=subprocess.DEVNULL, timeout=300,
+            capture_output=True,
+            check=True,
+            stdin=subprocess.DEVNULL,
+            timeout=300,
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
         peaks[path.name] = int(done.stderr.split()[-1]) * 1024
@@ -340,8 +356,9 @@ def test_a_refusal_at_the_smallest_count_is_an_error():
     assert caught.value.errno == errno.ENOMEM
 
 
-@pytest.mark.parametrize("name, length", [("sha3_256", None), ("keccak256", None),
-                                          ("shake128", 40), ("256", None)])
+@pytest.mark.parametrize(
+    "name, length", [("sha3_256", None), ("keccak256", None), ("shake128", 40), ("256", None)]
+)
 def test_digest_files_small_work_first_then_the_rest(tmp_path, name, length):
     # The command line's call: files go to the one-shot backend while its budget lasts (a
     # 2 MiB file stops it), the rest to hash_files; errors take their file's place.
@@ -370,7 +387,8 @@ def test_digest_files_and_digest_stream_of_a_mode_and_of_one_file(tmp_path):
         assert files.digest_stream(handle, "kmac256", length=16, key=key) == want
     assert files.digest_files([path], "sha3_512") == [hashlib.sha3_512(b"abc" * 50_000).digest()]
     assert files.digest_stream(io.BytesIO(b"abc"), "shake_256", length=7) == (
-        hashlib.shake_256(b"abc").digest(7))
+        hashlib.shake_256(b"abc").digest(7)
+    )
     assert isinstance(files.digest_files([tmp_path / "none"], "sha3_256")[0], FileNotFoundError)
 
 
@@ -378,6 +396,10 @@ def test_sha3sums_bit_counts_are_names_of_sha3():
     from batchkeccak.core.parameters import algorithms, canonical_name
 
     assert [canonical_name(bits, algorithms) for bits in ("224", "256", " 384", "512")] == [
-        "sha3_224", "sha3_256", "sha3_384", "sha3_512"]
+        "sha3_224",
+        "sha3_256",
+        "sha3_384",
+        "sha3_512",
+    ]
     assert canonical_name("128", algorithms) is None
     assert bk.hash_one(b"abc", "256") == hashlib.sha3_256(b"abc").digest()

@@ -27,7 +27,10 @@ def expected_rows(algorithm, messages, length=None):
 
 def assert_digests(got, algorithm, messages, length=None):
     want = expected_rows(algorithm, messages, length)
-    assert got.dtype == np.uint8 and got.shape == (len(messages), len(want[0]) if want else got.shape[1])
+    assert got.dtype == np.uint8 and got.shape == (
+        len(messages),
+        len(want[0]) if want else got.shape[1],
+    )
     bad = [i for i, d in enumerate(want) if got[i].tobytes() != d]
     assert bad == [], f"{algorithm}: wrong digests at {bad[:5]} of {len(messages)}"
 
@@ -218,20 +221,25 @@ def test_property_random_batches_equal_the_oracle_loop(messages, algorithm, leng
         (np.zeros((2, 3), dtype=np.int16), TypeError, "dtype uint8"),
         (42, TypeError, "got int"),
         (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 5])), ValueError, "out of range"),
-        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 3, 2])), ValueError,
-         "non-decreasing"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 3, 2])), ValueError, "non-decreasing"),
         (bk.FlatMessages(np.zeros(4, np.uint8), np.array([-1, 2])), ValueError, "out of range"),
-        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([], dtype=np.int64)), ValueError,
-         "N + 1"),
+        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([], dtype=np.int64)), ValueError, "N + 1"),
         (bk.FlatMessages(np.zeros(4, np.float32), np.array([0, 2])), TypeError, "uint8"),
         (bk.FlatMessages(np.zeros(4, np.uint8), np.array([[0, 2]])), TypeError, "1-D"),
-        (bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 2], np.uint64)), TypeError,
-         "int32 or int64"),
+        (
+            bk.FlatMessages(np.zeros(4, np.uint8), np.array([0, 2], np.uint64)),
+            TypeError,
+            "int32 or int64",
+        ),
         (bk.FlatMessages(b"abcd", [0, 2]), TypeError, "offsets must be a numpy"),
-        ((b"abcd", [0, 2]), TypeError, (
-            "messages[1] is list, not a bytes-like object; a flat buffer with offsets is "
-            "passed as batchkeccak.FlatMessages"
-        )),
+        (
+            (b"abcd", [0, 2]),
+            TypeError,
+            (
+                "messages[1] is list, not a bytes-like object; a flat buffer with offsets is "
+                "passed as batchkeccak.FlatMessages"
+            ),
+        ),
         ([np.zeros((4, 4), np.uint8)[:, 1]], ValueError, "messages[0] is not contiguous"),
         ([memoryview(bytes(8))[::2]], ValueError, "messages[0] is not contiguous"),
         (["text"], TypeError, "messages[0] is a str"),
@@ -419,7 +427,9 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
             for threads in (1, 3):
                 assert_digests(
                     bk.hash_many(rows, algorithm, length=length, threads=threads),
-                    algorithm, messages, length,
+                    algorithm,
+                    messages,
+                    length,
                 )
             data = np.concatenate([np.full(5, 0xAB, np.uint8), rows.reshape(-1)])
             offsets = np.arange(5, 5 + count * size + 1, max(size, 1))[: count + 1]
@@ -500,8 +510,17 @@ def test_whole_block_absorb_equals_lane_by_lane():
         for block in range(3):
             for lane in range(W):
                 sponge._absorb_block(
-                    want, lane, W, data, starts[lane] + block * rate, 10 * rate, rate, 6, False,
-                    ZERO_STATE, 0,
+                    want,
+                    lane,
+                    W,
+                    data,
+                    starts[lane] + block * rate,
+                    10 * rate,
+                    rate,
+                    6,
+                    False,
+                    ZERO_STATE,
+                    0,
                 )
             sponge.tile_permute(want, spare, 0)
         zeros = np.zeros(32, dtype=np.uint8)
@@ -533,8 +552,17 @@ def test_four_lane_absorb_leaves_skipped_lanes_alone():
                     positions[j] = lanes.SKIP_LANE
                 else:
                     sponge._absorb_block(
-                        want, 4 + j, W, data, positions[j], 10 * rate, rate, 6, False,
-                        ZERO_STATE, 0,
+                        want,
+                        4 + j,
+                        W,
+                        data,
+                        positions[j],
+                        10 * rate,
+                        rate,
+                        6,
+                        False,
+                        ZERO_STATE,
+                        0,
                     )
             zeros_before = zeros.copy()
             absorb(tile, 4, data, zeros, *positions, rate)
@@ -570,7 +598,17 @@ def test_four_lane_absorb_reads_nothing_past_the_block():
             positions = [page - rate - 200 * j for j in range(4)]  # lane 0 ends at the page
             for j in range(4):
                 sponge._absorb_block(
-                    want, j, W, data, positions[j], rate, rate, 6, False, ZERO_STATE, 0,
+                    want,
+                    j,
+                    W,
+                    data,
+                    positions[j],
+                    rate,
+                    rate,
+                    6,
+                    False,
+                    ZERO_STATE,
+                    0,
                 )
             absorb(tile, 0, data, zeros, *positions, rate)
             assert np.array_equal(tile, want), rate

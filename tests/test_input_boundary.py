@@ -35,7 +35,12 @@ def run_python(code: str, timeout: float = 240) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO, check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=REPO,
+        check=False,
     )
 
 
@@ -204,8 +209,19 @@ def test_kernels_refuse_offsets_outside_the_data():
         if states is None:  # Arrow's offsets
             run_jobs(data, offsets, None, queue, None, ZERO_STATE, None, 136, 6, 0, digests)
         else:
-            run_jobs(data, offsets[:-1], offsets[1:], queue, follow, ZERO_STATE, states, 136, 6,
-                     0, digests)
+            run_jobs(
+                data,
+                offsets[:-1],
+                offsets[1:],
+                queue,
+                follow,
+                ZERO_STATE,
+                states,
+                136,
+                6,
+                0,
+                digests,
+            )
 
     for offsets in ([0, 11], [-1, 3], [5, 4]):
         with pytest.raises(ValueError, match="leave the data buffer"):
@@ -226,8 +242,19 @@ def test_kernels_refuse_offsets_outside_the_data():
     ends = readonly(np.array([136, 272], np.int64))
     for links in ([1, 0], [0, -1], [5, -1]):
         with pytest.raises(ValueError, match="follow link"):
-            run_jobs(big, starts, ends, order, readonly(np.array(links, np.int64)), ZERO_STATE,
-                     states, 136, 6, 0, empty)
+            run_jobs(
+                big,
+                starts,
+                ends,
+                order,
+                readonly(np.array(links, np.int64)),
+                ZERO_STATE,
+                states,
+                136,
+                6,
+                0,
+                empty,
+            )
     with pytest.raises(ValueError, match="leave the data buffer"):
         hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
 
@@ -247,12 +274,22 @@ def test_the_one_call_kernel_checks_the_offsets_it_reads_in_place():
         for offsets in ([0, 11], [-1, 3], [0, 5, 4]):
             with pytest.raises(ValueError, match="leave the data buffer|decrease"):
                 hash_offsets(
-                    data, readonly(np.array(offsets, dtype)), ZERO_STATE, 136, 6, 0,
+                    data,
+                    readonly(np.array(offsets, dtype)),
+                    ZERO_STATE,
+                    136,
+                    6,
+                    0,
                     np.zeros((2, 32), np.uint8),
                 )
     with pytest.raises(ValueError, match="one more entry than out has rows"):
         hash_offsets(
-            data, readonly(np.array([0, 1, 2], np.int64)), ZERO_STATE, 136, 6, 0,
+            data,
+            readonly(np.array([0, 1, 2], np.int64)),
+            ZERO_STATE,
+            136,
+            6,
+            0,
             np.zeros((1, 32), np.uint8),
         )
 
@@ -284,7 +321,9 @@ def test_a_tuple_is_always_a_sequence_of_messages():
 
 
 def test_flat_messages_with_the_wrong_offsets_type_are_a_type_error():
-    with pytest.raises(TypeError, match="offsets must be a 1-D int32 or int64 array, got 1-D uint64"):
+    with pytest.raises(
+        TypeError, match="offsets must be a 1-D int32 or int64 array, got 1-D uint64"
+    ):
         bk.hash_many(FlatMessages(b"abcd", np.array([0, 2], np.uint64)))
     with pytest.raises(TypeError, match="offsets must be a numpy int32 or int64 array, got list"):
         bk.hash_many(FlatMessages(b"abcd", [0, 2]))
@@ -308,20 +347,28 @@ def test_xof_length_zero_is_empty_as_in_hashlib():
     assert got.shape == (2, 0)
     assert hashlib.shake_256(b"abc").digest(0) == b""
     assert bk.hash_one(b"abc", "shake_128", length=0) == hashlib.shake_128(b"abc").digest(0)
-    assert bk.hexdigest_many([b"abc"], "shake_128", length=0) == [hashlib.shake_128(b"abc").hexdigest(0)]
+    assert bk.hexdigest_many([b"abc"], "shake_128", length=0) == [
+        hashlib.shake_128(b"abc").hexdigest(0)
+    ]
 
 
 # --- every form, every Arrow type, sliced and chunked ----------------------------------------
 
 ARROW_TYPES = [
-    pa.binary(), pa.large_binary(), pa.string(), pa.large_string(),
-    pa.binary_view(), pa.string_view(),
+    pa.binary(),
+    pa.large_binary(),
+    pa.string(),
+    pa.large_string(),
+    pa.binary_view(),
+    pa.string_view(),
 ]
 
 
 def _arrow(values: list[bytes], arrow_type: pa.DataType) -> pa.Array:
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
-        pa.types.is_string_view(arrow_type)
+    if (
+        pa.types.is_string(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+        or (pa.types.is_string_view(arrow_type))
     ):
         return pa.array([v.decode("latin-1") for v in values], arrow_type)
     return pa.array(values, arrow_type)
@@ -329,8 +376,10 @@ def _arrow(values: list[bytes], arrow_type: pa.DataType) -> pa.Array:
 
 def _as_stored(values: list[bytes], arrow_type: pa.DataType) -> list[bytes]:
     # Strings hash their UTF-8 bytes: latin-1 text re-encoded.
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or (
-        pa.types.is_string_view(arrow_type)
+    if (
+        pa.types.is_string(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+        or (pa.types.is_string_view(arrow_type))
     ):
         return [v.decode("latin-1").encode("utf-8") for v in values]
     return values
@@ -355,7 +404,9 @@ def test_arrow_types_sliced_chunked_and_dictionary_encoded(messages, type_index,
     stop = cut.draw(st.integers(start + 1, len(messages)))
     sliced = array.slice(start, stop - start)
     split = cut.draw(st.integers(start, stop))
-    chunked = pa.chunked_array([array.slice(start, split - start), array.slice(split, stop - split)])
+    chunked = pa.chunked_array(
+        [array.slice(start, split - start), array.slice(split, stop - split)]
+    )
     want = expected[start:stop]
     for form in (sliced, chunked):
         assert [d.tobytes() for d in bk.hash_many(form, "sha3_256")] == want
@@ -369,10 +420,23 @@ def test_arrow_types_sliced_chunked_and_dictionary_encoded(messages, type_index,
         assert hash_rows(pa.table({"v": form}), hex=True).to_pylist() == row_want
 
 
-@given(messages=messages_strategy, form=st.sampled_from(
-    ["list", "tuple", "generator", "bytearrays", "memoryviews", "arrays", "mixed", "flat",
-     "flat32", "rows"]
-))
+@given(
+    messages=messages_strategy,
+    form=st.sampled_from(
+        [
+            "list",
+            "tuple",
+            "generator",
+            "bytearrays",
+            "memoryviews",
+            "arrays",
+            "mixed",
+            "flat",
+            "flat32",
+            "rows",
+        ]
+    ),
+)
 def test_every_python_form_hashes_like_hashlib(messages, form):
     if form == "rows":
         width = len(messages[0])
@@ -417,9 +481,23 @@ def test_sigterm_leaves_no_temporary_file_and_no_partial_output(tmp_path):
     pq.write_table(pa.table({"payload": payload}), src, row_group_size=2_000)
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen(
-        [sys.executable, "-m", "batchkeccak", "parquet", str(src), str(dst), "-c", "payload",
-         "--batch-size", "500", "--threads", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        [
+            sys.executable,
+            "-m",
+            "batchkeccak",
+            "parquet",
+            str(src),
+            str(dst),
+            "-c",
+            "payload",
+            "--batch-size",
+            "500",
+            "--threads",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".out.parquet.batchkeccak-*.tmp")):
@@ -533,16 +611,30 @@ def test_the_piece_planner_refuses_arrays_that_do_not_fit():
     def plan(scratch_size=3 * rate, items=6, length=None, first=None, waiting=0):
         pending_len[0] = waiting
         return plan_pieces(
-            pending, pending_len, data, piece_start,
-            piece_len if length is None else np.array(length, np.int64), runs,
-            run_first if first is None else np.array(first, np.int64), rate,
-            np.zeros(scratch_size, np.uint8), 1000, np.zeros(items, np.int64),
-            np.zeros(items, np.int64), np.zeros(items, np.int64), np.zeros(2, np.int64),
+            pending,
+            pending_len,
+            data,
+            piece_start,
+            piece_len if length is None else np.array(length, np.int64),
+            runs,
+            run_first if first is None else np.array(first, np.int64),
+            rate,
+            np.zeros(scratch_size, np.uint8),
+            1000,
+            np.zeros(items, np.int64),
+            np.zeros(items, np.int64),
+            np.zeros(items, np.int64),
+            np.zeros(2, np.int64),
         )
 
     # State 0: two whole blocks read in place, 28 bytes left waiting; state 1: 50 bytes wait.
     assert plan() == 1 and pending_len.tolist() == [300 - 2 * rate, 50]
-    for bad in ({"scratch_size": 3 * rate - 1}, {"items": 5}, {"length": [300, 4000]},
-                {"first": [0, 2, 1]}, {"waiting": rate}):
+    for bad in (
+        {"scratch_size": 3 * rate - 1},
+        {"items": 5},
+        {"length": [300, 4000]},
+        {"first": [0, 2, 1]},
+        {"waiting": rate},
+    ):
         with pytest.raises(ValueError, match="plan_pieces"):
             plan(**bad)

@@ -66,7 +66,9 @@ def imports_of(path: Path) -> list[tuple[str, list[str]]]:
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            found += [(alias.name, []) for alias in node.names if alias.name.startswith("batchkeccak")]
+            found += [
+                (alias.name, []) for alias in node.names if alias.name.startswith("batchkeccak")
+            ]
         elif (
             isinstance(node, ast.ImportFrom)
             and node.level == 0
@@ -80,7 +82,9 @@ def resolve(module: str, name: str) -> str:
     """``from module import name``: the submodule if ``name`` is one, else the module."""
     candidate = f"{module}.{name}"
     base = PACKAGE.parent.joinpath(*candidate.split("."))
-    return candidate if base.with_suffix(".py").exists() or (base / "__init__.py").exists() else module
+    return (
+        candidate if base.with_suffix(".py").exists() or (base / "__init__.py").exists() else module
+    )
 
 
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -126,7 +130,7 @@ def test_no_import_cycles_between_modules():
 
     def visit(node: str, stack: list[str], done: set[str]) -> None:
         if node in stack:
-            cycles.append(" -> ".join(stack[stack.index(node):] + [node]))
+            cycles.append(" -> ".join(stack[stack.index(node) :] + [node]))
             return
         if node in done:
             return
@@ -154,15 +158,23 @@ def test_no_module_uses_another_modules_private_names():
         importer = module_name(path)
         for module, names in imports_of(path):
             for name in names:
-                if name.startswith("_") and not name.startswith("__") and resolve(module, name) == module:
+                if (
+                    name.startswith("_")
+                    and not name.startswith("__")
+                    and resolve(module, name) == module
+                ):
                     offenders.append(f"{importer}: from {module} import {name}")
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")):
                 continue
-            if node.attr.startswith("__") or (
-                # self, cls, or a copy that a class builds of itself
-                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", "clone")
-            ) or ast.unparse(node) in DOCUMENTED_UNDERSCORE_NAMES:
+            if (
+                node.attr.startswith("__")
+                or (
+                    # self, cls, or a copy that a class builds of itself
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", "clone")
+                )
+                or ast.unparse(node) in DOCUMENTED_UNDERSCORE_NAMES
+            ):
                 continue
             offenders.append(f"{importer}:{node.lineno}: {ast.unparse(node)}")
     assert offenders == []

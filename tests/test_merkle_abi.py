@@ -268,14 +268,16 @@ def test_out_of_range_and_wrong_values():
 
 
 @pytest.mark.parametrize(
-    ("types", "column"), [(["string"], 5), (["string"], None), (["string"], "abc"),
-                          (["uint8"], b"ab")],
+    ("types", "column"),
+    [(["string"], 5), (["string"], None), (["string"], "abc"), (["uint8"], b"ab")],
 )
 def test_a_mapping_column_that_is_not_a_column_is_named(types, column):
     # A column of a mapping is a list, a numpy or Arrow array: a str or bytes was read as a
     # column of its characters or bytes (three rows from "abc"), anything unsized failed
     # inside len() without naming the argument.
-    with pytest.raises(TypeError, match=r"rows\['x'\] must be a column .*, got (int|NoneType|str|bytes)$"):
+    with pytest.raises(
+        TypeError, match=r"rows\['x'\] must be a column .*, got (int|NoneType|str|bytes)$"
+    ):
         abi.encode_rows(types, {"x": column})
 
 

@@ -540,8 +540,9 @@ def test_output_to_a_fifo_or_through_a_link_keeps_them(capsys, tmp_path, hex_fil
     received = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
-                       "--all", "-o", str(fifo))
+    code, _, err = run(
+        capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all", "-o", str(fifo)
+    )
     assert code == 0, err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
     reader.join(timeout=60)
@@ -552,12 +553,17 @@ def test_output_to_a_fifo_or_through_a_link_keeps_them(capsys, tmp_path, hex_fil
     target, link = tmp_path / "real.json", tmp_path / "link.json"
     target.write_text("old\n")
     link.symlink_to(target)
-    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin",
-                       "-i", "3", "-o", str(link))
+    code, _, err = run(
+        capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "-i", "3", "-o", str(link)
+    )
     assert code == 0, err
     assert link.is_symlink() and json.loads(target.read_text())["leaf"] == "0x" + leaves[3].hex()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaves.txt", "link.json", "pipe",
-                                                           "real.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "leaves.txt",
+        "link.json",
+        "pipe",
+        "real.json",
+    ]
 
 
 @pytest.mark.parametrize("argv", [["root", "-", "-s", "openzeppelin"], ["verify", "-"]])
@@ -590,8 +596,19 @@ def test_proof_by_address_is_the_javascript_librarys(capsys, tmp_path, sort_leav
     order = [] if sort_leaves else ["--keep-order"]
     for index, (address, _) in enumerate(case["values"]):
         shown = address.upper().replace("0X", "0x")  # any case: the checksum is not checked
-        code, out, err = run(capsys, "merkle", "proof", str(values), "-s", "openzeppelin",
-                             "--types", "address,uint256", *order, "--address", shown)
+        code, out, err = run(
+            capsys,
+            "merkle",
+            "proof",
+            str(values),
+            "-s",
+            "openzeppelin",
+            "--types",
+            "address,uint256",
+            *order,
+            "--address",
+            shown,
+        )
         assert code == 0, err
         document = json.loads(out)
         assert document["index"] == index and document["root"] == case["root"]
@@ -610,24 +627,41 @@ def test_proof_by_value_as_json_or_csv_row(capsys, tmp_path):
     options = ["-s", "openzeppelin", "--types", "address,uint256"]
     for index in (0, 4, len(rows) - 1):
         address, amount = rows[index]
-        for given in (json.dumps([address, amount]), json.dumps([address, int(amount)]),
-                      f"{address},{amount}", f" {address.upper().replace('0X', '0x')},{amount}"):
+        for given in (
+            json.dumps([address, amount]),
+            json.dumps([address, int(amount)]),
+            f"{address},{amount}",
+            f" {address.upper().replace('0X', '0x')},{amount}",
+        ):
             for option in ("--value", "--leaf"):
-                code, out, err = run(capsys, "merkle", "proof", str(csv_file), *options,
-                                     option, given)
+                code, out, err = run(
+                    capsys, "merkle", "proof", str(csv_file), *options, option, given
+                )
                 assert code == 0, (given, err)
                 proof = json.loads(out)["proof"]
                 assert proof == case["proofs"][index]
                 assert proof == ["0x" + p.hex() for p in tree.proof_for(rows[index])]
     # Several leaves: a list of proofs, or one multiproof, as for several --index.
     two = [json.dumps(rows[2]), json.dumps(rows[7])]
-    code, out, _ = run(capsys, "merkle", "proof", str(csv_file), *options,
-                       "--value", two[0], "--value", two[1])
+    code, out, _ = run(
+        capsys, "merkle", "proof", str(csv_file), *options, "--value", two[0], "--value", two[1]
+    )
     assert [p["index"] for p in json.loads(out)["proofs"]] == [2, 7]
-    code, out, _ = run(capsys, "merkle", "proof", str(csv_file), *options, "--multi",
-                       "--value", two[0], "--address", rows[7][0])
-    _, by_index, _ = run(capsys, "merkle", "proof", str(csv_file), *options, "--multi",
-                         "-i", "2", "-i", "7")
+    code, out, _ = run(
+        capsys,
+        "merkle",
+        "proof",
+        str(csv_file),
+        *options,
+        "--multi",
+        "--value",
+        two[0],
+        "--address",
+        rows[7][0],
+    )
+    _, by_index, _ = run(
+        capsys, "merkle", "proof", str(csv_file), *options, "--multi", "-i", "2", "-i", "7"
+    )
     assert code == 0 and json.loads(out) == json.loads(by_index)
 
 
@@ -645,8 +679,10 @@ def test_proof_by_leaf_of_a_simple_tree_and_from_a_dump(capsys, tmp_path):
         want = ["0x" + p.hex() for p in oz_proof(reference, tree_index[index])]
         assert want == case["proofs"][index]
         for source in ([str(hex_file), "-s", "openzeppelin"], ["--load", str(dump)]):
-            for given in (case["leaves"][index], json.dumps(case["leaves"][index].upper()
-                                                            .replace("0X", "0x"))):
+            for given in (
+                case["leaves"][index],
+                json.dumps(case["leaves"][index].upper().replace("0X", "0x")),
+            ):
                 code, out, err = run(capsys, "merkle", "proof", *source, "--leaf", given)
                 assert code == 0, err
                 assert json.loads(out)["proof"] == want
@@ -666,8 +702,10 @@ def test_proof_by_value_from_a_dump_of_a_standard_tree(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--types", "address,uint256", "--value", '["0x' + "99" * 20 + '", "1"]'],
-         "value is not a leaf of this tree"),
+        (
+            ["--types", "address,uint256", "--value", '["0x' + "99" * 20 + '", "1"]'],
+            "value is not a leaf of this tree",
+        ),
         (["--types", "address,uint256", "--value", "0x11,2,3"], "has 3 fields"),
         (["--types", "address,uint256", "--value", "[1, 2"], "is not a JSON array"),
         (["--types", "address,uint256", "--address", "0x1234"], "is not 0x and 40 hex digits"),
@@ -684,8 +722,7 @@ def test_proof_by_value_errors_are_one_line(capsys, tmp_path, argv, message):
 
 
 def test_proof_by_value_needs_an_openzeppelin_tree(capsys, hex_file):
-    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "rfc9162", "--value",
-                       "0x00")
+    code, _, err = run(capsys, "merkle", "proof", str(hex_file), "-s", "rfc9162", "--value", "0x00")
     assert code == 2 and "openzeppelin trees" in err and "give --index" in err
 
 

@@ -356,7 +356,9 @@ def test_every_leaf_input_form_gives_the_same_root():
         [bytearray(x) for x in leaves],
         [memoryview(x) for x in leaves],
         np.frombuffer(joined, np.uint8).reshape(-1, 32),
-        FlatMessages(np.frombuffer(joined, np.uint8), np.arange(0, 37 * 32 + 1, 32, dtype=np.int64)),
+        FlatMessages(
+            np.frombuffer(joined, np.uint8), np.arange(0, 37 * 32 + 1, 32, dtype=np.int64)
+        ),
         # Offsets into a larger buffer: the rows start one byte past a word boundary.
         FlatMessages(
             np.frombuffer(b"x" + joined, np.uint8), np.arange(1, 37 * 32 + 2, 32, dtype=np.int64)

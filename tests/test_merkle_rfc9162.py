@@ -172,7 +172,9 @@ def test_every_value_input_form_gives_the_same_root():
     assert merkle.merkle_root(rows, scheme="rfc9162") == RFC9162Reference(row_values).root()
     # Offsets that do not start at zero (a slice of a larger buffer).
     data = np.frombuffer(b"junk" + b"".join(values), np.uint8)
-    assert merkle.merkle_root(FlatMessages(data, np.cumsum(lengths) + 4), scheme="rfc9162") == expected
+    assert (
+        merkle.merkle_root(FlatMessages(data, np.cumsum(lengths) + 4), scheme="rfc9162") == expected
+    )
 
 
 def test_levels_crossing_batch_chunks(monkeypatch):

@@ -27,12 +27,21 @@ def run(capsys, *argv):
     return code, captured.out, captured.err
 
 
-@pytest.mark.parametrize("case", FIXTURES["standard"], ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+@pytest.mark.parametrize(
+    "case", FIXTURES["standard"], ids=lambda c: f"{c['name']}-{c['sortLeaves']}"
+)
 def test_cli_reads_standard_tree_values_as_json(capsys, tmp_path, case):
     path = tmp_path / "values.json"
     path.write_text(json.dumps(case["values"]))
-    argv = ["merkle", "root", str(path), "--scheme", "openzeppelin",
-            "--types", ",".join(case["types"])]
+    argv = [
+        "merkle",
+        "root",
+        str(path),
+        "--scheme",
+        "openzeppelin",
+        "--types",
+        ",".join(case["types"]),
+    ]
     if not case["sortLeaves"]:
         argv.append("--keep-order")
     code, out, err = run(capsys, *argv)
@@ -40,7 +49,9 @@ def test_cli_reads_standard_tree_values_as_json(capsys, tmp_path, case):
     assert out.strip() == case["root"]
 
 
-@pytest.mark.parametrize("case", FIXTURES["simple"][:12], ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+@pytest.mark.parametrize(
+    "case", FIXTURES["simple"][:12], ids=lambda c: f"{c['name']}-{c['sortLeaves']}"
+)
 def test_cli_reads_simple_tree_values_as_json(capsys, tmp_path, case):
     path = tmp_path / "leaves.data"
     path.write_text(json.dumps(case["leaves"]))
@@ -76,11 +87,16 @@ def test_rows_without_types_say_to_pass_types():
         merkle.MerkleTree.build(rows, scheme="openzeppelin")
 
 
-@pytest.mark.parametrize("case", FIXTURES["standard"][:2] + FIXTURES["standard"][-2:],
-                         ids=lambda c: f"{c['name']}-{c['sortLeaves']}")
+@pytest.mark.parametrize(
+    "case",
+    FIXTURES["standard"][:2] + FIXTURES["standard"][-2:],
+    ids=lambda c: f"{c['name']}-{c['sortLeaves']}",
+)
 def test_proof_for_a_value_is_the_recorded_proof(case):
     tree = merkle.MerkleTree.build(
-        case["values"], scheme="openzeppelin", types=case["types"],
+        case["values"],
+        scheme="openzeppelin",
+        types=case["types"],
         sort_leaves=case["sortLeaves"],
     )
     for index, value in enumerate(case["values"]):

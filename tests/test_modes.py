@@ -74,8 +74,9 @@ def test_cshake_against_pycryptodome(bits):
         want = [module.new(data=m, custom=custom).read(48) for m in messages]
         for label, form in input_forms(messages):
             for threads in (1, 2):
-                got = bk.hash_many(form, f"cshake_{bits}", length=48, customization=custom,
-                                   threads=threads)
+                got = bk.hash_many(
+                    form, f"cshake_{bits}", length=48, customization=custom, threads=threads
+                )
                 assert_rows(got, want, f"{label} {threads} {custom[:5]!r}")
 
 
@@ -83,8 +84,9 @@ def test_cshake_against_pycryptodome(bits):
 def test_cshake_function_name_against_reference(bits):
     messages = messages_for(bits + 1, count=12)
     for name, custom in ((b"KMAC", b""), (b"x" * 200, b"S"), (b"N", b"")):
-        got = bk.hash_many(messages, f"cshake_{bits}", length=33, customization=custom,
-                           function_name=name)
+        got = bk.hash_many(
+            messages, f"cshake_{bits}", length=33, customization=custom, function_name=name
+        )
         assert_rows(got, [ref.cshake(bits, m, 33, name, custom) for m in messages])
 
 
@@ -102,8 +104,13 @@ def test_kmac_keys_of_every_size_against_reference_and_pycryptodome(bits):
             assert_rows(got, want, f"{name} key {len(key)}")
             if not xof and len(key) >= 16:  # pycryptodome refuses shorter keys
                 module = KMAC128 if bits == 128 else KMAC256
-                assert_rows(got, [module.new(key=key, data=m, mac_len=32, custom=b"ctx").digest()
-                                  for m in messages])
+                assert_rows(
+                    got,
+                    [
+                        module.new(key=key, data=m, mac_len=32, custom=b"ctx").digest()
+                        for m in messages
+                    ],
+                )
 
 
 @pytest.mark.parametrize("bits", [128, 256])
@@ -158,8 +165,11 @@ def test_hmac_against_python_hmac(bits):
     want = [hmac.digest(key, m, f"sha3_{bits}") for m in rows]
     for label, form in input_forms(rows):
         for threads in (1, 2):
-            assert_rows(bk.hash_many(form, f"hmac_sha3_{bits}", key=key, threads=threads), want,
-                        f"{label} {threads}")
+            assert_rows(
+                bk.hash_many(form, f"hmac_sha3_{bits}", key=key, threads=threads),
+                want,
+                f"{label} {threads}",
+            )
 
 
 def test_hmac_per_message_keys():
@@ -176,8 +186,10 @@ def test_hmac_per_message_keys():
 def test_tuplehash_against_pycryptodome_and_reference(bits):
     module = TupleHash128 if bits == 128 else TupleHash256
     rng = np.random.default_rng(bits)
-    rows = [[rng.bytes(int(n)) for n in rng.integers(0, 300, size=int(k))]
-            for k in rng.integers(0, 6, size=60)]
+    rows = [
+        [rng.bytes(int(n)) for n in rng.integers(0, 300, size=int(k))]
+        for k in rng.integers(0, 6, size=60)
+    ]
     rows += [[b"ab", b"c"], [b"a", b"bc"], [], [b""], [b"", b""]]
     for custom in (b"", b"My Tuple App"):
         want = []
@@ -187,20 +199,25 @@ def test_tuplehash_against_pycryptodome_and_reference(bits):
                 h.update(item)
             want.append(h.digest())
         for threads in (1, 2):
-            got = bk.tuplehash_many(rows, f"tuplehash_{bits}", length=32, customization=custom,
-                                    threads=threads)
+            got = bk.tuplehash_many(
+                rows, f"tuplehash_{bits}", length=32, customization=custom, threads=threads
+            )
             assert_rows(got, want)
         xof = bk.tuplehash_many(rows, f"tuplehash_xof_{bits}", length=64, customization=custom)
         assert_rows(xof, [ref.tuplehash(bits, row, 64, custom, xof=True) for row in rows])
-    assert bk.tuplehash_many([[b"ab", b"c"]], length=16)[0].tobytes() != bk.tuplehash_many(
-        [[b"a", b"bc"]], length=16)[0].tobytes()
+    assert (
+        bk.tuplehash_many([[b"ab", b"c"]], length=16)[0].tobytes()
+        != bk.tuplehash_many([[b"a", b"bc"]], length=16)[0].tobytes()
+    )
 
 
 def test_tuplehash_against_reference():
     # Includes SP 800-185's TupleHashXOF256 inputs (samples #5, #6).
     items = [bytes.fromhex("000102"), bytes.fromhex("101112131415")]
     for row in (items, items + [bytes.fromhex("202122232425262728")]):
-        got = bk.tuplehash_many([row], "tuplehash_xof_256", length=64, customization=b"My Tuple App")
+        got = bk.tuplehash_many(
+            [row], "tuplehash_xof_256", length=64, customization=b"My Tuple App"
+        )
         assert got[0].tobytes() == ref.tuplehash(256, row, 64, b"My Tuple App", xof=True)
 
 
@@ -218,12 +235,17 @@ def test_parallelhash_against_reference(bits):
     rng = np.random.default_rng(bits)
     for size in (0, 1, 8191, 8192, 8193, 3 * 8192 + 77):
         data = rng.bytes(size)
-        for block, custom, xof in ((8192, b"", False), (1000, b"Parallel Data", True), (8, b"", False)):
+        for block, custom, xof in (
+            (8192, b"", False),
+            (1000, b"Parallel Data", True),
+            (8, b"", False),
+        ):
             name = f"parallelhash_xof_{bits}" if xof else f"parallelhash_{bits}"
             want = ref.parallelhash(bits, data, block, 40, custom, xof)
             for threads in (1, 2):
-                got = getattr(bk, name)(data, block_size=block, length=40, customization=custom,
-                                        threads=threads)
+                got = getattr(bk, name)(
+                    data, block_size=block, length=40, customization=custom, threads=threads
+                )
                 assert got == want, (size, block, xof, threads)
 
 
@@ -261,7 +283,9 @@ def test_kt_many_short_messages_and_kt256():
     for label, form in input_forms(messages):
         assert_rows(bk.hash_many(form, "kt128", length=32, customization=b"app"), want, label)
     got = bk.hash_many(messages[:40] + [b"z" * 20000], "kt256", length=64, customization=b"app")
-    assert_rows(got, [ref.kangarootwelve(256, m, b"app", 64) for m in messages[:40] + [b"z" * 20000]])
+    assert_rows(
+        got, [ref.kangarootwelve(256, m, b"app", 64) for m in messages[:40] + [b"z" * 20000]]
+    )
 
 
 @pytest.mark.slow
@@ -338,7 +362,10 @@ def test_parallelhash_of_a_file_read_in_pieces(tmp_path, bits):
 
 def test_kt_refuses_a_stream_it_cannot_read(tmp_path):
     path = tmp_path / "out.bin"
-    with open(path, "wb") as handle, pytest.raises(TypeError, match="binary file object opened for reading"):
+    with (
+        open(path, "wb") as handle,
+        pytest.raises(TypeError, match="binary file object opened for reading"),
+    ):
         bk.kt128(handle)
 
 
@@ -377,7 +404,11 @@ def test_keyed_hashers_never_show_or_lose_the_key():
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: bk.hasher("kmac_256", key="text", length=32), TypeError, "key must be bytes-like, got str"),
+        (
+            lambda: bk.hasher("kmac_256", key="text", length=32),
+            TypeError,
+            "key must be bytes-like, got str",
+        ),
         (lambda: bk.hasher("kmac_256", key=[b"a", "b"], length=32), TypeError, r"key\[1\]"),
         (lambda: bk.hasher("kmac_256", key=[], length=32), ValueError, "empty sequence"),
         (lambda: bk.hasher("kmac_256", length=32), TypeError, "requires key"),
@@ -385,19 +416,47 @@ def test_keyed_hashers_never_show_or_lose_the_key():
         (lambda: bk.hasher("kmac_256", key=b"k", length=-1), ValueError, "length must be >= 0"),
         (lambda: bk.hasher("hmac_sha3_256", key=b"k", length=16), TypeError, "always returns 32"),
         (lambda: bk.hasher("hmac_sha3_256", key=None), TypeError, "requires key"),
-        (lambda: bk.hasher("kmac_256", key=b"k", length=-1), ValueError, "length must be >= 0 for kmac_256"),
+        (
+            lambda: bk.hasher("kmac_256", key=b"k", length=-1),
+            ValueError,
+            "length must be >= 0 for kmac_256",
+        ),
         (lambda: bk.kt256(b"x", length=-1), ValueError, "length must be >= 0 for kt256"),
-        (lambda: bk.hasher("turboshake128", length=8, domain=0), ValueError, r"domain must be in \[0x01, 0x7F\]"),
-        (lambda: bk.hasher("turboshake128", length=8, domain=0x80), ValueError, "domain must be in"),
-        (lambda: bk.hasher("turboshake128", length=8, domain="x"), TypeError, "domain must be an int"),
-        (lambda: bk.hasher("cshake_128", length=8, customization="x"), TypeError, "customization must be bytes-like"),
+        (
+            lambda: bk.hasher("turboshake128", length=8, domain=0),
+            ValueError,
+            r"domain must be in \[0x01, 0x7F\]",
+        ),
+        (
+            lambda: bk.hasher("turboshake128", length=8, domain=0x80),
+            ValueError,
+            "domain must be in",
+        ),
+        (
+            lambda: bk.hasher("turboshake128", length=8, domain="x"),
+            TypeError,
+            "domain must be an int",
+        ),
+        (
+            lambda: bk.hasher("cshake_128", length=8, customization="x"),
+            TypeError,
+            "customization must be bytes-like",
+        ),
         (lambda: bk.hasher("cshake_128", length=8, key=b"k"), TypeError, "takes no parameter.*key"),
         (lambda: bk.hasher("sha3_256", key=b"k"), TypeError, "takes no parameter"),
         (lambda: bk.parallelhash_128(b"x", block_size=0), ValueError, "block_size must be >= 1"),
-        (lambda: bk.kt128(12345), TypeError, "data must be bytes-like, a numpy array, a path or a binary file"),
+        (
+            lambda: bk.kt128(12345),
+            TypeError,
+            "data must be bytes-like, a numpy array, a path or a binary file",
+        ),
         (lambda: bk.kt128("/nonexistent/file.bin"), OSError, "/nonexistent/file.bin"),
         (lambda: bk.tuplehash_many([b"ab"], length=8), TypeError, r"rows\[0\] must be a sequence"),
-        (lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8), ValueError, "needs a tuplehash_"),
+        (
+            lambda: bk.tuplehash_many([[b"a"]], "kmac_128", length=8),
+            ValueError,
+            "needs a tuplehash_",
+        ),
         (lambda: bk.tuplehash_many([[b"a"]], "cshake_128", length=8), ValueError, "tuplehash"),
     ],
 )
@@ -422,19 +481,32 @@ def test_arrow_column_keyed_with_nulls():
 def test_hash_rows_tuplehash_encoding():
     from batchkeccak.arrow import hash_rows
 
-    table = pa.table({
-        "email": ["ada@example.org", "", "g" * 300],
-        "age": pa.array([36, 41, 7], pa.int32()),
-        "blob": pa.array([b"\x00", b"ab", b""], pa.binary()),
-    })
-    got = hash_rows(table, ["email", "age", "blob"], "tuplehash_256", length=32,
-                    customization=b"rows", encoding="tuplehash")
+    table = pa.table(
+        {
+            "email": ["ada@example.org", "", "g" * 300],
+            "age": pa.array([36, 41, 7], pa.int32()),
+            "blob": pa.array([b"\x00", b"ab", b""], pa.binary()),
+        }
+    )
+    got = hash_rows(
+        table,
+        ["email", "age", "blob"],
+        "tuplehash_256",
+        length=32,
+        customization=b"rows",
+        encoding="tuplehash",
+    )
     for i, digest in enumerate(got.to_pylist()):
-        fields = [table["email"][i].as_py().encode(),
-                  int(table["age"][i].as_py()).to_bytes(4, "little"), table["blob"][i].as_py()]
+        fields = [
+            table["email"][i].as_py().encode(),
+            int(table["age"][i].as_py()).to_bytes(4, "little"),
+            table["blob"][i].as_py(),
+        ]
         assert digest == ref.tuplehash(256, fields, 32, b"rows")
     with pytest.raises(ValueError, match="nulls"):
-        hash_rows(pa.table({"a": ["x", None]}), "a", "tuplehash_128", length=8, encoding="tuplehash")
+        hash_rows(
+            pa.table({"a": ["x", None]}), "a", "tuplehash_128", length=8, encoding="tuplehash"
+        )
     with pytest.raises(ValueError, match="tuplehash_"):
         hash_rows(table, "email", "sha3_256", encoding="tuplehash")
     with pytest.raises(ValueError, match="encoding must be"):
@@ -502,10 +574,15 @@ def test_tuplehash_a_wrapped_array_is_one_string():
 # -- ParallelHash: memory bounded by the file and the piece size, never by the block size -----
 
 
-@pytest.mark.parametrize("name, bits, xof", [
-    ("parallelhash_128", 128, False), ("parallelhash_256", 256, False),
-    ("parallelhash_xof_128", 128, True), ("parallelhash_xof_256", 256, True),
-])
+@pytest.mark.parametrize(
+    "name, bits, xof",
+    [
+        ("parallelhash_128", 128, False),
+        ("parallelhash_256", 256, False),
+        ("parallelhash_xof_128", 128, True),
+        ("parallelhash_xof_256", 256, True),
+    ],
+)
 def test_parallelhash_huge_block_of_a_small_file(tmp_path, name, bits, xof):
     import tracemalloc
 
@@ -541,8 +618,14 @@ def test_parallelhash_huge_block_of_a_small_file(tmp_path, name, bits, xof):
 def test_parallelhash_chunks_larger_than_a_piece(tmp_path, bits):
     rng = np.random.default_rng(bits + 1)
     # Chunks that cross piece boundaries, end on them, or hold many pieces.
-    for block, n in ((10_000, 50_003), (4097, 3 * 4097), (136 * 31, 136 * 62 + 1), (9000, 0),
-                     (65_536, 65_535), (5000, 4999)):
+    for block, n in (
+        (10_000, 50_003),
+        (4097, 3 * 4097),
+        (136 * 31, 136 * 62 + 1),
+        (9000, 0),
+        (65_536, 65_535),
+        (5000, 4999),
+    ):
         data = rng.bytes(n)
         want = ref.parallelhash(bits, data, block, 48, b"", xof=False)
         hasher = bk.hasher(f"parallelhash_{bits}", length=48, block_size=block)

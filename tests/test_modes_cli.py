@@ -30,8 +30,18 @@ def run(source, tmp_path, *options):
 def test_key_file_and_customization(source, tmp_path, capsys):
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY)
-    status, dst = run(source, tmp_path, "-a", "kmac_256", "--length", "32",
-                      "--key-file", str(key_file), "--customization", "pseudonyms")
+    status, dst = run(
+        source,
+        tmp_path,
+        "-a",
+        "kmac_256",
+        "--length",
+        "32",
+        "--key-file",
+        str(key_file),
+        "--customization",
+        "pseudonyms",
+    )
     assert status == 0
     table = pq.read_table(dst)
     digests = table.column("email_kmac_256").to_pylist()
@@ -66,7 +76,9 @@ def test_key_from_the_environment(source, tmp_path, monkeypatch):
         (["-a", "kmac_256", "--key-file", "KEY"], "length is required for kmac_256"),
     ],
 )
-def test_user_errors_exit_2_without_traceback(source, tmp_path, capsys, monkeypatch, options, message):
+def test_user_errors_exit_2_without_traceback(
+    source, tmp_path, capsys, monkeypatch, options, message
+):
     monkeypatch.delenv("UNSET_KEY_VARIABLE", raising=False)
     (tmp_path / "KEY").write_bytes(KEY)
     (tmp_path / "EMPTY").write_bytes(b"")
@@ -85,5 +97,7 @@ def test_key_on_the_command_line_is_refused(source, tmp_path, capsys):
     status, _ = run(source, tmp_path, "-a", "kmac_256", "--length", "32", "--key", KEY.decode())
     assert status == 1
     err = capsys.readouterr().err
-    assert err == ("batchkeccak: option '--key' is ambiguous; possibilities: '--key-file' "
-                   "'--key-env'\nTry 'batchkeccak parquet --help' for more information.\n")
+    assert err == (
+        "batchkeccak: option '--key' is ambiguous; possibilities: '--key-file' "
+        "'--key-env'\nTry 'batchkeccak parquet --help' for more information.\n"
+    )

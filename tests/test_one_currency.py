@@ -38,27 +38,45 @@ def message(size: int, seed: int = 0) -> bytes:
 
 # name, parameters given to new()/hash_files, oracle(data) -> digest of `length` bytes
 STREAMABLE = {
-    "kmac_128": ({"key": KEY, "customization": CUSTOM, "length": 32},
-                 lambda m: KMAC128.new(key=KEY, data=m, mac_len=32, custom=CUSTOM).digest()),
-    "kmac_256": ({"key": KEY, "length": 64},
-                 lambda m: KMAC256.new(key=KEY, data=m, mac_len=64).digest()),
-    "kmac_xof_256": ({"key": b"k", "length": 40},
-                     lambda m: ref.kmac(256, b"k", m, 40, b"", xof=True)),
+    "kmac_128": (
+        {"key": KEY, "customization": CUSTOM, "length": 32},
+        lambda m: KMAC128.new(key=KEY, data=m, mac_len=32, custom=CUSTOM).digest(),
+    ),
+    "kmac_256": (
+        {"key": KEY, "length": 64},
+        lambda m: KMAC256.new(key=KEY, data=m, mac_len=64).digest(),
+    ),
+    "kmac_xof_256": (
+        {"key": b"k", "length": 40},
+        lambda m: ref.kmac(256, b"k", m, 40, b"", xof=True),
+    ),
     "hmac_sha3_256": ({"key": KEY}, lambda m: hmac.digest(KEY, m, "sha3_256")),
     "hmac_sha3_512": ({"key": KEY * 4}, lambda m: hmac.digest(KEY * 4, m, "sha3_512")),
-    "cshake_128": ({"customization": CUSTOM, "length": 50},
-                   lambda m: cSHAKE128.new(data=m, custom=CUSTOM).read(50)),
-    "cshake_256": ({"function_name": b"F", "length": 20},
-                   lambda m: ref.cshake(256, m, 20, b"F", b"")),
+    "cshake_128": (
+        {"customization": CUSTOM, "length": 50},
+        lambda m: cSHAKE128.new(data=m, custom=CUSTOM).read(50),
+    ),
+    "cshake_256": (
+        {"function_name": b"F", "length": 20},
+        lambda m: ref.cshake(256, m, 20, b"F", b""),
+    ),
     "kt128": ({"length": 32}, lambda m: KangarooTwelve.new(data=m).read(32)),
-    "kt256": ({"customization": CUSTOM, "length": 64},
-              lambda m: ref.kangarootwelve(256, m, CUSTOM, 64)),
-    "parallelhash_128": ({"block_size": 1000, "length": 32},
-                         lambda m: ref.parallelhash(128, m, 1000, 32, b"")),
-    "parallelhash_xof_256": ({"block_size": 333, "customization": CUSTOM, "length": 24},
-                             lambda m: ref.parallelhash(256, m, 333, 24, CUSTOM, xof=True)),
-    "turboshake128": ({"domain": 0x0B, "length": 32},
-                      lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(32)),
+    "kt256": (
+        {"customization": CUSTOM, "length": 64},
+        lambda m: ref.kangarootwelve(256, m, CUSTOM, 64),
+    ),
+    "parallelhash_128": (
+        {"block_size": 1000, "length": 32},
+        lambda m: ref.parallelhash(128, m, 1000, 32, b""),
+    ),
+    "parallelhash_xof_256": (
+        {"block_size": 333, "customization": CUSTOM, "length": 24},
+        lambda m: ref.parallelhash(256, m, 333, 24, CUSTOM, xof=True),
+    ),
+    "turboshake128": (
+        {"domain": 0x0B, "length": 32},
+        lambda m: TurboSHAKE128.new(domain=0x0B, data=m).read(32),
+    ),
 }
 
 
@@ -137,9 +155,14 @@ def test_hash_files_with_every_streamable_mode(name, tmp_path):
 
 
 SPELLINGS = [
-    ("keccak256", "keccak_256"), ("KECCAK-256", "keccak_256"), ("SHA3-256", "sha3_256"),
-    ("sha3-512", "sha3_512"), ("shake128", "shake_128"), ("SHAKE256", "shake_256"),
-    ("2.16.840.1.101.3.4.2.8", "sha3_256"), ("2.16.840.1.101.3.4.2.12", "shake_256"),
+    ("keccak256", "keccak_256"),
+    ("KECCAK-256", "keccak_256"),
+    ("SHA3-256", "sha3_256"),
+    ("sha3-512", "sha3_512"),
+    ("shake128", "shake_128"),
+    ("SHAKE256", "shake_256"),
+    ("2.16.840.1.101.3.4.2.8", "sha3_256"),
+    ("2.16.840.1.101.3.4.2.12", "shake_256"),
     ("TurboSHAKE128", "turboshake128"),
 ]
 
@@ -148,8 +171,9 @@ SPELLINGS = [
 def test_every_spelling_reaches_the_same_row(spelling, name):
     length = 16 if "shake" in name else None
     data = [b"abc", b""]
-    assert (bk.hash_many(data, spelling, length=length)
-            == bk.hash_many(data, name, length=length)).all()
+    assert (
+        bk.hash_many(data, spelling, length=length) == bk.hash_many(data, name, length=length)
+    ).all()
     h = bk.new(spelling, b"abc")
     assert h.name == name
     reference = hashlib.new(name, b"abc") if name.startswith(("sha3", "shake")) else None
@@ -196,16 +220,20 @@ def test_openssl_constructor_forms():
         bk.new("sha3_256", b"a", string=b"b")
 
 
-@pytest.mark.parametrize("name, oracle", [
-    ("cshake_256", lambda m: cSHAKE256.new(data=m, custom=CUSTOM).read(32)),
-])
+@pytest.mark.parametrize(
+    "name, oracle",
+    [
+        ("cshake_256", lambda m: cSHAKE256.new(data=m, custom=CUSTOM).read(32)),
+    ],
+)
 def test_stream_of_a_mode_threads_share(name, oracle):
     import threading
 
     h = bk.new(name, customization=CUSTOM, length=32)
     payload = message(3001)
-    threads = [threading.Thread(target=lambda: [h.update(payload) for _ in range(50)])
-               for _ in range(3)]
+    threads = [
+        threading.Thread(target=lambda: [h.update(payload) for _ in range(50)]) for _ in range(3)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -213,10 +241,19 @@ def test_stream_of_a_mode_threads_share(name, oracle):
     assert h.digest() == oracle(payload * 150)
 
 
-ONE_PASS = {name: STREAMABLE[name] for name in (
-    "kmac_128", "kmac_256", "kmac_xof_256", "hmac_sha3_256", "hmac_sha3_512", "cshake_128",
-    "cshake_256", "turboshake128",
-)}
+ONE_PASS = {
+    name: STREAMABLE[name]
+    for name in (
+        "kmac_128",
+        "kmac_256",
+        "kmac_xof_256",
+        "hmac_sha3_256",
+        "hmac_sha3_512",
+        "cshake_128",
+        "cshake_256",
+        "turboshake128",
+    )
+}
 
 
 @pytest.mark.parametrize("name", sorted(ONE_PASS))

@@ -19,7 +19,11 @@ def fresh_python(code: str, measured_dispatch: bool = False) -> str:
     if measured_dispatch:
         env.pop("BATCHKECCAK_BACKEND", None)  # the suite's setting: always the kernels
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
         env=env,
     )
     return done.stdout.strip()
@@ -27,8 +31,7 @@ def fresh_python(code: str, measured_dispatch: bool = False) -> str:
 
 def test_import_loads_no_kernel_and_no_engine():
     loaded = fresh_python(
-        "import sys, batchkeccak; "
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+        f"import sys, batchkeccak; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     assert loaded == ""
 

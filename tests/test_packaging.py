@@ -36,7 +36,9 @@ def dist(tmp_path_factory) -> dict[str, Path]:
     # Without isolation: the test extra installs setuptools, so nothing is downloaded.
     built = subprocess.run(  # noqa: PLW1510  (the status is checked below)
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools' scratch folder
@@ -55,9 +57,17 @@ def test_the_sdist_carries_every_file_of_the_checkout(dist):
     names = sdist_names(dist["sdist"])
     missing = sorted(set(tracked_files()) - names)
     assert missing == []
-    for needed in ("tests/conftest.py", "tests/oracles.py", "tests/reference_keccak.py",
-                   "tests/sp800_185_reference.py", "tests/data/merkle_openzeppelin.json",
-                   "LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "mkdocs.yml"):
+    for needed in (
+        "tests/conftest.py",
+        "tests/oracles.py",
+        "tests/reference_keccak.py",
+        "tests/sp800_185_reference.py",
+        "tests/data/merkle_openzeppelin.json",
+        "LICENSE",
+        "CHANGELOG.md",
+        "CONTRIBUTING.md",
+        "mkdocs.yml",
+    ):
         assert needed in names
     assert not [n for n in names if "__pycache__" in n or n.startswith("site/")]
 
@@ -67,9 +77,11 @@ def test_the_sdist_test_suite_collects_from_the_sdist_alone(dist, tmp_path):
         archive.extractall(tmp_path, filter="data")
     (unpacked,) = tmp_path.iterdir()
     collected = subprocess.run(  # noqa: PLW1510  (the status is checked below)
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         "tests"],
-        cwd=unpacked, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(unpacked), "HOME": str(tmp_path)},
     )
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
@@ -89,7 +101,8 @@ def test_the_wheel_carries_the_package_and_its_license_only(dist):
     package = {n for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert all(n.startswith("batchkeccak/") for n in package), sorted(package)
     source = {
-        str(p.relative_to(ROOT)) for p in (ROOT / "batchkeccak").rglob("*.py")
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "batchkeccak").rglob("*.py")
         if "__pycache__" not in p.parts
     }
     assert source <= package

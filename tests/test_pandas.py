@@ -28,8 +28,10 @@ def series_forms(texts):
     return {
         "object bytes": (pd.Series(raw, dtype=object), raw),
         "object bytes, nothing missing": (pd.Series(no_missing, dtype=object), no_missing),
-        "object str with NaN": (pd.Series([np.nan if t is None else t for t in texts],
-                                          dtype=object), raw),
+        "object str with NaN": (
+            pd.Series([np.nan if t is None else t for t in texts], dtype=object),
+            raw,
+        ),
         "str": (pd.Series(texts, dtype="str"), raw),
         "string[python]": (pd.Series(texts, dtype="string[python]"), raw),
         "string[pyarrow]": (pd.Series(texts, dtype="string[pyarrow]"), raw),
@@ -85,14 +87,20 @@ def test_clear_errors():
 
 
 MISSING = {
-    "None": None, "float NaN": float("nan"), "numpy NaN": np.float64("nan"),
-    "float32 NaN": np.float32("nan"), "NA": pd.NA, "NaT": pd.NaT,
-    "datetime64 NaT": np.datetime64("NaT"), "timedelta64 NaT": np.timedelta64("NaT"),
+    "None": None,
+    "float NaN": float("nan"),
+    "numpy NaN": np.float64("nan"),
+    "float32 NaN": np.float32("nan"),
+    "NA": pd.NA,
+    "NaT": pd.NaT,
+    "datetime64 NaT": np.datetime64("NaT"),
+    "timedelta64 NaT": np.timedelta64("NaT"),
 }
 
 
-@pytest.mark.parametrize("first", [b"abc", "abc", None], ids=["bytes first", "str first",
-                                                                "missing first"])
+@pytest.mark.parametrize(
+    "first", [b"abc", "abc", None], ids=["bytes first", "str first", "missing first"]
+)
 @pytest.mark.parametrize("missing", list(MISSING))
 def test_missing_values_stay_missing(first, missing):
     """A NaN (numpy.float64) or a NaT has a buffer: it must not be hashed as its raw bytes,
@@ -100,19 +108,27 @@ def test_missing_values_stay_missing(first, missing):
     series = pd.Series([first, MISSING[missing], b"xyz"], dtype=object)
     got = [None if pd.isna(d) else d for d in series.bk.sha3_256().tolist()]
     first_bytes = first.encode() if isinstance(first, str) else first
-    assert got == [None if first is None else engine_oracle("sha3_256", first_bytes), None,
-                   engine_oracle("sha3_256", b"xyz")]
+    assert got == [
+        None if first is None else engine_oracle("sha3_256", first_bytes),
+        None,
+        engine_oracle("sha3_256", b"xyz"),
+    ]
 
 
 NOT_BYTES = {
-    "numpy int64": np.int64(7), "numpy float64": np.float64(1.5), "int": 7, "float": 2.5,
-    "uint8 array": np.frombuffer(b"xyz", dtype=np.uint8), "list": [1, 2],
+    "numpy int64": np.int64(7),
+    "numpy float64": np.float64(1.5),
+    "int": 7,
+    "float": 2.5,
+    "uint8 array": np.frombuffer(b"xyz", dtype=np.uint8),
+    "list": [1, 2],
     "numpy bool": np.bool_(True),
 }
 
 
-@pytest.mark.parametrize("first", [b"abc", "abc", None], ids=["bytes first", "str first",
-                                                                "missing first"])
+@pytest.mark.parametrize(
+    "first", [b"abc", "abc", None], ids=["bytes first", "str first", "missing first"]
+)
 @pytest.mark.parametrize("value", list(NOT_BYTES))
 def test_a_value_that_is_not_bytes_is_named(first, value):
     series = pd.Series([first, b"xyz", NOT_BYTES[value]], dtype=object, index=[10, 11, 12])
@@ -125,8 +141,10 @@ def test_a_value_that_is_not_bytes_is_named(first, value):
 def test_bytes_like_values_of_an_object_column():
     values = [b"abc", bytearray(b"de"), memoryview(b"fgh"), np.bytes_(b"ij"), "k\u00e9"]
     got = pd.Series(values, dtype=object).bk.keccak_256().tolist()
-    assert got == [engine_oracle("keccak_256", bytes(v) if not isinstance(v, str) else
-                                 v.encode()) for v in values]
+    assert got == [
+        engine_oracle("keccak_256", bytes(v) if not isinstance(v, str) else v.encode())
+        for v in values
+    ]
 
 
 @pytest.mark.kernels_only  # an error message: no digest path to vary

@@ -84,10 +84,14 @@ def test_series_namespace_keeps_the_name():
 
 
 def test_hash_rows_equals_arrow_hash_rows():
-    frame = pl.DataFrame({
-        "id": [1, 2, None], "email": ["a@x", None, ""], "score": [1.5, None, -0.0],
-        "flag": [True, None, False],
-    })
+    frame = pl.DataFrame(
+        {
+            "id": [1, 2, None],
+            "email": ["a@x", None, ""],
+            "score": [1.5, None, -0.0],
+            "flag": [True, None, False],
+        }
+    )
     columns = ["id", "email", "score", "flag"]
     want = arrow_hash_rows(frame.to_arrow(), columns, "sha3_256").to_pylist()
     got = frame.select(r=pl.struct(columns).bk.hash_rows())["r"].to_list()
@@ -108,7 +112,9 @@ def test_an_ethereum_address_is_decoded_before_hashing():
 
 def test_clear_errors():
     frame = pl.DataFrame({"n": [1, 2]})
-    with pytest.raises(Exception, match="expected String, Binary, Categorical or Enum input, got Int64"):
+    with pytest.raises(
+        Exception, match="expected String, Binary, Categorical or Enum input, got Int64"
+    ):
         frame.select(pl.col("n").bk.sha3_256())
     with pytest.raises(TypeError, match="length is required"):
         pl.col("s").bk.shake_128()

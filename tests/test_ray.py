@@ -142,7 +142,11 @@ def test_keyed_mode_equals_pycryptodome_and_the_key_is_never_shown(parquet_datas
 
     secret = data.KEY
     ds = hash_column(
-        parquet_dataset.repartition(4), "payload", "kmac_256", key=secret, length=48,
+        parquet_dataset.repartition(4),
+        "payload",
+        "kmac_256",
+        key=secret,
+        length=48,
         customization=b"rows",
     )
     ds = hash_column(ds, "text", "kmac_256", key=secret, length=20, output="tag")
@@ -163,5 +167,7 @@ def test_example_and_reading_dask_output(ray_cluster, tmp_path, capsys):
     assert "user0@example.org" in capsys.readouterr().out
 
     expected = data.write_with_dask(tmp_path / "hashed")
-    back = pa.concat_tables(ray.get(ray.data.read_parquet(str(tmp_path / "hashed")).to_arrow_refs()))
+    back = pa.concat_tables(
+        ray.get(ray.data.read_parquet(str(tmp_path / "hashed")).to_arrow_refs())
+    )
     assert back.sort_by("id")["text_sha3_256"].to_pylist() == expected

@@ -249,8 +249,9 @@ def test_encoding_of_field_lengths_around_one_length_byte():
     sizes = [0, 1, 7, 8, 9, 255, 256, 257, 65535, 65536]
     values = [bytes(range(7, 7 + min(size, 200))) * (size // 200 + 1) for size in sizes]
     values = [value[:size] for value, size in zip(values, sizes)]
-    batch = pa.record_batch({"b": pa.array(values, pa.binary()),
-                             "n": pa.array(range(len(sizes)), pa.int64())})
+    batch = pa.record_batch(
+        {"b": pa.array(values, pa.binary()), "n": pa.array(range(len(sizes)), pa.int64())}
+    )
     encoded = encode_rows(batch)
     for row, value in enumerate(values):
         start, stop = encoded.offsets[row], encoded.offsets[row + 1]

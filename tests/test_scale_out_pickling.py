@@ -38,7 +38,10 @@ def test_spark_closures_name_only_their_module():
         spark._sql_function(sql_functions()["kmac_256"], {"pii": b"k" * 32}),
     ]
     for closure in closures:
-        assert cloudpickle.loads(shipped_bytes(cloudpickle.dumps, closure)).__name__ == closure.__name__
+        assert (
+            cloudpickle.loads(shipped_bytes(cloudpickle.dumps, closure)).__name__
+            == closure.__name__
+        )
 
 
 def test_ray_closures_name_only_their_module():

@@ -32,7 +32,9 @@ def java_problem() -> str | None:
     """Why Spark cannot start here, or None: PySpark 4 needs Java 17 or later."""
     if shutil.which("java") is None:
         return "no java on PATH: install Java 17+ (e.g. apt-get install openjdk-17-jre-headless)"
-    banner = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True).stderr
+    banner = subprocess.run(
+        ["java", "-version"], check=False, capture_output=True, text=True
+    ).stderr
     found = re.search(r'version "(\d+)(?:\.(\d+))?', banner)
     if found:
         major = int(found.group(1)) if found.group(1) != "1" else int(found.group(2) or 0)
@@ -142,7 +144,11 @@ def test_sql_functions_from_the_algorithm_table(spark, parquet_frame):
     for row, text in zip(rows, source["text"].to_pylist()):
         i = row["id"]
         length = None if i % 4 == 0 else i % 3 + 1
-        expected = None if text is None or length is None else data.expected_digests([text], "shake_256", length)[0]
+        expected = (
+            None
+            if text is None or length is None
+            else data.expected_digests([text], "shake_256", length)[0]
+        )
         assert (None if row["d"] is None else bytes(row["d"])) == expected, i
     assert [row["h"] for row in rows] == data.expected_digests(
         source["text"].to_pylist(), "keccak_256", hex=True
@@ -218,7 +224,12 @@ def test_keyed_mode_equals_pycryptodome_and_the_key_is_never_shown(
 
     secret = data.KEY
     df = hash_column(
-        parquet_frame, "payload", "kmac_256", key=secret, length=48, customization=b"rows",
+        parquet_frame,
+        "payload",
+        "kmac_256",
+        key=secret,
+        length=48,
+        customization=b"rows",
         _use_arrow_udf=use_arrow_udf,
     )
     df = hash_column(

@@ -28,7 +28,9 @@ def prefix_states(prefixes, spec):
     """States after absorbing each prefix (whole blocks) from zero: (len(prefixes), 25)."""
     data = np.frombuffer(b"".join(prefixes), dtype=np.uint8)
     offsets = np.concatenate([[0], np.cumsum([len(p) for p in prefixes])]).astype(np.int64)
-    return absorb_prefixes(ZERO_STATE, readonly(data), readonly(offsets), spec.rate, spec.first_round)
+    return absorb_prefixes(
+        ZERO_STATE, readonly(data), readonly(offsets), spec.rate, spec.first_round
+    )
 
 
 def started_hasher(name, prefixes, length, threads, domain=None):
@@ -52,7 +54,10 @@ def test_shared_prefix_state_equals_oracle_of_concatenation(algorithm, threads, 
     length = 40 if algorithm in XOFS else None
     prefix = pattern_bytes(2 * rate, seed=99)
     for count in COUNTS:
-        messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths_around_blocks(rate, count, count))]
+        messages = [
+            pattern_bytes(n, seed=i)
+            for i, n in enumerate(lengths_around_blocks(rate, count, count))
+        ]
         hasher = started_hasher(algorithm, [prefix], length, threads)
         got = bk.hash_many(messages, hasher)
         want = [oracle(algorithm, prefix + m, length) for m in messages]
@@ -70,7 +75,9 @@ def test_per_message_states(algorithm, pattern_bytes):
     length = 33 if algorithm in XOFS else None
     for count in COUNTS:
         prefixes = [pattern_bytes(rate * (1 + i % 3), seed=1000 + i) for i in range(count)]
-        messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths_around_blocks(rate, count, 7))]
+        messages = [
+            pattern_bytes(n, seed=i) for i, n in enumerate(lengths_around_blocks(rate, count, 7))
+        ]
         for threads in (1, 2):
             got = bk.hash_many(messages, started_hasher(algorithm, prefixes, length, threads))
             want = [oracle(algorithm, p + m, length) for p, m in zip(prefixes, messages)]
@@ -85,7 +92,9 @@ def test_equal_short_rows_take_the_tile_fill_path_from_a_state(algorithm, patter
     prefix = pattern_bytes(rate, seed=3)
     for width in (0, 5, 8, 32, rate - 1):
         for count in COUNTS:
-            rows = np.frombuffer(pattern_bytes(width * count, seed=width), np.uint8).reshape(count, width)
+            rows = np.frombuffer(pattern_bytes(width * count, seed=width), np.uint8).reshape(
+                count, width
+            )
             for threads in (1, 2):
                 got = bk.hash_many(rows, started_hasher(algorithm, [prefix], length, threads))
                 want = [oracle(algorithm, prefix + r.tobytes(), length) for r in rows]
@@ -109,7 +118,10 @@ def test_cshake_prefix_and_domain_against_pycryptodome(bits, pattern_bytes):
         padded = left_encode(rate) + encoded
         padded += b"\0" * (-len(padded) % rate)
         for count in COUNTS:
-            messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths_around_blocks(rate, count, 1))]
+            messages = [
+                pattern_bytes(n, seed=i)
+                for i, n in enumerate(lengths_around_blocks(rate, count, 1))
+            ]
             for threads in (1, 2):
                 hasher = started_hasher(f"shake_{bits}", [padded], 48, threads, domain=0x04)
                 got = bk.hash_many(messages, hasher)
@@ -125,11 +137,19 @@ def test_kernels_refuse_an_initial_state_of_the_wrong_shape():
     # Fewer rows than messages, or rows that are not 25 lanes.
     for bad in (np.zeros((2, 25), np.uint64), np.zeros((1, 24), np.uint64)):
         with pytest.raises(ValueError, match="initial states"):
-            run_jobs(data, offsets, None, order, None, readonly(bad),
-                     None, 136, 6, 0, out)
+            run_jobs(data, offsets, None, order, None, readonly(bad), None, 136, 6, 0, out)
     with pytest.raises(ValueError):
-        hash_uniform(data, 0, 32, 2, readonly(np.zeros((2, 25), np.uint64)), 136, 6, 0,
-                     np.empty((32, 32), np.uint8))
+        hash_uniform(
+            data,
+            0,
+            32,
+            2,
+            readonly(np.zeros((2, 25), np.uint64)),
+            136,
+            6,
+            0,
+            np.empty((32, 32), np.uint8),
+        )
     with pytest.raises(ValueError, match="initial state"):
         absorb_prefixes(readonly(np.zeros((2, 25), np.uint64)), data, offsets, 136, 0)
     with pytest.raises(ValueError, match="whole blocks"):

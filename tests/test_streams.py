@@ -70,7 +70,9 @@ def test_objects_across_their_buffer(name, monkeypatch):
 def test_attributes_match_hashlib(name):
     ours, theirs = bk.new(name, b"x"), hashlib.new(name, b"x")
     assert (ours.name, ours.digest_size, ours.block_size) == (
-        theirs.name, theirs.digest_size, theirs.block_size,
+        theirs.name,
+        theirs.digest_size,
+        theirs.block_size,
     )
 
 

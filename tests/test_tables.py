@@ -34,14 +34,19 @@ TINY_MEMORY = 1 << 16
 
 
 def arrow_table(columns: dict, types: dict) -> pa.Table:
-    return pa.table({name: pa.array(values, ARROW_TYPES[types[name]])
-                     for name, values in columns.items()})
+    return pa.table(
+        {name: pa.array(values, ARROW_TYPES[types[name]]) for name, values in columns.items()}
+    )
 
 
 def value_strategy(type_name: str):
     if type_name in ref.WIDTHS:
         bits = 8 * ref.WIDTHS[type_name]
-        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if type_name[0] == "i" else (0, (1 << bits) - 1)
+        low, high = (
+            (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            if type_name[0] == "i"
+            else (0, (1 << bits) - 1)
+        )
         return st.integers(low, high)
     return {
         "float64": st.floats(allow_nan=False, width=64),
@@ -55,13 +60,15 @@ def value_strategy(type_name: str):
 def tables(draw, min_rows=0, max_rows=30):
     """(columns, types) with a unique int64 ``id`` and up to three other nullable columns."""
     count = draw(st.integers(min_rows, max_rows))
-    ids = draw(st.lists(st.integers(-(1 << 40), 1 << 40), min_size=count, max_size=count,
-                        unique=True))
+    ids = draw(
+        st.lists(st.integers(-(1 << 40), 1 << 40), min_size=count, max_size=count, unique=True)
+    )
     names = draw(st.lists(st.sampled_from(sorted(ARROW_TYPES)), min_size=1, max_size=3))
     columns, types = {"id": ids}, {"id": "int64"}
     for k, type_name in enumerate(names):
-        values = draw(st.lists(st.none() | value_strategy(type_name), min_size=count,
-                               max_size=count))
+        values = draw(
+            st.lists(st.none() | value_strategy(type_name), min_size=count, max_size=count)
+        )
         columns[f"c{k}"], types[f"c{k}"] = values, type_name
     return columns, types
 
@@ -119,9 +126,7 @@ def test_digest_tells_tables_apart():
         table.set_column(1, "w", table["v"]),  # a renamed column
         table.set_column(0, "id", pa.array([1, 2, 3], pa.int32())),  # another integer width
         table.slice(0, 2),
-        pa.concat_tables([table, table.slice(2)]).set_column(
-            0, "id", pa.array([1, 2, 3, 4])
-        ),
+        pa.concat_tables([table, table.slice(2)]).set_column(0, "id", pa.array([1, 2, 3, 4])),
     ]
     digests = {bk.table_digest(t, key="id").digest for t in different}
     assert base.digest not in digests and len(digests) == len(different)
@@ -130,19 +135,22 @@ def test_digest_tells_tables_apart():
     assert bk.table_digest(doubled).digest != bk.table_digest(table).digest
     # Columns cover a subset; the key is always covered.
     assert bk.table_digest(table, key="id", columns=["v"]).columns == (
-        ("id", "int64"), ("v", "string"),
+        ("id", "int64"),
+        ("v", "string"),
     )
 
 
 def test_digest_is_the_same_for_every_layout_and_engine(tmp_path):
     rng = np.random.default_rng(7)
     count = 500
-    table = pa.table({
-        "id": rng.permutation(count).astype(np.int64),
-        "name": pa.array([f"n{i}" if i % 7 else None for i in range(count)]),
-        "blob": pa.array([bytes([i % 256]) * (i % 5) for i in range(count)]),
-        "score": pa.array(rng.integers(0, 100, count).astype(np.int32)),
-    })
+    table = pa.table(
+        {
+            "id": rng.permutation(count).astype(np.int64),
+            "name": pa.array([f"n{i}" if i % 7 else None for i in range(count)]),
+            "blob": pa.array([bytes([i % 256]) * (i % 5) for i in range(count)]),
+            "score": pa.array(rng.integers(0, 100, count).astype(np.int32)),
+        }
+    )
     expected = bk.table_digest(table, key="id")
     unordered = bk.table_digest(table)
     pq.write_table(table, tmp_path / "one.parquet", row_group_size=37)
@@ -159,10 +167,16 @@ def test_digest_is_the_same_for_every_layout_and_engine(tmp_path):
         "record batch": table.combine_chunks().to_batches()[0],
         "reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches(50)),
         "dictionary": table.set_column(1, "name", table["name"].dictionary_encode()),
-        "large types": table.cast(pa.schema([
-            ("id", pa.int64()), ("name", pa.large_string()), ("blob", pa.large_binary()),
-            ("score", pa.int32()),
-        ])),
+        "large types": table.cast(
+            pa.schema(
+                [
+                    ("id", pa.int64()),
+                    ("name", pa.large_string()),
+                    ("blob", pa.large_binary()),
+                    ("score", pa.int32()),
+                ]
+            )
+        ),
     }
     for name, source in sources.items():
         assert bk.table_digest(source, key="id") == expected, name
@@ -273,11 +287,16 @@ def test_diff_of_equal_tables_is_empty_whatever_the_order_and_column_order():
 
 def test_diff_with_a_composite_key_of_strings_and_integers(tmp_path):
     rng = random.Random(5)
-    rows = [(rng.choice(["", "a", "a\x00", "b", "ab"]), rng.randrange(-3, 4), rng.randrange(9))
-            for _ in range(60)]
+    rows = [
+        (rng.choice(["", "a", "a\x00", "b", "ab"]), rng.randrange(-3, 4), rng.randrange(9))
+        for _ in range(60)
+    ]
     unique = list({(s, n): v for s, n, v in rows}.items())
-    before = {"s": [k[0] for k, _ in unique], "n": [k[1] for k, _ in unique],
-              "v": [v for _, v in unique]}
+    before = {
+        "s": [k[0] for k, _ in unique],
+        "n": [k[1] for k, _ in unique],
+        "v": [v for _, v in unique],
+    }
     after = {name: list(values) for name, values in before.items()}
     after["v"][0] += 1
     del after["s"][1], after["n"][1], after["v"][1]
@@ -307,8 +326,11 @@ def test_diff_reads_parquet_files_with_other_layouts(tmp_path):
     table = pa.table({"id": np.arange(count), "v": pa.array([str(i) for i in range(count)])})
     changed = table.set_column(1, "v", pa.array([str(i) if i % 97 else "x" for i in range(count)]))
     pq.write_table(table, tmp_path / "a.parquet", row_group_size=100)
-    pq.write_table(changed.take(np.random.default_rng(1).permutation(count)),
-                   tmp_path / "b.parquet", row_group_size=333)
+    pq.write_table(
+        changed.take(np.random.default_rng(1).permutation(count)),
+        tmp_path / "b.parquet",
+        row_group_size=333,
+    )
     result = bk.diff(tmp_path / "a.parquet", str(tmp_path / "b.parquet"), key="id")
     assert result["id"].to_pylist() == [i for i in range(count) if i % 97 == 0]
     assert set(result["change"].to_pylist()) == {"changed"}
@@ -437,8 +459,14 @@ def test_bisection_finds_exactly_the_differing_ranges(pair, count, spill):
     assert differing_segments(ours, remote) == expected
     for index in expected:  # each differing segment's digest is proved against its root
         proof = theirs.proof(index)
-        assert merkle.verify(theirs.digests[index], proof, theirs.root, scheme="rfc9162",
-                             index=index, size=len(theirs))
+        assert merkle.verify(
+            theirs.digests[index],
+            proof,
+            theirs.root,
+            scheme="rfc9162",
+            index=index,
+            size=len(theirs),
+        )
     assert (ours.digest == theirs.digest) == (not expected)
     for index in range(len(ours)):
         low, high = ours.key_range(index)
@@ -463,14 +491,18 @@ def test_keys_of_several_fixed_width_columns_and_of_time_types():
     pairs = sorted({(rng.randrange(3), rng.randrange(-5, 5)) for _ in range(40)})
     rng.shuffle(pairs)
     stamps = [1_700_000_000_000 + 1000 * k for k in range(len(pairs))]
-    table = pa.table({
-        "a": pa.array([p[0] for p in pairs], pa.int16()),
-        "b": [p[1] for p in pairs],
-        "t": pa.array(stamps, pa.timestamp("ms")),
-        "d": pa.array([19_000 + k for k in range(len(pairs))], pa.int32()).view(pa.date32()),
-        "v": list(range(len(pairs))),
-    })
-    changed = table.set_column(4, "v", pa.array([v if v % 5 else -v - 1 for v in range(len(pairs))]))
+    table = pa.table(
+        {
+            "a": pa.array([p[0] for p in pairs], pa.int16()),
+            "b": [p[1] for p in pairs],
+            "t": pa.array(stamps, pa.timestamp("ms")),
+            "d": pa.array([19_000 + k for k in range(len(pairs))], pa.int32()).view(pa.date32()),
+            "v": list(range(len(pairs))),
+        }
+    )
+    changed = table.set_column(
+        4, "v", pa.array([v if v % 5 else -v - 1 for v in range(len(pairs))])
+    )
     expected = sorted(p for v, p in enumerate(pairs) if v % 5 == 0)
     for limit in (None, TINY_MEMORY):
         result = bk.diff(table, changed, key=["a", "b"], memory_limit=limit)

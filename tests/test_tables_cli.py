@@ -87,15 +87,19 @@ def test_diff_quiet_and_output_file(capsys, files, tmp_path):
         (lambda a, b, t: ["diff", a, b, "-k", "nope"], "key: a has no column named 'nope'"),
         (lambda a, b, t: ["diff", a, t / "dup.parquet", "-k", "id"], "b: key (id) is not unique"),
         (lambda a, b, t: ["digest", t / "dup.parquet", "-k", "id"], "is not unique: 2"),
-        (lambda a, b, t: ["diff", a, b, "-k", "id", "-o", t / "no" / "x.parquet"],
-         "does not exist"),
+        (
+            lambda a, b, t: ["diff", a, b, "-k", "id", "-o", t / "no" / "x.parquet"],
+            "does not exist",
+        ),
         (lambda a, b, t: ["digest", a, "--memory-limit", "12"], "memory_limit must be at least"),
     ],
 )
 def test_trouble_is_one_line_and_exit_2(capsys, files, tmp_path, make_args, message):
     (a, b), _, _, _ = files
-    pq.write_table(pa.table({"id": [1, 2, 2], "name": ["x", "y", "z"], "n": [1, 2, 3]}),
-                   tmp_path / "dup.parquet")
+    pq.write_table(
+        pa.table({"id": [1, 2, 2], "name": ["x", "y", "z"], "n": [1, 2, 3]}),
+        tmp_path / "dup.parquet",
+    )
     code, out, err = run(capsys, *make_args(a, b, tmp_path))
     assert code == 2 and out == ""
     assert err.startswith("batchkeccak: error: ") and err.count("\n") == 1
@@ -105,16 +109,28 @@ def test_trouble_is_one_line_and_exit_2(capsys, files, tmp_path, make_args, mess
 def test_diff_in_a_fresh_process_without_a_traceback(files, tmp_path):
     (a, _), _, _, _ = files
     done = subprocess.run(
-        [sys.executable, "-m", "batchkeccak", "diff", str(a), str(tmp_path / "gone.parquet"),
-         "--key", "id"],
-        capture_output=True, text=True, check=False, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "batchkeccak",
+            "diff",
+            str(a),
+            str(tmp_path / "gone.parquet"),
+            "--key",
+            "id",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert done.returncode == 2
     assert done.stderr.startswith("batchkeccak: error: ") and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("argv", [["diff", "--bogus"], ["diff", "a"], ["digest", "--bogus"],
-                                  ["digest"]])
+@pytest.mark.parametrize(
+    "argv", [["diff", "--bogus"], ["diff", "a"], ["digest", "--bogus"], ["digest"]]
+)
 def test_a_misused_command_line_is_trouble_too(capsys, argv):
     # GNU diff and cmp answer 0 (same), 1 (different) and 2 for any trouble, a misused
     # command line included: a script testing for 1 must never take a typo for a difference.

@@ -19,8 +19,11 @@ def edited_pair(seed: int) -> tuple[dict, dict]:
     """Two tables of a composite key (g, id) with every kind of change, keys interleaved."""
     rng = random.Random(seed)
     keys = sorted({(rng.randrange(-3, 3), rng.randrange(-(1 << 40), 1 << 40)) for _ in range(80)})
-    before = {"g": [g for g, _ in keys], "id": [i for _, i in keys],
-              "v": [rng.choice(["x", "y", None]) for _ in keys]}
+    before = {
+        "g": [g for g, _ in keys],
+        "id": [i for _, i in keys],
+        "v": [rng.choice(["x", "y", None]) for _ in keys],
+    }
     after = {name: list(values) for name, values in before.items()}
     for row in sorted(rng.sample(range(len(keys)), 25), reverse=True):
         action = rng.choice(["remove", "change"])
@@ -39,9 +42,13 @@ def edited_pair(seed: int) -> tuple[dict, dict]:
 
 
 def as_arrow(columns: dict) -> pa.Table:
-    return pa.table({"g": pa.array(columns["g"], pa.int32()),
-                     "id": pa.array(columns["id"], pa.int64()),
-                     "v": pa.array(columns["v"], pa.string())})
+    return pa.table(
+        {
+            "g": pa.array(columns["g"], pa.int32()),
+            "id": pa.array(columns["id"], pa.int64()),
+            "v": pa.array(columns["v"], pa.string()),
+        }
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -52,10 +59,10 @@ def test_walk_resumes_when_its_output_fills_and_when_a_block_runs_out(
     monkeypatch.setattr(join, "DIFFERENCES_PER_CALL", 2)
     monkeypatch.setattr(runs, "BLOCK_ROWS", 3)
     before, after = edited_pair(seed)
-    result = bk.diff(as_arrow(before), as_arrow(after), key=["g", "id"],
-                     memory_limit=memory_limit)
-    found = [((row["g"], row["id"]), row["change"], row["changed_columns"])
-             for row in result.to_pylist()]
+    result = bk.diff(as_arrow(before), as_arrow(after), key=["g", "id"], memory_limit=memory_limit)
+    found = [
+        ((row["g"], row["id"]), row["change"], row["changed_columns"]) for row in result.to_pylist()
+    ]
     expected = ref.diff(before, after, TYPES, ["g", "id"])
     assert found == expected
     assert {change for _, change, _ in expected} == {"added", "removed", "changed"}

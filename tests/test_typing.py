@@ -24,7 +24,8 @@ def unexplained_ignores(source: str) -> list[int]:
     lines = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if (
-            token.type == tokenize.COMMENT and _IGNORE.search(token.string)
+            token.type == tokenize.COMMENT
+            and _IGNORE.search(token.string)
             and not _EXPLAINED.match(token.string)
         ):
             lines.append(token.start[0])
@@ -62,6 +63,6 @@ def test_every_ignore_in_the_package_has_a_code_and_a_reason():
         for path in sorted(PACKAGE.rglob("*.py"))
         for line in unexplained_ignores(path.read_text(encoding="utf-8"))
     ]
-    assert not found, (
-        "write each as '# type: ignore[code]  # why' (or fix the type): " + ", ".join(found)
+    assert not found, "write each as '# type: ignore[code]  # why' (or fix the type): " + ", ".join(
+        found
     )

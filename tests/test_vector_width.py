@@ -39,8 +39,10 @@ def _tile_views():
     words = LANE_COUNT * TILE_WIDTH
     memory = np.zeros(2 * words + 16, dtype=np.uint64)
     skip = (64 - memory.ctypes.data % 64) % 64 // 8 + 1
-    return {"aligned": aligned, "8 mod 64": (memory[skip:skip + words],
-                                             memory[skip + words:skip + 2 * words])}
+    return {
+        "aligned": aligned,
+        "8 mod 64": (memory[skip : skip + words], memory[skip + words : skip + 2 * words]),
+    }
 
 
 def test_new_tiles_start_on_a_cache_line():

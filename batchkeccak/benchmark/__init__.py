@@ -122,8 +122,9 @@ def run_suite(
     chosen = [w for w in WORKLOADS if w != "startup"] if workloads is None else list(workloads)
     unknown = sorted(set(chosen) - set(WORKLOADS))
     if unknown:
-        raise ValueError(f"unknown workload(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(WORKLOADS)}")
+        raise ValueError(
+            f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}"
+        )
     from batchkeccak.core.parameters import get_algorithm
 
     get_algorithm(config.algorithm)

@@ -120,39 +120,168 @@ _SMALL = ("small_count", "small_size")
 _LARGE = ("large_count", "large_size")
 
 TARGETS: tuple[Target, ...] = (
-    Target("small", "batchkeccak-1", "hashlib", "speed", ">=", 6.0,
-           "2^20 x 32 B from (N, 32) array, 1 thread / hashlib loop", "sha3_256", _SMALL),
-    Target("small", "batchkeccak-all", "hashlib", "speed", ">=", 10.0,
-           "2^20 x 32 B from (N, 32) array, all threads / hashlib loop", "sha3_256", _SMALL),
-    Target("small_keccak", "batchkeccak-all", "safe-pysha3", "speed", ">=", 10.0,
-           "2^20 x 32 B keccak_256, all threads / safe-pysha3 loop", "keccak_256", _SMALL),
-    Target("small_keccak", "batchkeccak-all", "eth-hash", "speed", ">=", 70.0,
-           "2^20 x 32 B keccak_256, all threads / eth-hash loop", "keccak_256", _SMALL),
-    Target("large", "batchkeccak-1", "hashlib", "speed", ">=", 3.0,
-           "64 x 1 MiB, 1 thread / hashlib one-shot", "sha3_256", _LARGE),
-    Target("large", "batchkeccak-all", "hashlib", "speed", ">=", 5.5,
-           "64 x 1 MiB, all threads / hashlib one-shot", "sha3_256", _LARGE),
-    Target("varied", "varied", "equal", "speed", ">=", 0.85,
-           "2^18 log-uniform 0..4 KiB / equal-length, bytes/s, all threads", None,
-           ("varied_count", "varied_max")),
-    Target("single", "batchkeccak-all", "hashlib", "speed", ">=", 0.9,
-           "one 64 MiB message / hashlib one-shot", "sha3_256", ("single_size",)),
-    Target("forms", "to_flat", "flat", "time", "<=", 0.30,
-           "list of 2^20 bytes: to_flat time / hashing time of the flat result", None, _SMALL),
-    Target("startup", "warm-process", None, "seconds", "<=", 1.5,
-           "fresh process, warm cache: import + hash_many([b'x']), wall s"),
-    Target("startup", "cold-first-call", None, "seconds", "<=", 30.0,
-           "fresh process, empty cache: first hash_many, wall s"),
-    Target("startup", "warm-first-call", None, "seconds", "<=", 0.45,
-           "fresh process, warm cache: kernels ready (numba's import included), s"),
-    Target("startup", "warm-first-call-without-scipy", None, "seconds", "<=", 0.45,
-           "the same where SciPy is not installed (numba imports its BLAS if it is), s"),
-    Target("startup", "small-process", "hashlib-loop-process", "time", "<=", 1.5,
-           "import batchkeccak + hash_many([b'x'] * 100) / numpy + a hashlib loop, process"),
-    Target("startup", "batchkeccak-small-files", "sha256sum-small-files", "time", "<=", 1.5,
-           "batchkeccak hash / sha256sum, 20,000 files of 1 KiB (bench/startup.py --files)"),
-    Target("startup", "batchkeccak-big-files", "openssl-big-files", "time", "<=", 1.0,
-           "batchkeccak hash / openssl dgst -sha3-256, 8 files of 64 MiB (--files)"),
+    Target(
+        "small",
+        "batchkeccak-1",
+        "hashlib",
+        "speed",
+        ">=",
+        6.0,
+        "2^20 x 32 B from (N, 32) array, 1 thread / hashlib loop",
+        "sha3_256",
+        _SMALL,
+    ),
+    Target(
+        "small",
+        "batchkeccak-all",
+        "hashlib",
+        "speed",
+        ">=",
+        10.0,
+        "2^20 x 32 B from (N, 32) array, all threads / hashlib loop",
+        "sha3_256",
+        _SMALL,
+    ),
+    Target(
+        "small_keccak",
+        "batchkeccak-all",
+        "safe-pysha3",
+        "speed",
+        ">=",
+        10.0,
+        "2^20 x 32 B keccak_256, all threads / safe-pysha3 loop",
+        "keccak_256",
+        _SMALL,
+    ),
+    Target(
+        "small_keccak",
+        "batchkeccak-all",
+        "eth-hash",
+        "speed",
+        ">=",
+        70.0,
+        "2^20 x 32 B keccak_256, all threads / eth-hash loop",
+        "keccak_256",
+        _SMALL,
+    ),
+    Target(
+        "large",
+        "batchkeccak-1",
+        "hashlib",
+        "speed",
+        ">=",
+        3.0,
+        "64 x 1 MiB, 1 thread / hashlib one-shot",
+        "sha3_256",
+        _LARGE,
+    ),
+    Target(
+        "large",
+        "batchkeccak-all",
+        "hashlib",
+        "speed",
+        ">=",
+        5.5,
+        "64 x 1 MiB, all threads / hashlib one-shot",
+        "sha3_256",
+        _LARGE,
+    ),
+    Target(
+        "varied",
+        "varied",
+        "equal",
+        "speed",
+        ">=",
+        0.85,
+        "2^18 log-uniform 0..4 KiB / equal-length, bytes/s, all threads",
+        None,
+        ("varied_count", "varied_max"),
+    ),
+    Target(
+        "single",
+        "batchkeccak-all",
+        "hashlib",
+        "speed",
+        ">=",
+        0.9,
+        "one 64 MiB message / hashlib one-shot",
+        "sha3_256",
+        ("single_size",),
+    ),
+    Target(
+        "forms",
+        "to_flat",
+        "flat",
+        "time",
+        "<=",
+        0.30,
+        "list of 2^20 bytes: to_flat time / hashing time of the flat result",
+        None,
+        _SMALL,
+    ),
+    Target(
+        "startup",
+        "warm-process",
+        None,
+        "seconds",
+        "<=",
+        1.5,
+        "fresh process, warm cache: import + hash_many([b'x']), wall s",
+    ),
+    Target(
+        "startup",
+        "cold-first-call",
+        None,
+        "seconds",
+        "<=",
+        30.0,
+        "fresh process, empty cache: first hash_many, wall s",
+    ),
+    Target(
+        "startup",
+        "warm-first-call",
+        None,
+        "seconds",
+        "<=",
+        0.45,
+        "fresh process, warm cache: kernels ready (numba's import included), s",
+    ),
+    Target(
+        "startup",
+        "warm-first-call-without-scipy",
+        None,
+        "seconds",
+        "<=",
+        0.45,
+        "the same where SciPy is not installed (numba imports its BLAS if it is), s",
+    ),
+    Target(
+        "startup",
+        "small-process",
+        "hashlib-loop-process",
+        "time",
+        "<=",
+        1.5,
+        "import batchkeccak + hash_many([b'x'] * 100) / numpy + a hashlib loop, process",
+    ),
+    Target(
+        "startup",
+        "batchkeccak-small-files",
+        "sha256sum-small-files",
+        "time",
+        "<=",
+        1.5,
+        "batchkeccak hash / sha256sum, 20,000 files of 1 KiB (bench/startup.py --files)",
+    ),
+    Target(
+        "startup",
+        "batchkeccak-big-files",
+        "openssl-big-files",
+        "time",
+        "<=",
+        1.0,
+        "batchkeccak hash / openssl dgst -sha3-256, 8 files of 64 MiB (--files)",
+    ),
 )
 """The project's targets. A run at other sizes reports the same ratios for its own
 workloads, with no verdict: a target holds for the workload its text names."""
@@ -205,8 +334,9 @@ class Report:
         return next((workload for workload in self.workloads if workload.name == name), None)
 
     def to_dict(self) -> dict[str, Any]:
-        config = {k: (list(v) if isinstance(v, tuple) else v)
-                  for k, v in self.config.__dict__.items()}
+        config = {
+            k: (list(v) if isinstance(v, tuple) else v) for k, v in self.config.__dict__.items()
+        }
         return {
             "schema": SCHEMA_VERSION,
             "config": config,
@@ -338,8 +468,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) 
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
     lines = []
     for cells in [header, *rows]:
-        parts = [str(c).ljust(w) if i < left else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths))]
+        parts = [
+            str(c).ljust(w) if i < left else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))
+        ]
         lines.append("  ".join(parts).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
@@ -352,8 +484,13 @@ def _format_compare(workload: Workload) -> list[str]:
     header.append("note")
     body = []
     for row in workload.rows:
-        cells = [row.label, f"{row.items:,}", _fmt(row.best, 4), _fmt(row.ns_per_item),
-                 _fmt(row.mb_per_s)]
+        cells = [
+            row.label,
+            f"{row.items:,}",
+            _fmt(row.best, 4),
+            _fmt(row.ns_per_item),
+            _fmt(row.mb_per_s),
+        ]
         for base in bases:
             mine = any(row is b for b in bases)
             cells.append("" if mine else f"{base.mb_per_s / row.mb_per_s:,.2f}x")
@@ -364,15 +501,18 @@ def _format_compare(workload: Workload) -> list[str]:
 
 def _format_generic(workload: Workload) -> list[str]:
     header = ["what", "items", "best s", f"ns/{workload.item}", "MB/s", "note"]
-    body = [[r.label, f"{r.items:,}", _fmt(r.best, 4), _fmt(r.ns_per_item), _fmt(r.mb_per_s),
-             r.note] for r in workload.rows]
+    body = [
+        [r.label, f"{r.items:,}", _fmt(r.best, 4), _fmt(r.ns_per_item), _fmt(r.mb_per_s), r.note]
+        for r in workload.rows
+    ]
     return _table(header, body)
 
 
 def _format_startup(workload: Workload) -> list[str]:
     header = ["what", "best s", "runs"]
-    body = [[r.label, _fmt(r.best, 3), ", ".join(f"{s:.2f}" for s in r.seconds)]
-            for r in workload.rows]
+    body = [
+        [r.label, _fmt(r.best, 3), ", ".join(f"{s:.2f}" for s in r.seconds)] for r in workload.rows
+    ]
     return _table(header, body)
 
 
@@ -387,8 +527,9 @@ def _format_sweep(workload: Workload) -> list[str]:
             sizes.append(row.size)  # type: ignore[arg-type]  # a size sweep's rows all have a size
         table[(row.label, row.size)] = row.mb_per_s  # type: ignore[index]  # a size sweep's rows all have a size
     header = ["MB/s by size", *labels]
-    body = [[size_text(s), *(_fmt(table.get((label, s), math.nan)) for label in labels)]
-            for s in sizes]
+    body = [
+        [size_text(s), *(_fmt(table.get((label, s), math.nan)) for label in labels)] for s in sizes
+    ]
     return _table(header, body)
 
 
@@ -420,8 +561,10 @@ def format_report(report: Report) -> str:
     if load:
         lines.append(f"load average at start {', '.join(f'{x:.2f}' for x in load)}")
         if load[0] > 0.5 * (m.get("cores_available") or 1):
-            lines.append("the machine was busy with other work: compare the ratios, which "
-                         "were measured side by side, rather than absolute times")
+            lines.append(
+                "the machine was busy with other work: compare the ratios, which "
+                "were measured side by side, rather than absolute times"
+            )
     for what, seconds in report.compile_s.items():
         lines.append(f"compile: {what}: {seconds:.2f} s (not in any figure below)")
     for workload in report.workloads:
@@ -442,8 +585,15 @@ def format_report(report: Report) -> str:
             t = result.target
             unit = " s" if t.metric == "seconds" else "x"
             status = ("met" if result.met else "MISSED") if result.applies else "-"
-            body.append([t.text, f"{result.value:,.2f}{unit}", result.measured_on,
-                         f"{t.op} {t.threshold:g}{unit}", status])
+            body.append(
+                [
+                    t.text,
+                    f"{result.value:,.2f}{unit}",
+                    result.measured_on,
+                    f"{t.op} {t.threshold:g}{unit}",
+                    status,
+                ]
+            )
         lines += _table(["target", "measured", "on", "needed", "status"], body)
         if not all(result.applies for result in report.targets):
             lines.append(
@@ -481,9 +631,15 @@ def plot_throughput(report: Report, path: str | os.PathLike) -> None:
     for label, points in series.items():
         points.sort()
         style = "-" if label.startswith("batchkeccak") else "--"
-        ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o",
-                markersize=4, linewidth=2 if label.startswith("batchkeccak") else 1.3,
-                label=label)
+        ax.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            style,
+            marker="o",
+            markersize=4,
+            linewidth=2 if label.startswith("batchkeccak") else 1.3,
+            label=label,
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     sizes = sorted({p[0] for points in series.values() for p in points})
@@ -492,9 +648,11 @@ def plot_throughput(report: Report, path: str | os.PathLike) -> None:
     ax.set_xlabel("message size")
     ax.set_ylabel("throughput, MB/s (log scale)")
     m = report.machine
-    ax.set_title(f"{sweep.algorithm}: throughput by message size\n{m.get('cpu')}, "
-                 f"{m.get('cores_available')} cores, best of {report.config.sweep_repeats}",
-                 fontsize=10)
+    ax.set_title(
+        f"{sweep.algorithm}: throughput by message size\n{m.get('cpu')}, "
+        f"{m.get('cores_available')} cores, best of {report.config.sweep_repeats}",
+        fontsize=10,
+    )
     ax.grid(True, which="major", alpha=0.4)
     ax.grid(True, which="minor", axis="y", alpha=0.15)
     ax.legend(fontsize=9)

@@ -74,7 +74,10 @@ def _spawn(algorithm: str, env: dict[str, str], script: str = _STARTUP_SCRIPT) -
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", script, algorithm],
-        env=env, capture_output=True, text=True, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -95,8 +98,9 @@ def _command_line(env: dict[str, str]) -> list[str]:
 
 def _time_command(command: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+    )
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr.decode()}")
@@ -109,7 +113,7 @@ def _write_files(folder: str, count: int, size: int) -> list[str]:
     for i in range(count):
         name = os.path.join(folder, f"f{i:06d}")
         with open(name, "wb") as handle:
-            handle.write(block[i % size:] + block[: i % size])  # every file different
+            handle.write(block[i % size :] + block[: i % size])  # every file different
         names.append(name)
     return names
 
@@ -142,8 +146,9 @@ def measure_command_line(env: dict[str, str], repeats: int, workload: Workload) 
         what = f"{count:,} files of {size >> 10:,} KiB"
         for key, seconds in times.items():
             label = "`batchkeccak hash`" if key == "batchkeccak" else f"`{' '.join(peer)}`"
-            workload.rows.append(Row(f"{key}-{set_name}", f"{label} over {what}", 1, count,
-                                     count * size, seconds))
+            workload.rows.append(
+                Row(f"{key}-{set_name}", f"{label} over {what}", 1, count, count * size, seconds)
+            )
         if peer[0] in times:
             ratio = min(times["batchkeccak"]) / min(times[peer[0]])
             workload.figures[f"{set_name}_over_{peer[0]}"] = ratio
@@ -151,7 +156,10 @@ def measure_command_line(env: dict[str, str], repeats: int, workload: Workload) 
 
 
 def measure_startup(
-    algorithm: str = "sha3_256", repeats: int = 5, cold_repeats: int = 1, log=None,
+    algorithm: str = "sha3_256",
+    repeats: int = 5,
+    cold_repeats: int = 1,
+    log=None,
     files: bool = False,
 ) -> Workload:
     """Wall seconds of fresh interpreters that import batchkeccak and hash one message.
@@ -176,17 +184,18 @@ def measure_startup(
     root = os.path.dirname(os.path.dirname(os.path.abspath(batchkeccak.__file__)))
     base_env = dict(os.environ)
     base_env.pop("BATCHKECCAK_BACKEND", None)
-    base_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (root, base_env.get("PYTHONPATH")) if p
-    )
+    base_env["PYTHONPATH"] = os.pathsep.join(p for p in (root, base_env.get("PYTHONPATH")) if p)
     # These probes time the kernels' start: one message would otherwise go to hashlib.
     env = {**base_env, "BATCHKECCAK_BACKEND": "kernels"}
     phases = {"process": "process_s", "import": "import_s", "first-call": "first_call_s"}
     with tempfile.TemporaryDirectory(prefix="batchkeccak-floor-") as floor_dir:
         with open(os.path.join(floor_dir, "startup_floor.py"), "w") as module:
             module.write(_FLOOR_MODULE)
-        floor_env = {**env, "PYTHONPATH": os.pathsep.join((floor_dir, env["PYTHONPATH"])),
-                     "NUMBA_CACHE_DIR": os.path.join(floor_dir, "cache")}
+        floor_env = {
+            **env,
+            "PYTHONPATH": os.pathsep.join((floor_dir, env["PYTHONPATH"])),
+            "NUMBA_CACHE_DIR": os.path.join(floor_dir, "cache"),
+        }
         _spawn(algorithm, env)  # fills the cache if it is empty
         _spawn(algorithm, floor_env, _FLOOR_SCRIPT)
         runs, floor, no_scipy = [], [], []
@@ -195,13 +204,36 @@ def measure_startup(
             floor.append(_spawn(algorithm, floor_env, _FLOOR_SCRIPT))
             no_scipy.append(_spawn(algorithm, env, _NO_SCIPY_SCRIPT))
     for suffix, name in phases.items():
-        workload.rows.append(Row(f"warm-{suffix}", f"warm cache: {suffix.replace('-', ' ')}", 1, 1,
-                                 0, [r[name] for r in runs]))
-    workload.rows.append(Row("warm-first-call-without-scipy",
-                             "warm cache, SciPy not importable: first call", 1, 1, 0,
-                             [r["first_call_s"] + r["import_s"] for r in no_scipy]))
-    workload.rows.append(Row("numba-process", "numba alone (import, one cached call): process",
-                             1, 1, 0, [r["process_s"] for r in floor]))
+        workload.rows.append(
+            Row(
+                f"warm-{suffix}",
+                f"warm cache: {suffix.replace('-', ' ')}",
+                1,
+                1,
+                0,
+                [r[name] for r in runs],
+            )
+        )
+    workload.rows.append(
+        Row(
+            "warm-first-call-without-scipy",
+            "warm cache, SciPy not importable: first call",
+            1,
+            1,
+            0,
+            [r["first_call_s"] + r["import_s"] for r in no_scipy],
+        )
+    )
+    workload.rows.append(
+        Row(
+            "numba-process",
+            "numba alone (import, one cached call): process",
+            1,
+            1,
+            0,
+            [r["process_s"] for r in floor],
+        )
+    )
     above = min(r["process_s"] for r in runs) - min(r["process_s"] for r in floor)
     workload.figures["warm_above_numba_s"] = above
     workload.notes.append(f"batchkeccak's warm start is {above:.2f} s above numba's own")
@@ -210,10 +242,26 @@ def measure_startup(
         for _ in range(repeats):
             small.append(_spawn(algorithm, base_env, _SMALL_SCRIPT)["process_s"])
             loop.append(_spawn(algorithm, base_env, _HASHLIB_LOOP_SCRIPT)["process_s"])
-        workload.rows.append(Row("small-process", "small work: import batchkeccak; hash_many("
-                                 "[b'x'] * 100): process", 1, 1, 0, small))
-        workload.rows.append(Row("hashlib-loop-process", "numpy and a hashlib loop over the "
-                                 "same 100 messages: process", 1, 1, 0, loop))
+        workload.rows.append(
+            Row(
+                "small-process",
+                "small work: import batchkeccak; hash_many([b'x'] * 100): process",
+                1,
+                1,
+                0,
+                small,
+            )
+        )
+        workload.rows.append(
+            Row(
+                "hashlib-loop-process",
+                "numpy and a hashlib loop over the same 100 messages: process",
+                1,
+                1,
+                0,
+                loop,
+            )
+        )
         ratio = min(small) / min(loop)
         workload.figures["small_over_hashlib_loop"] = ratio
         workload.notes.append(f"small work takes {ratio:.2f}x the hashlib loop's process")
@@ -229,6 +277,14 @@ def measure_startup(
             with tempfile.TemporaryDirectory(prefix="batchkeccak-cold-") as cache:
                 cold.append(_spawn(algorithm, {**env, "NUMBA_CACHE_DIR": cache}))
         for suffix, name in phases.items():
-            workload.rows.append(Row(f"cold-{suffix}", f"empty cache: {suffix.replace('-', ' ')}",
-                                     1, 1, 0, [r[name] for r in cold]))
+            workload.rows.append(
+                Row(
+                    f"cold-{suffix}",
+                    f"empty cache: {suffix.replace('-', ' ')}",
+                    1,
+                    1,
+                    0,
+                    [r[name] for r in cold],
+                )
+            )
     return workload

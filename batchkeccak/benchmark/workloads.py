@@ -108,8 +108,14 @@ def _compare_workload(
     adapters = ctx.adapters(algorithm)
     indices = sample_indices(len(competitor_messages), ctx.config.sample)
     for competitor, adapter in adapters:
-        check_digests(competitor.name, adapter.digest, messages, expected, indices,
-                      f"{workload.name} ({algorithm})")
+        check_digests(
+            competitor.name,
+            adapter.digest,
+            messages,
+            expected,
+            indices,
+            f"{workload.name} ({algorithm})",
+        )
     candidates: dict[str, Callable[[], object]] = {}
     for threads in thread_options:
         key = "batchkeccak-1" if threads == 1 else "batchkeccak-all"
@@ -121,13 +127,35 @@ def _compare_workload(
     for threads in thread_options:
         key = "batchkeccak-1" if threads == 1 else "batchkeccak-all"
         used = 1 if threads == 1 else ctx.cores
-        workload.rows.append(Row(key, f"batchkeccak, {_thread_label(used)}", used, count,
-                                 total_bytes, times[key], per_message_bytes))
+        workload.rows.append(
+            Row(
+                key,
+                f"batchkeccak, {_thread_label(used)}",
+                used,
+                count,
+                total_bytes,
+                times[key],
+                per_message_bytes,
+            )
+        )
     for competitor, _ in adapters:
-        note = "" if len(competitor_messages) == count else \
-            f"timed on {len(competitor_messages):,} of {count:,} messages"
-        workload.rows.append(Row(competitor.name, competitor.label, 1, len(competitor_messages),
-                                 subset_bytes, times[competitor.name], per_message_bytes, note))
+        note = (
+            ""
+            if len(competitor_messages) == count
+            else f"timed on {len(competitor_messages):,} of {count:,} messages"
+        )
+        workload.rows.append(
+            Row(
+                competitor.name,
+                competitor.label,
+                1,
+                len(competitor_messages),
+                subset_bytes,
+                times[competitor.name],
+                per_message_bytes,
+                note,
+            )
+        )
 
 
 def _permutation_loops():
@@ -223,20 +251,43 @@ def bench_permutation(ctx: Context) -> Workload:
         candidates["chain_all_cores"] = chain_everywhere
     times = interleaved(candidates, config.repeats)
     tile_items = tile_calls * TILE_WIDTH
-    workload.rows.append(Row("tile", f"tile_permute ({TILE_WIDTH} states)", 1, tile_items,
-                             tile_items * rate, times["tile"]))
-    workload.rows.append(Row("state", "state_permute (1 state)", 1, state_calls,
-                             state_calls * rate, times["state"]))
+    workload.rows.append(
+        Row(
+            "tile",
+            f"tile_permute ({TILE_WIDTH} states)",
+            1,
+            tile_items,
+            tile_items * rate,
+            times["tile"],
+        )
+    )
+    workload.rows.append(
+        Row("state", "state_permute (1 state)", 1, state_calls, state_calls * rate, times["state"])
+    )
     if cores > 1:
-        workload.rows.append(Row("tile_all_cores", f"tile_permute on {cores} cores at once",
-                                 cores, tile_items * cores, tile_items * cores * rate,
-                                 times["tile_all_cores"]))
+        workload.rows.append(
+            Row(
+                "tile_all_cores",
+                f"tile_permute on {cores} cores at once",
+                cores,
+                tile_items * cores,
+                tile_items * cores * rate,
+                times["tile_all_cores"],
+            )
+        )
         scaling = workload.rows[0].ns_per_item / workload.rows[2].ns_per_item
         workload.figures["tile_core_scaling"] = scaling
-        chain_one = Row("chain", "dependent scalar chain, ns/step", 1, chain_steps, 0,
-                        times["chain"])
-        chain_all = Row("chain_all_cores", f"dependent scalar chain on {cores} cores at once",
-                        cores, chain_steps * cores, 0, times["chain_all_cores"])
+        chain_one = Row(
+            "chain", "dependent scalar chain, ns/step", 1, chain_steps, 0, times["chain"]
+        )
+        chain_all = Row(
+            "chain_all_cores",
+            f"dependent scalar chain on {cores} cores at once",
+            cores,
+            chain_steps * cores,
+            0,
+            times["chain_all_cores"],
+        )
         workload.rows += [chain_one, chain_all]
         chain_scaling = chain_one.ns_per_item / chain_all.ns_per_item
         workload.figures["chain_core_scaling"] = chain_scaling
@@ -297,14 +348,16 @@ def bench_absorb(ctx: Context) -> Workload:
         np.random.default_rng(config.seed + 5).bytes(int(varied_offsets[-1])), np.uint8
     )
     long_data = _random_rows(2 * TILE_WIDTH, config.absorb_size, config.seed + 7)
-    short_data = _random_rows(min(config.small_count, 1 << 16), config.small_size,
-                              config.seed + 7)
+    short_data = _random_rows(min(config.small_count, 1 << 16), config.small_size, config.seed + 7)
     # A plain tuple would be two messages (the data and the offsets), not varied_count.
     varied_flat = to_flat(FlatMessages(varied_data, varied_offsets))
     cases = {
         "long": (f"{2 * TILE_WIDTH} x {size_text(config.absorb_size)}", to_flat(long_data), None),
-        "short": (f"{short_data.shape[0]:,} x {size_text(config.small_size)}",
-                  to_flat(short_data), None),
+        "short": (
+            f"{short_data.shape[0]:,} x {size_text(config.small_size)}",
+            to_flat(short_data),
+            None,
+        ),
         "varied-sorted": (
             f"{varied_count:,} log-uniform 0..{size_text(config.varied_max)}, longest first",
             varied_flat,
@@ -319,19 +372,42 @@ def bench_absorb(ctx: Context) -> Workload:
         if order is None:
             order = np.arange(count, dtype=np.int64)
         out = np.empty((count, out_len), dtype=np.uint8)
-        args = (data, offsets, None, order, None, ZERO_STATE, None,
-                spec.rate, spec.suffix, first_round, out)
+        args = (
+            data,
+            offsets,
+            None,
+            order,
+            None,
+            ZERO_STATE,
+            None,
+            spec.rate,
+            spec.suffix,
+            first_round,
+            out,
+        )
         run_jobs(*args)
-        check_same("absorb", f"run_jobs on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1))
+        check_same(
+            "absorb", f"run_jobs on {label}", out, _hash(FlatMessages(data, offsets), algorithm, 1)
+        )
         candidates[key] = functools.partial(run_jobs, *args)
-        shapes[key] = (label, count, int(offsets[-1] - offsets[0]),
-                       _permutations(np.diff(offsets), algorithm))
+        shapes[key] = (
+            label,
+            count,
+            int(offsets[-1] - offsets[0]),
+            _permutations(np.diff(offsets), algorithm),
+        )
     tile_loop, _, _, tile, spare, _ = _permutation_bench(ctx)
     tile_calls = max(1, config.permutation_calls // 4)
     candidates["tile"] = lambda: tile_loop(tile, spare, first_round, tile_calls)
     times = interleaved(candidates, config.repeats)
-    tile_row = Row("tile", f"tile_permute alone ({TILE_WIDTH} states)", 1,
-                   tile_calls * TILE_WIDTH, tile_calls * TILE_WIDTH * spec.rate, times["tile"])
+    tile_row = Row(
+        "tile",
+        f"tile_permute alone ({TILE_WIDTH} states)",
+        1,
+        tile_calls * TILE_WIDTH,
+        tile_calls * TILE_WIDTH * spec.rate,
+        times["tile"],
+    )
     shape_rows = {}
     for key, (label, count, nbytes, perms) in shapes.items():
         row = Row(key, f"run_jobs, {label}", 1, perms, nbytes, times[key])
@@ -353,8 +429,9 @@ def bench_absorb(ctx: Context) -> Workload:
 def _hash(messages: object, algorithm: str, threads: int | None) -> np.ndarray:
     import batchkeccak
 
-    return batchkeccak.hash_many(messages, algorithm, length=_xof_length(algorithm),
-                                 threads=threads)
+    return batchkeccak.hash_many(
+        messages, algorithm, length=_xof_length(algorithm), threads=threads
+    )
 
 
 def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small") -> Workload:
@@ -370,8 +447,14 @@ def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small")
     )
     subset = [rows[i].tobytes() for i in range(min(count, config.competitor_messages))]
     _compare_workload(
-        ctx, workload, lambda t: _hash(rows, algorithm, t),
-        lambda i: rows[i].tobytes(), count, subset, size, count * size,
+        ctx,
+        workload,
+        lambda t: _hash(rows, algorithm, t),
+        lambda i: rows[i].tobytes(),
+        count,
+        subset,
+        size,
+        count * size,
     )
     return workload
 
@@ -390,8 +473,14 @@ def bench_large(ctx: Context) -> Workload:
     )
     messages = [row.tobytes() for row in rows]
     _compare_workload(
-        ctx, workload, lambda t: _hash(rows, algorithm, t),
-        lambda i: messages[i], count, messages, size, count * size,
+        ctx,
+        workload,
+        lambda t: _hash(rows, algorithm, t),
+        lambda i: messages[i],
+        count,
+        messages,
+        size,
+        count * size,
     )
     return workload
 
@@ -408,8 +497,15 @@ def bench_single(ctx: Context) -> Workload:
         "message",
     )
     _compare_workload(
-        ctx, workload, lambda t: _hash([message], algorithm, t),
-        lambda i: message, 1, [message], size, size, thread_options=(None,),
+        ctx,
+        workload,
+        lambda t: _hash([message], algorithm, t),
+        lambda i: message,
+        1,
+        [message],
+        size,
+        size,
+        thread_options=(None,),
     )
     workload.notes.append("a single message runs on one thread whatever threads= says")
     return workload
@@ -443,10 +539,16 @@ def bench_varied(ctx: Context) -> Workload:
     check_same("varied", "all threads", varied(None), expected)
     adapters = ctx.adapters(algorithm)[:1]
     subset_count = min(count, config.competitor_messages)
-    subset = [data[offsets[i]:offsets[i + 1]].tobytes() for i in range(subset_count)]
+    subset = [data[offsets[i] : offsets[i + 1]].tobytes() for i in range(subset_count)]
     for competitor, adapter in adapters:
-        check_digests(competitor.name, adapter.digest, lambda i: subset[i], expected,
-                      sample_indices(subset_count, config.sample), f"varied ({algorithm})")
+        check_digests(
+            competitor.name,
+            adapter.digest,
+            lambda i: subset[i],
+            expected,
+            sample_indices(subset_count, config.sample),
+            f"varied ({algorithm})",
+        )
     even(None)
     candidates: dict[str, Callable[[], object]] = {
         "varied": lambda: varied(None),
@@ -455,15 +557,38 @@ def bench_varied(ctx: Context) -> Workload:
     for competitor, adapter in adapters:
         candidates[competitor.name] = functools.partial(adapter.loop, subset)
     times = interleaved(candidates, config.repeats)
-    varied_row = Row("varied", f"batchkeccak varied, {_thread_label(ctx.cores)}", ctx.cores,
-                     count, int(offsets[-1]), times["varied"])
-    equal_row = Row("equal", f"batchkeccak {mean} B each, {_thread_label(ctx.cores)}", ctx.cores,
-                    count, count * mean, times["equal"], mean)
+    varied_row = Row(
+        "varied",
+        f"batchkeccak varied, {_thread_label(ctx.cores)}",
+        ctx.cores,
+        count,
+        int(offsets[-1]),
+        times["varied"],
+    )
+    equal_row = Row(
+        "equal",
+        f"batchkeccak {mean} B each, {_thread_label(ctx.cores)}",
+        ctx.cores,
+        count,
+        count * mean,
+        times["equal"],
+        mean,
+    )
     workload.rows += [varied_row, equal_row]
     for competitor, _ in adapters:
         note = "" if subset_count == count else f"timed on {subset_count:,} of {count:,} messages"
-        workload.rows.append(Row(competitor.name, competitor.label, 1, subset_count,
-                                 sum(map(len, subset)), times[competitor.name], None, note))
+        workload.rows.append(
+            Row(
+                competitor.name,
+                competitor.label,
+                1,
+                subset_count,
+                sum(map(len, subset)),
+                times[competitor.name],
+                None,
+                note,
+            )
+        )
     varied_perms = _permutations(lengths, algorithm)
     equal_perms = _permutations(np.full(count, mean), algorithm)
     perm_ratio = (varied_perms / varied_row.best) / (equal_perms / equal_row.best)
@@ -513,10 +638,21 @@ def bench_forms(ctx: Context) -> Workload:
     candidates["to_flat"] = lambda: to_flat(as_list)
     times = interleaved(candidates, config.repeats)
     for key, (label, _) in forms.items():
-        workload.rows.append(Row(key, f"hash_many({label})", ctx.cores, count, count * size,
-                                 times[key], size))
-    workload.rows.append(Row("to_flat", "inputs.to_flat(list of bytes)", 1, count,
-                             count * size, times["to_flat"], size, "conversion only"))
+        workload.rows.append(
+            Row(key, f"hash_many({label})", ctx.cores, count, count * size, times[key], size)
+        )
+    workload.rows.append(
+        Row(
+            "to_flat",
+            "inputs.to_flat(list of bytes)",
+            1,
+            count,
+            count * size,
+            times["to_flat"],
+            size,
+            "conversion only",
+        )
+    )
     workload.figures["to_flat_over_flat_hash"] = min(times["to_flat"]) / min(times["flat"])
     return workload
 
@@ -532,8 +668,10 @@ def bench_sweep(ctx: Context) -> Workload:
         "message",
     )
     adapters = ctx.adapters(algorithm)
-    labels = {"batchkeccak-1": "batchkeccak, 1 thread",
-              "batchkeccak-all": f"batchkeccak, {_thread_label(ctx.cores)}"}
+    labels = {
+        "batchkeccak-1": "batchkeccak, 1 thread",
+        "batchkeccak-all": f"batchkeccak, {_thread_label(ctx.cores)}",
+    }
     for size in config.sweep_sizes:
         _sweep_point(ctx, workload, size, adapters, labels)
     return workload
@@ -555,8 +693,14 @@ def _sweep_point(
     expected = _hash(rows, algorithm, 1)
     check_same(f"sweep {size} B", "all threads", _hash(rows, algorithm, None), expected)
     for competitor, adapter in adapters:
-        check_digests(competitor.name, adapter.digest, subset.__getitem__, expected,
-                      sample_indices(sub, 8), f"sweep {size} B ({algorithm})")
+        check_digests(
+            competitor.name,
+            adapter.digest,
+            subset.__getitem__,
+            expected,
+            sample_indices(sub, 8),
+            f"sweep {size} B ({algorithm})",
+        )
     candidates: dict[str, Callable[[], object]] = {
         "batchkeccak-1": lambda: _hash(rows, algorithm, 1),
         "batchkeccak-all": lambda: _hash(rows, algorithm, None),
@@ -566,17 +710,28 @@ def _sweep_point(
     times = interleaved(candidates, config.sweep_repeats)
     for key, label in labels.items():
         threads = 1 if key == "batchkeccak-1" else ctx.cores
-        workload.rows.append(Row(f"{key}@{size}", label, threads, count, count * size,
-                                 times[key], size))
+        workload.rows.append(
+            Row(f"{key}@{size}", label, threads, count, count * size, times[key], size)
+        )
     for competitor, _ in adapters:
-        workload.rows.append(Row(f"{competitor.name}@{size}", competitor.label, 1, sub,
-                                 sub * size, times[competitor.name], size))
+        workload.rows.append(
+            Row(
+                f"{competitor.name}@{size}",
+                competitor.label,
+                1,
+                sub,
+                sub * size,
+                times[competitor.name],
+                size,
+            )
+        )
 
 
 def bench_startup(ctx: Context) -> Workload:
     config = ctx.config
-    return measure_startup(config.algorithm, config.startup_repeats,
-                           config.startup_cold_repeats, ctx.log)
+    return measure_startup(
+        config.algorithm, config.startup_repeats, config.startup_cold_repeats, ctx.log
+    )
 
 
 RUNNERS: dict[str, Callable[[Context], Workload]] = {

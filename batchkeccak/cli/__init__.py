@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     if received or status is None:
         signum = received[0] if received else signal.SIGINT
         said: dict[int, str] = {
-            signal.SIGINT: "batchkeccak: interrupted", signal.SIGTERM: "batchkeccak: terminated",
+            signal.SIGINT: "batchkeccak: interrupted",
+            signal.SIGTERM: "batchkeccak: terminated",
         }
         _say(said.get(signum, "batchkeccak: hang-up"))
         return 128 + signum

@@ -35,25 +35,48 @@ def register(subparsers) -> None:
         "are not installed are skipped (pip install 'batchkeccak[bench]' gets them all).",
     )
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--quick", dest="preset", action="store_const", const="quick",
-                      help=f"small sizes ({_PRESET_HELP['quick']})")
-    size.add_argument("--full", dest="preset", action="store_const", const="full",
-                      help=f"full sizes ({_PRESET_HELP['full']})")
+    size.add_argument(
+        "--quick",
+        dest="preset",
+        action="store_const",
+        const="quick",
+        help=f"small sizes ({_PRESET_HELP['quick']})",
+    )
+    size.add_argument(
+        "--full",
+        dest="preset",
+        action="store_const",
+        const="full",
+        help=f"full sizes ({_PRESET_HELP['full']})",
+    )
     parser.set_defaults(preset="short")
-    parser.add_argument("--algorithm", default="sha3_256",
-                        help="algorithm of the main workloads (default sha3_256)")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="timed repeats per figure, the best one is kept (default: by size)")
-    parser.add_argument("--workload", action="append", metavar="NAME",
-                        help="run only this workload; repeat the option for several "
-                        f"({', '.join(WORKLOAD_NAMES)})")
-    parser.add_argument("--startup", action="store_true",
-                        help="also time fresh interpreters with a warm and an empty kernel "
-                        "cache (the empty one compiles everything: tens of seconds)")
+    parser.add_argument(
+        "--algorithm", default="sha3_256", help="algorithm of the main workloads (default sha3_256)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="timed repeats per figure, the best one is kept (default: by size)",
+    )
+    parser.add_argument(
+        "--workload",
+        action="append",
+        metavar="NAME",
+        help=f"run only this workload; repeat the option for several ({', '.join(WORKLOAD_NAMES)})",
+    )
+    parser.add_argument(
+        "--startup",
+        action="store_true",
+        help="also time fresh interpreters with a warm and an empty kernel "
+        "cache (the empty one compiles everything: tens of seconds)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
-    parser.add_argument("--plot", metavar="PNG",
-                        help="draw throughput against message size to this PNG (needs "
-                        "matplotlib)")
+    parser.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="draw throughput against message size to this PNG (needs matplotlib)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -92,8 +115,10 @@ def run(args) -> int:
         workloads = list(dict.fromkeys(args.workload))
         unknown = [w for w in workloads if w not in benchmark.WORKLOADS]
         if unknown:
-            raise CommandError(f"unknown --workload {', '.join(unknown)}; choose from "
-                               f"{', '.join(benchmark.WORKLOADS)}")
+            raise CommandError(
+                f"unknown --workload {', '.join(unknown)}; choose from "
+                f"{', '.join(benchmark.WORKLOADS)}"
+            )
         if args.startup and "startup" not in workloads:
             workloads.append("startup")
     else:

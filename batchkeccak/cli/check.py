@@ -92,8 +92,9 @@ _TAG_ORDER = sorted(TAGS.items(), key=lambda item: -len(item[1]))
 """Longest first, so that no tag is taken for a shorter one it begins with."""
 
 
-def _parse_line(line: bytes, forced, default, length: int | None, layout: _Layout,
-                from_stdin: bool):
+def _parse_line(
+    line: bytes, forced, default, length: int | None, layout: _Layout, from_stdin: bool
+):
     """An :class:`_Entry` for one checksum line in either layout, or None when it is not
     one.
 
@@ -109,8 +110,10 @@ def _parse_line(line: bytes, forced, default, length: int | None, layout: _Layou
         name, rest = tagged
         if name is None:
             return None
-        spec = default if name == default.name else resolve_algorithm(
-            name, getattr(default, "offered", default.params)
+        spec = (
+            default
+            if name == default.name
+            else resolve_algorithm(name, getattr(default, "offered", default.params))
         )
         cut = rest.rfind(b")")
         if cut < 0:
@@ -244,10 +247,17 @@ def _check_listing(listing: str, args, forced, default, layout: _Layout, output:
         return 1
     if args.report != "status":
         for count, one, many in (
-            (tally.improper, "{} line is improperly formatted", "{} lines are improperly formatted"),
+            (
+                tally.improper,
+                "{} line is improperly formatted",
+                "{} lines are improperly formatted",
+            ),
             (tally.unread, "{} listed file could not be read", "{} listed files could not be read"),
-            (tally.mismatched, "{} computed checksum did NOT match",
-             "{} computed checksums did NOT match"),
+            (
+                tally.mismatched,
+                "{} computed checksum did NOT match",
+                "{} computed checksums did NOT match",
+            ),
         ):
             if count:
                 output.warn("WARNING: " + _plural(count, one, many))
@@ -268,8 +278,9 @@ def _numbered(lines):
         yield number, line
 
 
-def _settle(pending: list, args, shown_listing: str, default, tally: _Tally,
-            output: Output) -> None:
+def _settle(
+    pending: list, args, shown_listing: str, default, tally: _Tally, output: Output
+) -> None:
     """Hash the entries in ``pending`` and report them and the improper lines among them,
     in line order, as GNU does while it reads."""
     entries = [item for item in pending if isinstance(item, _Entry)]
@@ -284,7 +295,9 @@ def _settle(pending: list, args, shown_listing: str, default, tally: _Tally,
             continue
         result = next(results)
         # GNU 9.1 escapes a name in these reports only when it holds a newline.
-        prefix, shown = escape_name(item.name) if "\n" in item.name else (b"", os.fsencode(item.name))
+        prefix, shown = (
+            escape_name(item.name) if "\n" in item.name else (b"", os.fsencode(item.name))
+        )
         if isinstance(result, OSError):
             if args.ignore_missing and result.errno == errno.ENOENT:
                 continue

@@ -32,15 +32,21 @@ def register(subparsers) -> None:
     parser.add_argument("b", metavar="B", help="the table after")
     add_table_options(parser, key_required=True)
     parser.add_argument(
-        "--output", "-o", metavar="FILE",
+        "--output",
+        "-o",
+        metavar="FILE",
         help="write the differences to FILE as Parquet (atomically) and print a summary",
     )
     parser.add_argument(
-        "--quiet", "-q", action="store_true",
+        "--quiet",
+        "-q",
+        action="store_true",
         help="report only whether the tables differ",
     )
     parser.add_argument(
-        "--no-changed-columns", dest="changed_columns", action="store_false",
+        "--no-changed-columns",
+        dest="changed_columns",
+        action="store_false",
         help="do not name the columns that changed (saves reading the changed rows again)",
     )
     parser.set_defaults(run=run)
@@ -83,7 +89,9 @@ def run(args) -> int:
             raise CommandError(f"--output: folder {str(output.parent)!r} does not exist")
     try:
         changes = diff(
-            args.a, args.b, key=args.key,
+            args.a,
+            args.b,
+            key=args.key,
             changed_columns=args.changed_columns and not args.quiet,
             **table_keywords(args),
         )

@@ -19,12 +19,15 @@ def register(subparsers) -> None:
         "Exit status 0, or 2 on trouble.",
     )
     parser.add_argument(
-        "datasets", metavar="DATASET", nargs="+",
+        "datasets",
+        metavar="DATASET",
+        nargs="+",
         help="Parquet file, directory of Parquet files, or Arrow IPC file (.arrow, .feather)",
     )
     add_table_options(parser, key_required=False)
     parser.add_argument(
-        "--json", action="store_true",
+        "--json",
+        action="store_true",
         help="one JSON object per dataset: digest, root, rows, key, columns, algorithm",
     )
     parser.set_defaults(run=run)
@@ -40,11 +43,20 @@ def run(args) -> int:
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
             raise CommandError(str(exc)) from None
         if args.json:
-            print(json.dumps({
-                "dataset": dataset, "digest": result.hexdigest(), "root": result.root.hex(),
-                "rows": result.rows, "key": result.key, "columns": result.columns,
-                "algorithm": result.algorithm,
-            }), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "dataset": dataset,
+                        "digest": result.hexdigest(),
+                        "root": result.root.hex(),
+                        "rows": result.rows,
+                        "key": result.key,
+                        "columns": result.columns,
+                        "algorithm": result.algorithm,
+                    }
+                ),
+                flush=True,
+            )
         else:
             print(f"{result.hexdigest()}  {dataset}", flush=True)
     return 0

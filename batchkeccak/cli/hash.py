@@ -48,42 +48,90 @@ def register(subparsers) -> None:
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to hash; - or none: stdin")
     parser.add_argument(
-        "-a", "--algorithm", default=None,
+        "-a",
+        "--algorithm",
+        default=None,
         help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, shake128, the "
         "keyed modes (kmac256, hmac-sha3-256: key from --key-file or --key-env), cshake128, "
         "parallelhash128 and the tree modes kt128 and kt256 (one big file on every core); "
         "with --check and no -a, each tagged line names its own",
     )
-    parser.add_argument("--length", type=int,
-                        help="output bytes for shake/turboshake/kmac/cshake/parallelhash "
-                        "(required) and kt128/kt256 "
-                        f"(default {TREE_DEFAULT_LENGTH}); at most {MAX_LENGTH}")
-    parser.add_argument("-b", "--binary", dest="binary", action="store_const", const=True,
-                        help="mark each name with '*' (no effect on the digest)")
-    parser.add_argument("-t", "--text", dest="binary", action="store_const", const=False,
-                        help="the default: no effect on the digest")
-    parser.add_argument("-c", "--check", action="store_true",
-                        help="read digests from the FILEs and check them")
-    parser.add_argument("--tag", action=_Tag, nargs=0, default=False,
-                        help="print BSD-style lines: 'SHA3-256 (NAME) = DIGEST'")
-    parser.add_argument("-z", "--zero", action="store_true",
-                        help="end each output line with NUL, not newline, and do not escape "
-                        "file names")
+    parser.add_argument(
+        "--length",
+        type=int,
+        help="output bytes for shake/turboshake/kmac/cshake/parallelhash "
+        "(required) and kt128/kt256 "
+        f"(default {TREE_DEFAULT_LENGTH}); at most {MAX_LENGTH}",
+    )
+    parser.add_argument(
+        "-b",
+        "--binary",
+        dest="binary",
+        action="store_const",
+        const=True,
+        help="mark each name with '*' (no effect on the digest)",
+    )
+    parser.add_argument(
+        "-t",
+        "--text",
+        dest="binary",
+        action="store_const",
+        const=False,
+        help="the default: no effect on the digest",
+    )
+    parser.add_argument(
+        "-c", "--check", action="store_true", help="read digests from the FILEs and check them"
+    )
+    parser.add_argument(
+        "--tag",
+        action=_Tag,
+        nargs=0,
+        default=False,
+        help="print BSD-style lines: 'SHA3-256 (NAME) = DIGEST'",
+    )
+    parser.add_argument(
+        "-z",
+        "--zero",
+        action="store_true",
+        help="end each output line with NUL, not newline, and do not escape file names",
+    )
     parser.add_argument(
         "--lines", action="store_true", help="hash each line of the input instead of each file"
     )
     checking = parser.add_argument_group("options for --check")
-    checking.add_argument("--ignore-missing", action="store_true",
-                          help="don't fail or report status for missing files")
+    checking.add_argument(
+        "--ignore-missing",
+        action="store_true",
+        help="don't fail or report status for missing files",
+    )
     # --quiet, --status and --warn each cancel the others: the last one given wins.
-    checking.add_argument("--quiet", dest="report", action="store_const", const="quiet",
-                          help="don't print OK for each file")
-    checking.add_argument("--status", dest="report", action="store_const", const="status",
-                          help="print nothing; the exit status tells")
-    checking.add_argument("--strict", action="store_true",
-                          help="exit non-zero for improperly formatted checksum lines")
-    checking.add_argument("-w", "--warn", dest="report", action="store_const", const="warn",
-                          help="warn about improperly formatted checksum lines")
+    checking.add_argument(
+        "--quiet",
+        dest="report",
+        action="store_const",
+        const="quiet",
+        help="don't print OK for each file",
+    )
+    checking.add_argument(
+        "--status",
+        dest="report",
+        action="store_const",
+        const="status",
+        help="print nothing; the exit status tells",
+    )
+    checking.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit non-zero for improperly formatted checksum lines",
+    )
+    checking.add_argument(
+        "-w",
+        "--warn",
+        dest="report",
+        action="store_const",
+        const="warn",
+        help="warn about improperly formatted checksum lines",
+    )
     add_mode_options(parser)
     parser.set_defaults(run=run)
 
@@ -161,8 +209,11 @@ def run(args) -> int:
         return 1
     except WriteError as exc:
         discard_stdout()
-        stderr_line(f"batchkeccak: write error: {exc.strerror}" if exc.strerror else
-                "batchkeccak: write error")
+        stderr_line(
+            f"batchkeccak: write error: {exc.strerror}"
+            if exc.strerror
+            else "batchkeccak: write error"
+        )
         return 1
     if StdinUse.asked and sys.stdin is None:
         # GNU's *sum close stdin last and report a closed one there, once more (``<&-``).
@@ -199,8 +250,9 @@ def _hash_lines(args, spec, output: Output) -> int:
                 continue
             try:
                 for (data, offsets), size in line_batches(stream):
-                    digests = bk.hexdigest_many(bk.FlatMessages(data, offsets),
-                                                spec.hasher(args.length))
+                    digests = bk.hexdigest_many(
+                        bk.FlatMessages(data, offsets), spec.hasher(args.length)
+                    )
                     output.write("\n".join(digests).encode() + b"\n")
                     bar.update(size)
             except OSError as exc:

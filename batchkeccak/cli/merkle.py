@@ -96,7 +96,7 @@ def register(subparsers) -> None:
         default=[],
         metavar="V",
         help="openzeppelin: the leaf equal to V, as tree.proof_for(V) finds it: a row of a "
-        "standard tree as a JSON array or a CSV row ('[\"0x11..\", \"5\"]' or 0x11..,5), "
+        'standard tree as a JSON array or a CSV row (\'["0x11..", "5"]\' or 0x11..,5), '
         "a bytes32 hex leaf of a simple tree; repeat for several",
     )
     proof.add_argument(
@@ -377,8 +377,7 @@ def _read_json(name: str, data: bytes, types: list[str] | None) -> list:
     for number, value in enumerate(values):
         if isinstance(value, list):
             raise CommandError(
-                f"{name}: value {number} is an array (a row): give its --types for a "
-                "standard tree"
+                f"{name}: value {number} is an array (a row): give its --types for a standard tree"
             )
         if not isinstance(value, str):
             raise CommandError(
@@ -494,8 +493,7 @@ def run_proof(args) -> int:
     by_leaf = bool(args.indices or args.values or args.addresses)
     chosen = sum([by_leaf, args.all, args.consistency is not None])
     if chosen != 1:
-        raise UsageError("choose the leaves (--index, --value, --address), --all or "
-                         "--consistency")
+        raise UsageError("choose the leaves (--index, --value, --address), --all or --consistency")
     if args.multi and not by_leaf:
         raise UsageError("--multi needs the leaves to prove: --index, --value or --address")
     _check_output(args.output)
@@ -613,8 +611,11 @@ def run_verify(args) -> int:
     from batchkeccak.merkle import proofs
 
     try:
-        text = (_standard_input().read() if args.proof_file == "-"
-                else Path(args.proof_file).read_text())
+        text = (
+            _standard_input().read()
+            if args.proof_file == "-"
+            else Path(args.proof_file).read_text()
+        )
     except OSError as exc:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

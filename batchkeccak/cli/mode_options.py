@@ -43,8 +43,10 @@ def read_key(args) -> bytes | None:
             ) from None
         source = f"key file {args.key_file!r}"
     elif args.key_env is not None:
-        value = os.environb.get(os.fsencode(args.key_env)) if os.supports_bytes_environ else (
-            None if args.key_env not in os.environ else os.environ[args.key_env].encode()
+        value = (
+            os.environb.get(os.fsencode(args.key_env))
+            if os.supports_bytes_environ
+            else (None if args.key_env not in os.environ else os.environ[args.key_env].encode())
         )
         if value is None:
             raise CommandError(f"environment variable {args.key_env} (--key-env) is not set")

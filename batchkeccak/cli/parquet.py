@@ -33,7 +33,9 @@ def register(subparsers) -> None:
         help="sha3_256 (default), keccak_256, shake_256, kmac_256 (keyed), ...",
     )
     parser.add_argument(
-        "--length", type=int, default=None,
+        "--length",
+        type=int,
+        default=None,
         help="output bytes, for shake_*, turboshake*, kmac_*, cshake_*, kt128/kt256...",
     )
     parser.add_argument("--hex", action="store_true", help="write lowercase hex strings")
@@ -48,7 +50,9 @@ def register(subparsers) -> None:
         help="rows per batch and row group (default 131072)",
     )
     parser.add_argument(
-        "--threads", type=positive_int, default=None,
+        "--threads",
+        type=positive_int,
+        default=None,
         help="hashing threads (default: every core)",
     )
     add_mode_options(parser)

@@ -41,7 +41,15 @@ def _units(raw: bytes, utf8: bool) -> list[tuple[str, bool, bytes]]:
             units.append((char, 0x20 <= byte < 0x7F, raw[i : i + 1]))
             i += 1
             continue
-        width = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 0
+        width = (
+            2
+            if byte >> 5 == 0b110
+            else 3
+            if byte >> 4 == 0b1110
+            else 4
+            if byte >> 3 == 0b11110
+            else 0
+        )
         try:
             char = raw[i : i + width].decode() if utf8 and width else None
         except UnicodeDecodeError:
@@ -76,9 +84,13 @@ def quotef(name: str | bytes) -> str:
     alone = text in ("{", "}")  # a brace is special to the shell only as a whole word
     if plain and not (alone or text[0] in "#~" or any(char in _TRIGGERS for char in text)):
         return text
-    if plain and "'" in text and all(
-        char.isalnum() or char in _DOUBLE_QUOTABLE or (i == 0 and char in "#~") or alone
-        for i, char in enumerate(text)
+    if (
+        plain
+        and "'" in text
+        and all(
+            char.isalnum() or char in _DOUBLE_QUOTABLE or (i == 0 and char in "#~") or alone
+            for i, char in enumerate(text)
+        )
     ):
         return f'"{text}"'
     out = ["'"]

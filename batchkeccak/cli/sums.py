@@ -156,8 +156,10 @@ class Output:
         except BrokenPipeError:
             raise
         except (OSError, ValueError) as exc:
-            raise WriteError(getattr(exc, "errno", None) or errno.EIO,
-                              getattr(exc, "strerror", None) or os.strerror(errno.EIO)) from None
+            raise WriteError(
+                getattr(exc, "errno", None) or errno.EIO,
+                getattr(exc, "strerror", None) or os.strerror(errno.EIO),
+            ) from None
 
     def write(self, data: bytes) -> None:
         if not data:
@@ -170,6 +172,7 @@ class Output:
     def flush(self) -> None:
         if self._stdout is None:
             return  # closed (``>&-``): only a write fails, as GNU's does
+
         def flush_both() -> None:
             if self._buffer is not None:
                 self._buffer.flush()
@@ -232,8 +235,11 @@ def digest_names(names: list[str], spec: Choice, length: int | None) -> list:
     from batchkeccak.files import digest_files
 
     files = [name for name in names if name != "-"]
-    found = iter(digest_files(files, spec.name, length=spec.length(length), processes=True,
-                              **spec.params) if files else [])
+    found = iter(
+        digest_files(files, spec.name, length=spec.length(length), processes=True, **spec.params)
+        if files
+        else []
+    )
     results: list = []
     for name in names:
         if name == "-":

@@ -23,28 +23,43 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
     from batchkeccak.cli import positive_int
 
     parser.add_argument(
-        "--key", "-k", dest="key", action="append", required=key_required, metavar="COLUMN",
+        "--key",
+        "-k",
+        dest="key",
+        action="append",
+        required=key_required,
+        metavar="COLUMN",
         help="key column (repeat for a key of several columns)"
         + ("" if key_required else "; without it rows are compared as a multiset"),
     )
     parser.add_argument(
-        "--column", "-c", dest="columns", action="append", metavar="COLUMN",
+        "--column",
+        "-c",
+        dest="columns",
+        action="append",
+        metavar="COLUMN",
         help="column to cover (repeat for several; default: every column)",
     )
     parser.add_argument(
-        "--algorithm", "-a", default="sha3_256",
+        "--algorithm",
+        "-a",
+        default="sha3_256",
         help="row and tree hash: sha3_256 (default), keccak_256, sha3_512, ...",
     )
     parser.add_argument(
         "--threads", type=positive_int, default=None, help="threads (default: every core)"
     )
     parser.add_argument(
-        "--memory-limit", type=memory_size, default=None, metavar="SIZE",
-        help="keys and digests held at once before sorted runs are spilled to disk "
-        "(default 1280M)",
+        "--memory-limit",
+        type=memory_size,
+        default=None,
+        metavar="SIZE",
+        help="keys and digests held at once before sorted runs are spilled to disk (default 1280M)",
     )
     parser.add_argument(
-        "--spill-dir", default=None, metavar="DIR",
+        "--spill-dir",
+        default=None,
+        metavar="DIR",
         help="folder for the spilled runs (default: the temporary folder); removed after",
     )
 

@@ -83,8 +83,9 @@ ACCOUNT = LoadAccount()
 """The process's account (numba's kernels, once loaded, serve every later call)."""
 
 
-def _extra_us(measured: dict, family: str, count: int, threads: int,
-              backend_threads: int) -> tuple[float, float]:
+def _extra_us(
+    measured: dict, family: str, count: int, threads: int, backend_threads: int
+) -> tuple[float, float]:
     """What the backend spends beyond what the kernels, once loaded, would spend: in all for
     ``count`` messages, and per byte (microseconds; neither below zero).
 
@@ -99,12 +100,21 @@ def _extra_us(measured: dict, family: str, count: int, threads: int,
     else:
         kernel_byte = kernels["one_state_byte"] / threads
     backend_byte = backend["byte"] / max(1, min(backend_threads, count))
-    return (max(0.0, count * (backend["message"] - kernels["message"])),
-            max(0.0, backend_byte - kernel_byte))
+    return (
+        max(0.0, count * (backend["message"] - kernels["message"])),
+        max(0.0, backend_byte - kernel_byte),
+    )
 
 
-def plan(spec: Algorithm, domain: int, count: int, total_bytes: int, threads: int = 1,
-         backend_threads: int = 1, account: LoadAccount | None = None) -> str:
+def plan(
+    spec: Algorithm,
+    domain: int,
+    count: int,
+    total_bytes: int,
+    threads: int = 1,
+    backend_threads: int = 1,
+    account: LoadAccount | None = None,
+) -> str:
     """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT` or
     :data:`KERNELS`. The one decision of the package (:meth:`Hasher.plan
     <batchkeccak.core.hashers.Hasher.plan>` asks it; so do the numpy-free file path and the
@@ -134,8 +144,14 @@ def plan(spec: Algorithm, domain: int, count: int, total_bytes: int, threads: in
     return ONESHOT
 
 
-def oneshot_bytes(spec: Algorithm, domain: int, count: int, threads: int = 1,
-                  backend_threads: int = 1, account: LoadAccount | None = None) -> int:
+def oneshot_bytes(
+    spec: Algorithm,
+    domain: int,
+    count: int,
+    threads: int = 1,
+    backend_threads: int = 1,
+    account: LoadAccount | None = None,
+) -> int:
     """The most bytes ``count`` messages may hold in all and still be planned
     :data:`ONESHOT` (what :func:`plan` would allow, without booking it): -1 when none may.
 

@@ -35,8 +35,9 @@ ZERO_STATE = readonly(np.zeros((1, LANE_COUNT), dtype=np.uint64))
 """The all-zero initial state of the plain functions: one (1, 25) state for the whole batch."""
 
 
-def output_length(spec: Algorithm, length: object, argument: str = "length",
-                  name: str | None = None) -> int:
+def output_length(
+    spec: Algorithm, length: object, argument: str = "length", name: str | None = None
+) -> int:
     """The output size for ``spec``: its digest size, or ``length`` for an XOF.
 
     ``argument`` is the caller's name for ``length`` in error messages (``--length`` for
@@ -45,9 +46,7 @@ def output_length(spec: Algorithm, length: object, argument: str = "length",
     name = spec.name if name is None else name
     if spec.xof:
         if length is None:
-            raise TypeError(
-                f"{argument} is required for {name} (an extendable-output function)"
-            )
+            raise TypeError(f"{argument} is required for {name} (an extendable-output function)")
         number = check_int(length, argument, 0, note=f" for {name}")
         if number > MAX_OUTPUT_LENGTH:
             raise ValueError(
@@ -81,8 +80,16 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
 
     start, stop = span
     run_jobs(
-        data, offsets[start : stop + 1], None, readonly(np.arange(stop - start, dtype=np.int64)),
-        None, _initial_rows(initial, start, stop), None, rate, suffix, first_round,
+        data,
+        offsets[start : stop + 1],
+        None,
+        readonly(np.arange(stop - start, dtype=np.int64)),
+        None,
+        _initial_rows(initial, start, stop),
+        None,
+        rate,
+        suffix,
+        first_round,
         out[start:stop],
     )
 
@@ -95,7 +102,14 @@ def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round,
     start, stop = span
     length = int(offsets[start + 1] - offsets[start])
     hash_uniform(
-        data, offsets[start], stop - start, length, initial, rate, suffix, first_round,
+        data,
+        offsets[start],
+        stop - start,
+        length,
+        initial,
+        rate,
+        suffix,
+        first_round,
         out[start:stop],
     )
 
@@ -251,7 +265,13 @@ class Hasher:
         parallel.run_parallel(
             _hash_uniform_range if uniform else _hash_range,
             parallel.chunk_ranges(count, threads),
-            data, offsets, initial, spec.rate, self.domain, spec.first_round, out,
+            data,
+            offsets,
+            initial,
+            spec.rate,
+            self.domain,
+            spec.first_round,
+            out,
             workers=threads,
         )
         return out
@@ -365,9 +385,7 @@ class Hasher:
         bounds = offsets.tolist()  # a copy: what is checked is what is read
         # The kernels' own entry check, here: a slice past the data would silently shorten
         # a message, where the kernels refuse it.
-        if bounds[0] < 0 or bounds[-1] > len(view) or any(
-            map(int.__gt__, bounds[:-1], bounds[1:])
-        ):
+        if bounds[0] < 0 or bounds[-1] > len(view) or any(map(int.__gt__, bounds[:-1], bounds[1:])):
             raise ValueError("hash_flat: a message's offsets leave the data buffer")
         pieces = map(view.__getitem__, map(slice, bounds[:-1], bounds[1:]))
         return self._oneshot_rows(pieces, out)
@@ -456,9 +474,17 @@ class Hasher:
             from batchkeccak.core.sponge import run_jobs
 
             run_jobs(
-                data, offsets, None, _SINGLE_QUEUE, None,
-                readonly(self.initial_state), None, spec.rate, self.domain,
-                spec.first_round, out,
+                data,
+                offsets,
+                None,
+                _SINGLE_QUEUE,
+                None,
+                readonly(self.initial_state),
+                None,
+                spec.rate,
+                self.domain,
+                spec.first_round,
+                out,
             )
         return out.tobytes()
 
@@ -470,8 +496,13 @@ class OnePass:
 
     __slots__ = ("domain", "initial_state", "outer", "trailer")
 
-    def __init__(self, initial_state: np.ndarray, domain: int, trailer: bytes = b"",
-                 outer: Hasher | None = None) -> None:
+    def __init__(
+        self,
+        initial_state: np.ndarray,
+        domain: int,
+        trailer: bytes = b"",
+        outer: Hasher | None = None,
+    ) -> None:
         self.initial_state = initial_state
         self.domain = domain
         self.trailer = trailer
@@ -523,8 +554,11 @@ def _checked_state(state: np.ndarray | None) -> np.ndarray:
     if state is None:
         return ZERO_STATE
     if (
-        not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.ndim != 2
-        or state.shape[1] != LANE_COUNT or state.shape[0] < 1
+        not isinstance(state, np.ndarray)
+        or state.dtype != np.uint64
+        or state.ndim != 2
+        or state.shape[1] != LANE_COUNT
+        or state.shape[0] < 1
     ):
         raise TypeError("initial_state must be a (1, 25) or (N, 25) uint64 array")
     # A private copy: the caller's array could change after it was checked.

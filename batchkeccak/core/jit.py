@@ -28,7 +28,11 @@ from pathlib import Path
 import numba
 
 __all__ = [
-    "UncachedKernelsWarning", "cache_available", "clear_cache", "compiled_sources_digest", "njit",
+    "UncachedKernelsWarning",
+    "cache_available",
+    "clear_cache",
+    "compiled_sources_digest",
+    "njit",
 ]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -86,7 +90,8 @@ def compiled_sources() -> list[Path]:
     the LLVM IR and symbols those emit (``llvmlite``: the tile's vector width, say)."""
     marks = ("njit(", "@intrinsic", "import llvmlite")
     return sorted(
-        path for path in PACKAGE_DIR.rglob("*.py")
+        path
+        for path in PACKAGE_DIR.rglob("*.py")
         if path != Path(__file__).resolve()
         and any(mark in path.read_text(encoding="utf-8") for mark in marks)
     )

@@ -55,8 +55,9 @@ def oneshot_function(spec: Algorithm, domain: int, out_len: int):
     return lambda message: factory.new(domain=domain, data=message).read(out_len)
 
 
-def oneshot_digest(spec: Algorithm, domain: int, message: bytes | bytearray | memoryview,
-                   out_len: int) -> bytes | None:
+def oneshot_digest(
+    spec: Algorithm, domain: int, message: bytes | bytearray | memoryview, out_len: int
+) -> bytes | None:
     """``out_len`` bytes of ``spec`` over ``message`` from the all-zero state with ``domain``,
     or None where neither hashlib nor pycryptodome has that function."""
     function = oneshot_function(spec, domain, out_len)
@@ -89,10 +90,14 @@ def oneshot_factory(spec: Algorithm, domain: int):
         from Crypto.Hash import keccak
 
         size = cast(int, spec.digest_size)  # the keccak_ rows are fixed-length
-        return ((lambda data: keccak.new(data=data, digest_bytes=size)),
-                lambda digest, out_len: digest.digest())
+        return (
+            (lambda data: keccak.new(data=data, digest_bytes=size)),
+            lambda digest, out_len: digest.digest(),
+        )
     from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
 
     factory = TurboSHAKE128 if spec.name == "turboshake128" else TurboSHAKE256
-    return ((lambda data: factory.new(domain=domain, data=data)),
-            lambda digest, out_len: digest.read(out_len))
+    return (
+        (lambda data: factory.new(domain=domain, data=data)),
+        lambda digest, out_len: digest.read(out_len),
+    )

@@ -60,9 +60,7 @@ def chunk_ranges(count: int, threads: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, count)) for start in range(0, count, size)]
 
 
-def split_ranges(
-    first: int, stop: int, parts: int, weights=None
-) -> list[tuple[int, int]]:
+def split_ranges(first: int, stop: int, parts: int, weights=None) -> list[tuple[int, int]]:
     """Cut ``first..stop`` into at most ``parts`` contiguous, non-empty ``(start, stop)``
     ranges of about equal size (none for an empty range): the one way a batch is shared out where ``chunk_ranges``'
     whole tiles do not apply.

@@ -40,8 +40,7 @@ class Algorithm:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"Algorithm name must be a non-empty str, got {self.name!r}")
         if not (
-            isinstance(self.rate, int) and self.rate % 8 == 0
-            and MIN_RATE <= self.rate <= MAX_RATE
+            isinstance(self.rate, int) and self.rate % 8 == 0 and MIN_RATE <= self.rate <= MAX_RATE
         ):
             raise ValueError(
                 f"{self.name}: rate must be a multiple of 8 in [{MIN_RATE}, {MAX_RATE}] bytes, "
@@ -60,7 +59,8 @@ class Algorithm:
                 f"got {self.digest_size!r}"
             )
         if not (
-            isinstance(self.rounds, int) and 0 < self.rounds <= MAX_ROUNDS
+            isinstance(self.rounds, int)
+            and 0 < self.rounds <= MAX_ROUNDS
             and self.rounds % TILE_ROUND_STEP == 0
         ):
             raise ValueError(
@@ -109,14 +109,25 @@ algorithms: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _TABL
 """Every supported algorithm by name (hashlib's names where hashlib has one)."""
 
 
-OBJECT_IDENTIFIERS: Mapping[str, str] = MappingProxyType({
-    f"2.16.840.1.101.3.4.2.{arc}": name for arc, name in (
-        (7, "sha3_224"), (8, "sha3_256"), (9, "sha3_384"), (10, "sha3_512"),
-        (11, "shake_128"), (12, "shake_256"),
-        (13, "hmac_sha3_224"), (14, "hmac_sha3_256"), (15, "hmac_sha3_384"),
-        (16, "hmac_sha3_512"), (19, "kmac_128"), (20, "kmac_256"),
-    )
-})
+OBJECT_IDENTIFIERS: Mapping[str, str] = MappingProxyType(
+    {
+        f"2.16.840.1.101.3.4.2.{arc}": name
+        for arc, name in (
+            (7, "sha3_224"),
+            (8, "sha3_256"),
+            (9, "sha3_384"),
+            (10, "sha3_512"),
+            (11, "shake_128"),
+            (12, "shake_256"),
+            (13, "hmac_sha3_224"),
+            (14, "hmac_sha3_256"),
+            (15, "hmac_sha3_384"),
+            (16, "hmac_sha3_512"),
+            (19, "kmac_128"),
+            (20, "kmac_256"),
+        )
+    }
+)
 """NIST's object identifiers (hashAlgs arcs) by dotted name, as OpenSSL and hashlib accept
 them: ``hashlib.new("2.16.840.1.101.3.4.2.8")`` is SHA3-256."""
 

@@ -71,7 +71,6 @@ def pad_final_block(lanes, lane, width, tail_word, tail, last_word, suffix):
     lanes[last_word * width + lane] ^= PAD_LAST_BIT
 
 
-
 @njit(cache=True, nogil=True)
 def _absorb_block(
     lanes, lane, width, data, pos, remaining, rate, suffix, fresh, initial, initial_row
@@ -123,12 +122,8 @@ def _initial_row(initial, message):
 @njit(cache=True, nogil=True, inline="always")
 def _check_initial(initial, count):
     """Refuse an initial-state array that is not ``(1, 25)`` or ``(count, 25)``."""
-    if initial.shape[1] != LANE_COUNT or not (
-        initial.shape[0] == 1 or initial.shape[0] == count
-    ):
-        raise ValueError(
-            "initial state: expected shape (1, 25) or (number of messages, 25)"
-        )
+    if initial.shape[1] != LANE_COUNT or not (initial.shape[0] == 1 or initial.shape[0] == count):
+        raise ValueError("initial state: expected shape (1, 25) or (number of messages, 25)")
 
 
 @njit(cache=True, nogil=True)
@@ -140,8 +135,19 @@ def _item_end(starts, ends, m):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _start_job(lane, m, starts, ends, rate, final_shift, lane_message, lane_item, lane_start,
-               lane_length, lane_final):
+def _start_job(
+    lane,
+    m,
+    starts,
+    ends,
+    rate,
+    final_shift,
+    lane_message,
+    lane_item,
+    lane_start,
+    lane_length,
+    lane_final,
+):
     # A lane takes job m: its item's place, its length, and the index of its final block.
     lane_message[lane] = m
     lane_item[lane] = m
@@ -174,11 +180,10 @@ def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, ou
             raise ValueError("run_jobs: follow must be empty or have one entry per item")
     for i in range(order.shape[0]):
         m = order[i]
-        if m < 0 or m >= count or m >= rows or (
-            initial.shape[0] != 1 and m >= initial.shape[0]
-        ):
-            raise ValueError("run_jobs: a queued job is outside the items, the rows or the "
-                             "initial states")
+        if m < 0 or m >= count or m >= rows or (initial.shape[0] != 1 and m >= initial.shape[0]):
+            raise ValueError(
+                "run_jobs: a queued job is outside the items, the rows or the initial states"
+            )
         while True:
             start = starts[m]
             end = _item_end(starts, ends, m)
@@ -199,8 +204,9 @@ def _check_jobs(data, starts, ends, order, follow, initial, states_out, rate, ou
 # a message's finish), even inlined, the per-lane calls paid numba's reference counts on
 # their array arguments, and 2^16 messages of 0..135 bytes ran 4-5 % slower (bench/ab_kernels.py).
 @njit(cache=True, nogil=True)
-def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffix,
-             first_round, out):
+def run_jobs(
+    data, starts, ends, order, follow, initial, states_out, rate, suffix, first_round, out
+):
     """The lane scheduler: run the jobs ``order[0], order[1], ...`` through tiles.
 
     Job ``m`` reads the bytes ``data[starts[m]:ends[m]]`` (an *item*; with ``ends`` None,
@@ -261,8 +267,19 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
     for lane in range(width):
         lane_message[lane] = -1
         if taken < queued:
-            _start_job(lane, order[taken], starts, ends, rate, final_shift, lane_message,
-                       lane_item, lane_start, lane_length, lane_final)
+            _start_job(
+                lane,
+                order[taken],
+                starts,
+                ends,
+                rate,
+                final_shift,
+                lane_message,
+                lane_item,
+                lane_start,
+                lane_length,
+                lane_final,
+            )
             taken += 1
             busy += 1
 
@@ -294,8 +311,15 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             if not permuted:
                 for group in range(0, width, 4):
                     absorb_whole_blocks_4(
-                        tile, group, data, zeros, positions[group], positions[group + 1],
-                        positions[group + 2], positions[group + 3], rate,
+                        tile,
+                        group,
+                        data,
+                        zeros,
+                        positions[group],
+                        positions[group + 1],
+                        positions[group + 2],
+                        positions[group + 3],
+                        rate,
                     )
             for lane in range(width):
                 positions[lane] += rate
@@ -322,8 +346,15 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
                                 tile, lane, initial, _initial_row(initial, lane_message[lane])
                             )
                     absorb_whole_blocks_4(
-                        tile, group, data, zeros, positions[group], positions[group + 1],
-                        positions[group + 2], positions[group + 3], rate,
+                        tile,
+                        group,
+                        data,
+                        zeros,
+                        positions[group],
+                        positions[group + 1],
+                        positions[group + 2],
+                        positions[group + 3],
+                        rate,
                     )
                 for lane in range(group, group + 4):
                     p = lane_block[lane]
@@ -331,9 +362,17 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
                         continue
                     if p <= lane_final[lane]:
                         _absorb_block(
-                            tile, lane, tile_stride, data, lane_start[lane] + p * rate,
-                            lane_length[lane] - p * rate, rate, suffix, p == 0,
-                            initial, _initial_row(initial, lane_message[lane]),
+                            tile,
+                            lane,
+                            tile_stride,
+                            data,
+                            lane_start[lane] + p * rate,
+                            lane_length[lane] - p * rate,
+                            rate,
+                            suffix,
+                            p == 0,
+                            initial,
+                            _initial_row(initial, lane_message[lane]),
                         )
         # One call site for the tile permutation (two with the wide absorb above): LLVM
         # inlines it, and each further site would add a copy to compile.
@@ -350,7 +389,11 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             if q >= 0:
                 if states_out is None:
                     squeeze_block(
-                        tile, lane, width, flat_out, m * out_len + q * rate,
+                        tile,
+                        lane,
+                        width,
+                        flat_out,
+                        m * out_len + q * rate,
                         min(rate, out_len - q * rate),
                     )
                 else:
@@ -371,8 +414,19 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             # state is overwritten by the next job's first block.)
             lane_block[lane] = 0
             if taken < queued:
-                _start_job(lane, order[taken], starts, ends, rate, final_shift, lane_message,
-                           lane_item, lane_start, lane_length, lane_final)
+                _start_job(
+                    lane,
+                    order[taken],
+                    starts,
+                    ends,
+                    rate,
+                    final_shift,
+                    lane_message,
+                    lane_item,
+                    lane_start,
+                    lane_length,
+                    lane_final,
+                )
                 taken += 1
                 if taken < queued:
                     prefetch_block(data, starts[order[taken]], rate)
@@ -401,33 +455,62 @@ def run_jobs(data, starts, ends, order, follow, initial, states_out, rate, suffi
             state[k] = initial[row, k] if next_block == 0 else tile[k * width + lane]
         if states_out is not None:
             # The rest of this item, then every item that follows it, all whole blocks.
-            state_absorb(state, data, start + next_block * rate, final + 1 - next_block,
-                         rate_words, first_round)
+            state_absorb(
+                state,
+                data,
+                start + next_block * rate,
+                final + 1 - next_block,
+                rate_words,
+                first_round,
+            )
             item = follow[lane_item[lane]] if chained else -1
             while item >= 0:
-                state_absorb(state, data, starts[item],
-                             (_item_end(starts, ends, item) - starts[item]) // rate,
-                             rate_words, first_round)
+                state_absorb(
+                    state,
+                    data,
+                    starts[item],
+                    (_item_end(starts, ends, item) - starts[item]) // rate,
+                    rate_words,
+                    first_round,
+                )
                 item = follow[item]
             for k in range(LANE_COUNT):
                 states_out[m, k] = state[k]
             continue
         if next_block < final:
             state_absorb(
-                state, data, start + next_block * rate, final - next_block, rate_words,
+                state,
+                data,
+                start + next_block * rate,
+                final - next_block,
+                rate_words,
                 first_round,
             )
             next_block = final
         for p in range(next_block, final + squeeze_blocks):
             if p == final:
                 _absorb_block(
-                    state, nothing, one, data, start + p * rate, length - p * rate, rate,
-                    suffix, p < 0, initial, nothing,
+                    state,
+                    nothing,
+                    one,
+                    data,
+                    start + p * rate,
+                    length - p * rate,
+                    rate,
+                    suffix,
+                    p < 0,
+                    initial,
+                    nothing,
                 )
             state_absorb(state, data, start, one, nothing, first_round)
             q = p - final
             squeeze_block(
-                state, 0, 1, flat_out, m * out_len + q * rate, min(rate, out_len - q * rate),
+                state,
+                0,
+                1,
+                flat_out,
+                m * out_len + q * rate,
+                min(rate, out_len - q * rate),
             )
 
 
@@ -453,9 +536,15 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     with copies of its last message and keeps their output: one kernel serves any count.
     """
     if (
-        start < 0 or length < 0 or length >= rate or out.shape[1] > rate or count < 0
-        or out.shape[0] < count or start + count * length > data.shape[0]
-        or initial.shape[0] != 1 or initial.shape[1] != LANE_COUNT
+        start < 0
+        or length < 0
+        or length >= rate
+        or out.shape[1] > rate
+        or count < 0
+        or out.shape[0] < count
+        or start + count * length > data.shape[0]
+        or initial.shape[0] != 1
+        or initial.shape[1] != LANE_COUNT
     ):
         raise ValueError("hash_uniform: the messages leave the data buffer or the output")
     width = TILE_WIDTH
@@ -476,7 +565,11 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
         for k in range(0, grouped_words, 4):
             for j in range(0, width, 4):
                 set_words_4x4(
-                    tile, k * width + j, width, data, base + min(j, last) * length + 8 * k,
+                    tile,
+                    k * width + j,
+                    width,
+                    data,
+                    base + min(j, last) * length + 8 * k,
                     base + min(j + 1, last) * length + 8 * k,
                     base + min(j + 2, last) * length + 8 * k,
                     base + min(j + 3, last) * length + 8 * k,
@@ -517,8 +610,14 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
             at = (first + j) * out_len
             for k in range(0, grouped_out_words, 4):
                 get_words_4x4(
-                    tile, k * width + j, width, flat_out, at + 8 * k, at + out_len + 8 * k,
-                    at + 2 * out_len + 8 * k, at + 3 * out_len + 8 * k,
+                    tile,
+                    k * width + j,
+                    width,
+                    flat_out,
+                    at + 8 * k,
+                    at + out_len + 8 * k,
+                    at + 2 * out_len + 8 * k,
+                    at + 3 * out_len + 8 * k,
                 )
         for j in range(last + 1):
             done = grouped_out_words if j < grouped_lanes else 0
@@ -552,21 +651,36 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
         return
     length = own[1] - own[0]
     uniform = (
-        initial.shape[0] == 1 and length < rate and out.shape[1] <= rate
-        and count >= TILE_WIDTH
+        initial.shape[0] == 1 and length < rate and out.shape[1] <= rate and count >= TILE_WIDTH
     )
     for i in range(count):
         uniform = uniform and own[i + 1] - own[i] == length
     tiles_end = count // TILE_WIDTH * TILE_WIDTH if uniform else 0
     if tiles_end > 0:
         hash_uniform(
-            data, own[0], tiles_end, length, initial, rate, suffix, first_round,
+            data,
+            own[0],
+            tiles_end,
+            length,
+            initial,
+            rate,
+            suffix,
+            first_round,
             out[:tiles_end],
         )
     if tiles_end < count:
         run_jobs(
-            data, own[tiles_end:], None, np.arange(count - tiles_end), None, initial, None,
-            rate, suffix, first_round, out[tiles_end:count],
+            data,
+            own[tiles_end:],
+            None,
+            np.arange(count - tiles_end),
+            None,
+            initial,
+            None,
+            rate,
+            suffix,
+            first_round,
+            out[tiles_end:count],
         )
 
 

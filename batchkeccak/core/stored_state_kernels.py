@@ -92,8 +92,22 @@ def _chain_item(state, last, items, start, length, starts, ends, follow):
 
 
 @njit(cache=True, nogil=True)
-def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, run_first, rate,
-                scratch, scratch_start, starts, ends, follow, heads):
+def plan_pieces(
+    pending,
+    pending_len,
+    data,
+    piece_start,
+    piece_len,
+    run_state,
+    run_first,
+    rate,
+    scratch,
+    scratch_start,
+    starts,
+    ends,
+    follow,
+    heads,
+):
     """Turn byte pieces appended to stored states into jobs of whole blocks for
     ``batchkeccak.core.sponge.run_jobs``; the number of jobs written to ``heads``.
 
@@ -112,10 +126,12 @@ def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, r
     pieces = piece_len.shape[0]
     # Each piece completes at most one block in scratch and adds at most two items.
     if (
-        scratch.shape[0] < (pieces + 1) * rate or scratch_start < 0
+        scratch.shape[0] < (pieces + 1) * rate
+        or scratch_start < 0
         or scratch_start + scratch.shape[0] > data.shape[0]
         or min(starts.shape[0], ends.shape[0], follow.shape[0]) < states + 2 * pieces
-        or heads.shape[0] < run_state.shape[0] or run_first.shape[0] != run_state.shape[0] + 1
+        or heads.shape[0] < run_state.shape[0]
+        or run_first.shape[0] != run_state.shape[0] + 1
     ):
         raise ValueError("plan_pieces: an array is too small for the pieces")
     items = states
@@ -149,15 +165,17 @@ def plan_pieces(pending, pending_len, data, piece_start, piece_len, run_state, r
                 used = take
                 if fill < rate:
                     continue
-                last, items = _chain_item(state, last, items, scratch_start + at, rate, starts,
-                                          ends, follow)
+                last, items = _chain_item(
+                    state, last, items, scratch_start + at, rate, starts, ends, follow
+                )
                 slot += 1
                 at = slot * rate
                 fill = 0
             whole = (length - used) // rate * rate
             if whole > 0:
-                last, items = _chain_item(state, last, items, start + used, whole, starts, ends,
-                                          follow)
+                last, items = _chain_item(
+                    state, last, items, start + used, whole, starts, ends, follow
+                )
                 used += whole
             fill = length - used
             for b in range(fill):

@@ -47,8 +47,12 @@ class StoredStates:
         self.pending_len = np.zeros(count, dtype=np.int64)
 
     def absorb(
-        self, data: np.ndarray, job_state: np.ndarray, job_start: np.ndarray,
-        job_blocks: np.ndarray, threads: int = 1,
+        self,
+        data: np.ndarray,
+        job_state: np.ndarray,
+        job_start: np.ndarray,
+        job_blocks: np.ndarray,
+        threads: int = 1,
     ) -> None:
         """Whole blocks of ``data`` into the states (one job per state at most)."""
         count = job_state.shape[0]
@@ -61,8 +65,16 @@ class StoredStates:
         ends[job_state] = job_start + job_blocks * self.rate
         self.run(_readonly(data), starts, ends, job_state, None, job_blocks, threads)
 
-    def run(self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, heads: np.ndarray,
-            follow: np.ndarray | None, blocks: np.ndarray, threads: int) -> None:
+    def run(
+        self,
+        data: np.ndarray,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        heads: np.ndarray,
+        follow: np.ndarray | None,
+        blocks: np.ndarray,
+        threads: int,
+    ) -> None:
         """``batchkeccak.core.sponge.run_jobs`` on the states ``heads``, their items kept (the
         states' whole blocks), spread over up to ``threads`` threads by ``blocks``, each
         head's blocks in all."""
@@ -78,8 +90,19 @@ class StoredStates:
 
         def run(span: tuple[int, int]) -> None:
             a, b = span
-            run_jobs(data, starts, ends, heads[a:b], follow, initial, lanes, self.rate, 0,
-                     self.first_round, NO_DIGESTS)
+            run_jobs(
+                data,
+                starts,
+                ends,
+                heads[a:b],
+                follow,
+                initial,
+                lanes,
+                self.rate,
+                0,
+                self.first_round,
+                NO_DIGESTS,
+            )
 
         if threads == 1:
             run((0, count))
@@ -97,8 +120,14 @@ class StoredStates:
         if out_len == 0:
             return out
         finish_states(
-            self.lanes, _readonly(self.pending), _readonly(self.pending_len), _readonly(which),
-            self.rate, self.spec.suffix if domain is None else domain, self.first_round, out,
+            self.lanes,
+            _readonly(self.pending),
+            _readonly(self.pending_len),
+            _readonly(which),
+            self.rate,
+            self.spec.suffix if domain is None else domain,
+            self.first_round,
+            out,
         )
         return out
 
@@ -129,8 +158,9 @@ class IncrementalSponge:
 
     BUFFER_BYTES = 1 << 14
 
-    def __init__(self, spec: Algorithm, initial: np.ndarray | None = None,
-                 domain: int | None = None) -> None:
+    def __init__(
+        self, spec: Algorithm, initial: np.ndarray | None = None, domain: int | None = None
+    ) -> None:
         self.spec = spec
         self.domain = spec.suffix if domain is None else domain
         self._states = StoredStates(spec, 1, initial)
@@ -177,9 +207,7 @@ class IncrementalSponge:
         """Absorb ``blocks[:size]`` (read-only; ``size`` a multiple of the rate)."""
         rate = self.spec.rate
         # One state: the kernel that keeps it in registers, called with no job arrays.
-        _state_absorb()(
-            self._lanes, blocks, 0, size // rate, rate >> 3, self._states.first_round
-        )
+        _state_absorb()(self._lanes, blocks, 0, size // rate, rate >> 3, self._states.first_round)
         self._fresh = False
 
     def finish(self, out_len: int) -> bytes:

@@ -59,8 +59,9 @@ def __getattr__(name: str) -> object:
     return getattr(importlib.import_module(f"batchkeccak.derived.{module}"), name)
 
 
-def build(mode: Mode | str, *, length: object = None, threads: object = None,
-          **params: object) -> Hasher:
+def build(
+    mode: Mode | str, *, length: object = None, threads: object = None, **params: object
+) -> Hasher:
     """The :class:`~batchkeccak.Hasher` of a mode with its parameters checked."""
     from batchkeccak.core import parallel
     from batchkeccak.derived import params as checks

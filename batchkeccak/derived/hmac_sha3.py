@@ -33,11 +33,20 @@ def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) 
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     resolved = checks.keys(key, mode)
-    blocks = [_key_block(k, spec.name, spec.rate) for k in
-              (resolved if isinstance(resolved, list) else [resolved])]
+    blocks = [
+        _key_block(k, spec.name, spec.rate)
+        for k in (resolved if isinstance(resolved, list) else [resolved])
+    ]
     inner = prefix_states(spec, [_xor(b, IPAD) for b in blocks], threads=threads)
     outer = prefix_states(spec, [_xor(b, OPAD) for b in blocks], threads=threads)
     return mode_hasher(
-        HmacHasher, mode, spec, out_len, threads, inner, None, outer_state=readonly(outer),
+        HmacHasher,
+        mode,
+        spec,
+        out_len,
+        threads,
+        inner,
+        None,
+        outer_state=readonly(outer),
         key_count=len(resolved) if isinstance(resolved, list) else None,
     )

@@ -49,8 +49,9 @@ class KangarooTwelveHasher(TreeHasher):
         tree.absorb(message)
         return tree.finish()
 
-    def hash_message(self, data: object, argument: str = "data",
-                     piece_bytes: int = PIECE_BYTES) -> bytes:
+    def hash_message(
+        self, data: object, argument: str = "data", piece_bytes: int = PIECE_BYTES
+    ) -> bytes:
         """KT of one message: bytes-like or a numpy array (read where it lies), a path or a
         binary file object (read in pieces, the next one while the leaves of the last are
         hashed, so memory stays bounded and a pipe works)."""
@@ -96,8 +97,9 @@ class KangarooTwelveTree:
     def __init__(self, hasher: KangarooTwelveHasher, trailer: bytes) -> None:
         self._hasher = hasher
         self._trailer = trailer
-        self._leaf = Hasher(hasher.algorithm, hasher.mode.chunk_output, hasher.threads,
-                            domain=LEAF_DOMAIN)
+        self._leaf = Hasher(
+            hasher.algorithm, hasher.mode.chunk_output, hasher.threads, domain=LEAF_DOMAIN
+        )
         self._first = bytearray()  # S_0: the first 8192 bytes
         self._partial = bytearray()  # a chunk after S_0 that is not whole yet
         self._chaining: list[bytes] = []
@@ -140,9 +142,9 @@ class KangarooTwelveTree:
         rest = bytes(self._partial) + self._trailer
         first = bytes(self._first)
         if not self._chaining and len(first) + len(rest) <= CHUNK_SIZE:
-            return self._hasher.sponge_hasher(
-                threads=1, output_length=out_len
-            ).hash_one(first + rest)
+            return self._hasher.sponge_hasher(threads=1, output_length=out_len).hash_one(
+                first + rest
+            )
         if len(first) < CHUNK_SIZE:
             # The trailer completes S_0 (the message was shorter than one chunk).
             cut = CHUNK_SIZE - len(first)
@@ -155,27 +157,31 @@ class KangarooTwelveTree:
             chaining_values.append(self._leaf.with_threads(1).hash_flat(data, offsets).tobytes())
         chaining = b"".join(chaining_values)
         leaves = len(chaining) // self._hasher.mode.chunk_output
-        node = b"".join(
-            [first, _FINAL_NODE_MARK, chaining, length_encode(leaves), _FINAL_NODE_END]
-        )
+        node = b"".join([first, _FINAL_NODE_MARK, chaining, length_encode(leaves), _FINAL_NODE_END])
         final = self._hasher.sponge_hasher(
             domain=FINAL_NODE_DOMAIN, threads=1, output_length=out_len
         )
         return final.hash_one(node)
 
 
-def build_kangarootwelve(mode: Mode, length: object, threads: int, *,
-                         customization: object = b"") -> KangarooTwelveHasher:
+def build_kangarootwelve(
+    mode: Mode, length: object, threads: int, *, customization: object = b""
+) -> KangarooTwelveHasher:
     spec = get_algorithm(mode.sponge)
     custom = checks.as_bytes(customization, "customization")
     return mode_hasher(
-        KangarooTwelveHasher, mode, spec, checks.mode_length(mode, spec, length), threads,
-        None, SINGLE_NODE_DOMAIN, trailer=custom + length_encode(len(custom)),
+        KangarooTwelveHasher,
+        mode,
+        spec,
+        checks.mode_length(mode, spec, length),
+        threads,
+        None,
+        SINGLE_NODE_DOMAIN,
+        trailer=custom + length_encode(len(custom)),
     )
 
 
-def build_turboshake(mode: Mode, length: object, threads: int, *,
-                     domain: object = None) -> Hasher:
+def build_turboshake(mode: Mode, length: object, threads: int, *, domain: object = None) -> Hasher:
     spec = get_algorithm(mode.sponge)
     # The plain row's own length checks and messages: TurboSHAKE is a row of the table.
     out_len = output_length(spec, length)
@@ -183,8 +189,9 @@ def build_turboshake(mode: Mode, length: object, threads: int, *,
 
 
 def _kangarootwelve(name: str) -> Callable[..., bytes]:
-    def kangarootwelve(data: object, customization: bytes = b"", length: int = 32,
-                       threads: int | None = None) -> bytes:
+    def kangarootwelve(
+        data: object, customization: bytes = b"", length: int = 32, threads: int | None = None
+    ) -> bytes:
         resolved = build_kangarootwelve(
             modes[name], length, parallel.resolve_threads(threads), customization=customization
         )
@@ -216,7 +223,7 @@ def _kangarootwelve(name: str) -> Callable[..., bytes]:
     --------
     >>> import batchkeccak as bk
     >>> bk.{name}(b"", length=8).hex()  # RFC 9861's first {name.upper()} vector
-    '{'1ac2d450fc3b4205' if name == 'kt128' else 'b23d2e9cea9f4904'}'
+    '{"1ac2d450fc3b4205" if name == "kt128" else "b23d2e9cea9f4904"}'
     """
     return kangarootwelve
 

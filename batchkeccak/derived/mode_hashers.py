@@ -64,8 +64,15 @@ class ModeHasher(Hasher):
     key_count: int | None
     """The number of per-message keys (the batch must hold as many messages), or None."""
 
-    def __init__(self, mode: Mode, spec: Algorithm, output_length: int, threads: int,
-                 initial_state: np.ndarray | None = None, domain: int | None = None):
+    def __init__(
+        self,
+        mode: Mode,
+        spec: Algorithm,
+        output_length: int,
+        threads: int,
+        initial_state: np.ndarray | None = None,
+        domain: int | None = None,
+    ):
         super().__init__(spec, output_length, threads, initial_state, domain)
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "key_count", None)
@@ -86,18 +93,25 @@ class ModeHasher(Hasher):
         the input, so one state can be read at any length."""
         return self.mode.xof or self.mode.family in ("cshake", "kangarootwelve")
 
-    def sponge_hasher(self, initial_state: np.ndarray | None = None,
-                      domain: int | None = None, threads: int | None = None,
-                      output_length: int | None = None) -> Hasher:
+    def sponge_hasher(
+        self,
+        initial_state: np.ndarray | None = None,
+        domain: int | None = None,
+        threads: int | None = None,
+        output_length: int | None = None,
+    ) -> Hasher:
         """A plain :class:`Hasher` of this mode's sponge, output length and state (or the
         given ones): the layer below, without the mode's framing."""
-        return restore(Hasher, {
-            "algorithm": self.algorithm,
-            "output_length": self.output_length if output_length is None else output_length,
-            "threads": self.threads if threads is None else threads,
-            "initial_state": self.initial_state if initial_state is None else initial_state,
-            "domain": self.domain if domain is None else domain,
-        })
+        return restore(
+            Hasher,
+            {
+                "algorithm": self.algorithm,
+                "output_length": self.output_length if output_length is None else output_length,
+                "threads": self.threads if threads is None else threads,
+                "initial_state": self.initial_state if initial_state is None else initial_state,
+                "domain": self.domain if domain is None else domain,
+            },
+        )
 
 
 class TreeHasher(ModeHasher):
@@ -110,8 +124,12 @@ class TreeHasher(ModeHasher):
 
     if TYPE_CHECKING:
         # Each tree mode's own: one message, bytes-like, a path or a binary file object.
-        def hash_message(self, data: object, argument: str = ..., piece_bytes: int = ...,
-                         ) -> bytes: ...
+        def hash_message(
+            self,
+            data: object,
+            argument: str = ...,
+            piece_bytes: int = ...,
+        ) -> bytes: ...
 
     def one_pass(self) -> OnePass:
         raise TypeError(
@@ -180,9 +198,16 @@ class HmacHasher(ModeHasher):
 _Built = TypeVar("_Built", bound=ModeHasher)
 
 
-def mode_hasher(cls: type[_Built], mode: Mode, spec: Algorithm, output_length: int,
-                threads: int, initial_state: np.ndarray | None = None,
-                domain: int | None = None, **fields: object) -> _Built:
+def mode_hasher(
+    cls: type[_Built],
+    mode: Mode,
+    spec: Algorithm,
+    output_length: int,
+    threads: int,
+    initial_state: np.ndarray | None = None,
+    domain: int | None = None,
+    **fields: object,
+) -> _Built:
     """Build a ``cls`` and set its extra (immutable) fields."""
     built = cls(mode, spec, output_length, threads, initial_state, domain)
     for name, value in fields.items():
@@ -203,8 +228,12 @@ def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
     return restore(type(resolved), fields)
 
 
-def hash_chunks(resolved: Hasher, chunks: Iterable, hash_chunk: Callable,
-                mismatch: Callable[[str | int], Exception]) -> list:
+def hash_chunks(
+    resolved: Hasher,
+    chunks: Iterable,
+    hash_chunk: Callable,
+    mismatch: Callable[[str | int], Exception],
+) -> list:
     """``hash_chunk(chunk, hasher)`` for each chunk of a column that comes in pieces, in order.
 
     Where ``resolved`` holds one key (or initial state) per message, these run across the

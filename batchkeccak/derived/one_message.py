@@ -80,4 +80,3 @@ def message_pieces(
         return
     with message_array(data, argument) as array:
         yield iter([array])
-

@@ -40,9 +40,17 @@ def cshake_prefix(spec: Algorithm, function_name: bytes, customization: bytes) -
     return bytepad(encode_string(function_name) + encode_string(customization), spec.rate)
 
 
-def _cshake_hasher(cls, mode: Mode, spec: Algorithm, length: int, threads: int,
-                   function_name: bytes, customization: bytes, extra: list[bytes] | bytes = b"",
-                   **fields: object) -> ModeHasher:
+def _cshake_hasher(
+    cls,
+    mode: Mode,
+    spec: Algorithm,
+    length: int,
+    threads: int,
+    function_name: bytes,
+    customization: bytes,
+    extra: list[bytes] | bytes = b"",
+    **fields: object,
+) -> ModeHasher:
     """A ``cls`` hasher starting from cSHAKE's prefix, then ``extra``: one whole-block string
     for the batch, or a list of them, one per message."""
     if not function_name and not customization and not extra:
@@ -62,18 +70,29 @@ def _length_trailer(mode: Mode, length: int) -> bytes:
     return right_encode(0 if mode.xof else 8 * length)
 
 
-def build_cshake(mode: Mode, length: object, threads: int, *, customization: object = b"",
-                 function_name: object = b"") -> Hasher:
+def build_cshake(
+    mode: Mode,
+    length: object,
+    threads: int,
+    *,
+    customization: object = b"",
+    function_name: object = b"",
+) -> Hasher:
     spec = get_algorithm(mode.sponge)
     return _cshake_hasher(
-        ModeHasher, mode, spec, checks.mode_length(mode, spec, length), threads,
+        ModeHasher,
+        mode,
+        spec,
+        checks.mode_length(mode, spec, length),
+        threads,
         checks.as_bytes(function_name, "function_name"),
         checks.as_bytes(customization, "customization"),
     )
 
 
-def build_kmac(mode: Mode, length: object, threads: int, *, key: object = None,
-               customization: object = b"") -> Hasher:
+def build_kmac(
+    mode: Mode, length: object, threads: int, *, key: object = None, customization: object = b""
+) -> Hasher:
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     resolved = checks.keys(key, mode)
@@ -82,9 +101,16 @@ def build_kmac(mode: Mode, length: object, threads: int, *, key: object = None,
     else:
         padded = bytepad(encode_string(resolved), spec.rate)
     return _cshake_hasher(
-        FramedHasher, mode, spec, out_len, threads, b"KMAC",
-        checks.as_bytes(customization, "customization"), padded,
-        trailer=_length_trailer(mode, out_len), length_prefix=False,
+        FramedHasher,
+        mode,
+        spec,
+        out_len,
+        threads,
+        b"KMAC",
+        checks.as_bytes(customization, "customization"),
+        padded,
+        trailer=_length_trailer(mode, out_len),
+        length_prefix=False,
         key_count=len(padded) if isinstance(padded, list) else None,
     )
 
@@ -135,8 +161,12 @@ class TupleHasher(FramedHasher):
         A row is never a bytes-like object or a numpy array: iterated, those give integers
         (or a string per array element), which are not the strings of a tuple.
         """
-        _check_row_container(rows, "rows", "an iterable of rows, each a sequence of byte "
-                             "strings", "[[value, ...], ...]")
+        _check_row_container(
+            rows,
+            "rows",
+            "an iterable of rows, each a sequence of byte strings",
+            "[[value, ...], ...]",
+        )
         encoded = []
         for i, row in enumerate(rows):
             _check_row_container(row, f"rows[{i}]", "a sequence of byte strings", "[value]")
@@ -157,14 +187,21 @@ class TupleHasher(FramedHasher):
         return self.sponge_hasher().hash_flat(data, offsets)
 
 
-def build_tuplehash(mode: Mode, length: object, threads: int, *,
-                    customization: object = b"") -> Hasher:
+def build_tuplehash(
+    mode: Mode, length: object, threads: int, *, customization: object = b""
+) -> Hasher:
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     return _cshake_hasher(
-        TupleHasher, mode, spec, out_len, threads, b"TupleHash",
+        TupleHasher,
+        mode,
+        spec,
+        out_len,
+        threads,
+        b"TupleHash",
         checks.as_bytes(customization, "customization"),
-        trailer=_length_trailer(mode, out_len), length_prefix=True,
+        trailer=_length_trailer(mode, out_len),
+        length_prefix=True,
     )
 
 
@@ -315,8 +352,9 @@ class ParallelHasher(TreeHasher):
     block_size: int
     trailer: bytes
 
-    def hash_message(self, data: object, argument: str = "data",
-                     piece_bytes: int = PIECE_BYTES) -> bytes:
+    def hash_message(
+        self, data: object, argument: str = "data", piece_bytes: int = PIECE_BYTES
+    ) -> bytes:
         """The digest of one message, its chunks hashed on every thread: bytes-like or a
         numpy array (read where it lies), a path or a binary file object (read in pieces of
         whole chunks, the next one while the chunks of the last are hashed; a chunk larger
@@ -335,8 +373,8 @@ class ParallelHasher(TreeHasher):
 
     def final_node(self, chaining: bytes, count: int, out_len: int) -> bytes:
         """cSHAKE of ``left_encode(B) || z || right_encode(n) || right_encode(L)``."""
-        trailer = self.trailer if out_len == self.output_length else (
-            _length_trailer(self.mode, out_len)
+        trailer = (
+            self.trailer if out_len == self.output_length else (_length_trailer(self.mode, out_len))
         )
         node = b"".join([left_encode(self.block_size), chaining, right_encode(count), trailer])
         return self.sponge_hasher(threads=1, output_length=out_len).hash_one(node)
@@ -359,28 +397,49 @@ class ParallelHasher(TreeHasher):
         return self.hash_message(message, "message")
 
 
-def build_parallelhash(mode: Mode, length: object, threads: int, *, block_size: object = 8192,
-                       customization: object = b"") -> ParallelHasher:
+def build_parallelhash(
+    mode: Mode,
+    length: object,
+    threads: int,
+    *,
+    block_size: object = 8192,
+    customization: object = b"",
+) -> ParallelHasher:
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     head = cshake_prefix(spec, b"ParallelHash", checks.as_bytes(customization, "customization"))
     return mode_hasher(
-        ParallelHasher, mode, spec, out_len, threads, prefix_states(spec, [head]), CSHAKE_DOMAIN,
-        block_size=checks.block_size(block_size), trailer=_length_trailer(mode, out_len),
+        ParallelHasher,
+        mode,
+        spec,
+        out_len,
+        threads,
+        prefix_states(spec, [head]),
+        CSHAKE_DOMAIN,
+        block_size=checks.block_size(block_size),
+        trailer=_length_trailer(mode, out_len),
     )
 
 
 def _parallelhash(name: str) -> Callable[..., bytes]:
-    def parallelhash(data: object, block_size: int = 8192, length: int = 32,
-                     customization: bytes = b"", threads: int | None = None) -> bytes:
+    def parallelhash(
+        data: object,
+        block_size: int = 8192,
+        length: int = 32,
+        customization: bytes = b"",
+        threads: int | None = None,
+    ) -> bytes:
         resolved = build_parallelhash(
-            modes[name], length, parallel.resolve_threads(threads), block_size=block_size,
+            modes[name],
+            length,
+            parallel.resolve_threads(threads),
+            block_size=block_size,
             customization=customization,
         )
         return resolved.hash_message(data)
 
     parallelhash.__name__ = parallelhash.__qualname__ = name
-    parallelhash.__doc__ = f"""{name.replace('_', ' ').replace('xof ', 'XOF ')} (NIST SP 800-185)
+    parallelhash.__doc__ = f"""{name.replace("_", " ").replace("xof ", "XOF ")} (NIST SP 800-185)
     of one message, its chunks hashed on every core.
 
     Parameters
@@ -413,7 +472,13 @@ parallelhash_xof_128 = _parallelhash("parallelhash_xof_128")
 parallelhash_xof_256 = _parallelhash("parallelhash_xof_256")
 
 __all__ = [
-    "build_cshake", "build_kmac", "build_parallelhash", "build_tuplehash",
-    "parallelhash_128", "parallelhash_256", "parallelhash_xof_128", "parallelhash_xof_256",
+    "build_cshake",
+    "build_kmac",
+    "build_parallelhash",
+    "build_tuplehash",
+    "parallelhash_128",
+    "parallelhash_256",
+    "parallelhash_xof_128",
+    "parallelhash_xof_256",
     "tuplehash_many",
 ]

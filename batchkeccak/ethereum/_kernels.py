@@ -147,7 +147,9 @@ def finish_key_order(key_data, key_offsets, group_starts, prefixes, order):
             if j - i > 1:
                 _merge_sort_run(key_data, key_offsets, order, scratch, i, j)
                 for t in range(i, j - 1):
-                    if duplicate < 0 and not key_less(key_data, key_offsets, order[t], order[t + 1]):
+                    if duplicate < 0 and not key_less(
+                        key_data, key_offsets, order[t], order[t + 1]
+                    ):
                         duplicate = t
             i = j
     return duplicate
@@ -268,8 +270,21 @@ def place_roots(group_starts, roots, node_lo, node_hi, path_start):
 # Called once per branch: compiled without numba's reference counting (``_nrt=False``), the
 # call costs no atomic reference counts on its array arguments.
 @njit(cache=True, nogil=True, _nrt=False)
-def branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared, child_mask,
-                    node_lo, node_hi, path_start):
+def branch_children(
+    node,
+    lo,
+    hi,
+    d,
+    nodes,
+    key_data,
+    key_offsets,
+    order,
+    shared,
+    child_mask,
+    node_lo,
+    node_hi,
+    path_start,
+):
     """Number a branch's children from ``nodes`` on: one per run of the sorted keys
     ``lo:hi`` with the same nibble ``d``, in nibble order. Sets the branch's ``child_mask``
     and returns the next free node number."""
@@ -290,8 +305,19 @@ def branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared
 
 
 @njit(cache=True, nogil=True)
-def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, first_child,
-                child_mask, node_lo, node_hi, shared):
+def trie_shapes(
+    key_data,
+    key_offsets,
+    order,
+    group_starts,
+    kind,
+    path_start,
+    first_child,
+    child_mask,
+    node_lo,
+    node_hi,
+    shared,
+):
     """The nodes of every trie, from its keys in order (``order[group_starts[g]:
     group_starts[g + 1]]`` are trie g's rows, sorted, without absent keys).
 
@@ -355,11 +381,24 @@ def trie_shapes(key_data, key_offsets, order, group_starts, kind, path_start, fi
             kind[node] = BRANCH_VALUE
             lo += 1
         first_child[node] = nodes
-        nodes = branch_children(node, lo, hi, d, nodes, key_data, key_offsets, order, shared,
-                                child_mask, node_lo, node_hi, path_start)
+        nodes = branch_children(
+            node,
+            lo,
+            hi,
+            d,
+            nodes,
+            key_data,
+            key_offsets,
+            order,
+            shared,
+            child_mask,
+            node_lo,
+            node_hi,
+            path_start,
+        )
         node += 1
     levels[depth + 1] = nodes
-    return nodes, roots, levels[:depth + 2] if nodes else levels[:1]
+    return nodes, roots, levels[: depth + 2] if nodes else levels[:1]
 
 
 # -- RLP ---------------------------------------------------------------------------------------
@@ -439,8 +478,21 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
 
 
 @njit(cache=True, nogil=True)
-def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value_data,
-                  value_offsets, item_slot, digests, embedded, embedded_length, buffer):
+def encode_leaves(
+    first,
+    stop,
+    group_starts,
+    key_data,
+    key_offsets,
+    order,
+    value_data,
+    value_offsets,
+    item_slot,
+    digests,
+    embedded,
+    embedded_length,
+    buffer,
+):
     """RLP of the leaves among the sorted keys ``first:stop`` (position i is row ``order[i]``,
     trie g positions ``group_starts[g]:group_starts[g + 1]``), until ``buffer`` is full.
 
@@ -533,14 +585,25 @@ def encode_leaves(first, stop, group_starts, key_data, key_offsets, order, value
         before = after
         i += 1
     offsets[hashed] = position
-    return max(i, first), needed, offsets[:hashed + 1], hashed_items[:hashed]
+    return max(i, first), needed, offsets[: hashed + 1], hashed_items[:hashed]
 
 
 # The branch encoders below run once per branch: compiled without numba's reference
 # counting (``_nrt=False``), a call costs no atomic reference counts on its array arguments.
 @njit(cache=True, nogil=True, _nrt=False)
-def branch_payload(node, k, kind, key_row, first_child, child_mask, order, value_data,
-                   value_offsets, item_slot, embedded_length):
+def branch_payload(
+    node,
+    k,
+    kind,
+    key_row,
+    first_child,
+    child_mask,
+    order,
+    value_data,
+    value_offsets,
+    item_slot,
+    embedded_length,
+):
     """The RLP payload length of a branch: its 16 children (a hashed child as 0xa0 and its
     digest, an embedded one as its RLP, a missing one as 0x80) and its value."""
     items_base = order.shape[0]
@@ -561,8 +624,23 @@ def branch_payload(node, k, kind, key_row, first_child, child_mask, order, value
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
-                 value_data, value_offsets, item_slot, digest_bytes, embedded, embedded_length):
+def write_branch(
+    buffer,
+    at_byte,
+    node,
+    k,
+    kind,
+    key_row,
+    first_child,
+    child_mask,
+    order,
+    value_data,
+    value_offsets,
+    item_slot,
+    digest_bytes,
+    embedded,
+    embedded_length,
+):
     """Write a branch's payload (as :func:`branch_payload` counts it) from ``at_byte`` on."""
     items_base = order.shape[0]
     child = first_child[node]
@@ -588,9 +666,26 @@ def write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mas
 
 
 @njit(cache=True, nogil=True)
-def encode_level(first, stop, root_count, kind, key_row, path_start, first_child, child_mask,
-                 key_data, key_offsets, order, value_data, value_offsets, item_slot, digests,
-                 embedded, embedded_length, buffer):
+def encode_level(
+    first,
+    stop,
+    root_count,
+    kind,
+    key_row,
+    path_start,
+    first_child,
+    child_mask,
+    key_data,
+    key_offsets,
+    order,
+    value_data,
+    value_offsets,
+    item_slot,
+    digests,
+    embedded,
+    embedded_length,
+    buffer,
+):
     """RLP of the branches and extensions among nodes ``first:stop`` of one level (whose
     children are all encoded), until ``buffer`` is full; the leaves are
     :func:`encode_leaves`' work.
@@ -624,8 +719,19 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             continue
         # The payload's length first: whether the node is embedded, and whether it fits.
         if k >= BRANCH:
-            payload = branch_payload(node, k, kind, key_row, first_child, child_mask, order,
-                                     value_data, value_offsets, item_slot, embedded_length)
+            payload = branch_payload(
+                node,
+                k,
+                kind,
+                key_row,
+                first_child,
+                child_mask,
+                order,
+                value_data,
+                value_offsets,
+                item_slot,
+                embedded_length,
+            )
         else:  # an extension, whose child is a branch
             end = path_start[first_child[node]]
             payload = path_length(end - path_start[node])
@@ -641,13 +747,32 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
         # be embedded is then copied to its place in ``embedded``.
         at_byte = write_header(buffer, position, payload, 0xC0)
         if k >= BRANCH:
-            write_branch(buffer, at_byte, node, k, kind, key_row, first_child, child_mask, order,
-                         value_data, value_offsets, item_slot, digest_bytes, embedded,
-                         embedded_length)
+            write_branch(
+                buffer,
+                at_byte,
+                node,
+                k,
+                kind,
+                key_row,
+                first_child,
+                child_mask,
+                order,
+                value_data,
+                value_offsets,
+                item_slot,
+                digest_bytes,
+                embedded,
+                embedded_length,
+            )
         else:
             at_byte = write_path(
-                buffer, at_byte, key_data, key_offsets[order[key_row[node]]], path_start[node],
-                end, False,
+                buffer,
+                at_byte,
+                key_data,
+                key_offsets[order[key_row[node]]],
+                path_start[node],
+                end,
+                False,
             )
             item = items_base + first_child[node]
             child_slot = item_slot[item]
@@ -669,15 +794,27 @@ def encode_level(first, stop, root_count, kind, key_row, path_start, first_child
             position += size
         node += 1
     offsets[hashed] = position
-    return node, needed, offsets[:hashed + 1], hashed_items[:hashed]
+    return node, needed, offsets[: hashed + 1], hashed_items[:hashed]
 
 
 # -- proofs ------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
-def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, first_child,
-                child_mask, key_data, key_offsets, order, item_slot):
+def proof_paths(
+    root,
+    query_data,
+    query_offsets,
+    kind,
+    key_row,
+    path_start,
+    first_child,
+    child_mask,
+    key_data,
+    key_offsets,
+    order,
+    item_slot,
+):
     """The hashed nodes (an ``item_slot`` >= 0, items as in :func:`encode_level`) on the way
     from ``root`` to each query key, root first: the nodes an ``eth_getProof`` proof lists
     (an embedded node travels inside its parent). Returns ``(nodes, starts)``: query q's
@@ -737,8 +874,9 @@ def proof_paths(root, query_data, query_offsets, kind, key_row, path_start, firs
 
 
 @njit(cache=True, nogil=True)
-def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_data,
-                query_offsets, empty_root):
+def verify_walk(
+    root, proof_data, node_offsets, proof_starts, digests, query_data, query_offsets, empty_root
+):
     """Follow each query key down its proof from ``root``.
 
     Proof q is nodes ``proof_starts[q]:proof_starts[q + 1]`` of the flat ``proof_data``
@@ -818,9 +956,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                         if position + 1 + size <= stop and proof_data[at(position + 1)] != 0:
                             length = 0
                             for b in range(size):
-                                length = (length << 8) | np.int64(
-                                    proof_data[at(position + 1 + b)]
-                                )
+                                length = (length << 8) | np.int64(proof_data[at(position + 1 + b)])
                             payload_start = position + 1 + size
                             if length > 55 and payload_start + length <= stop:
                                 payload_stop = payload_start + length
@@ -881,9 +1017,7 @@ def verify_walk(root, proof_data, node_offsets, proof_starts, digests, query_dat
                     if flag >= 2:
                         if item_list[1]:
                             status[q] = PROOF_MALFORMED
-                        elif matches and d + length == q_nibbles and (
-                            item_stop[1] > item_start[1]
-                        ):
+                        elif matches and d + length == q_nibbles and (item_stop[1] > item_start[1]):
                             value_start[q] = item_start[1]
                             value_stop[q] = item_stop[1]
                         done = True

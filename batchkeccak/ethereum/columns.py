@@ -22,11 +22,16 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
-    "checksum_addresses", "contract_addresses", "create2_addresses", "event_topics",
-    "mapping_slots", "selectors",
+    "checksum_addresses",
+    "contract_addresses",
+    "create2_addresses",
+    "event_topics",
+    "mapping_slots",
+    "selectors",
 ]
 
 NO_DIGESTS = np.zeros((0, 32), dtype=np.uint8)
+
 
 def keccak_rows(rows: np.ndarray) -> np.ndarray:
     """Keccak-256 of every row of a 2-D uint8 array."""
@@ -51,8 +56,10 @@ def is_arrow_text(value: object) -> bool:
     kind = value.type  # type: ignore[attr-defined]  # the caller passes an Arrow array (untyped pyarrow)
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
-        hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind))
     )
 
 
@@ -141,15 +148,14 @@ def fixed_rows(values: object, width: int, argument: str, what: str) -> np.ndarr
     wrong = np.flatnonzero(lengths != width)
     if wrong.size:
         row = int(wrong[0])
-        raise ValueError(
-            f"{argument}[{row}] is {int(lengths[row])} bytes; {what} is {width} bytes"
-        )
+        raise ValueError(f"{argument}[{row}] is {int(lengths[row])} bytes; {what} is {width} bytes")
     start = int(offsets[0])
-    return data[start:start + width * lengths.shape[0]].reshape(-1, width)
+    return data[start : start + width * lengths.shape[0]].reshape(-1, width)
 
 
-def decode_hex_rows(data: np.ndarray, offsets: np.ndarray, digits: int, argument: str,
-             what: str) -> np.ndarray:
+def decode_hex_rows(
+    data: np.ndarray, offsets: np.ndarray, digits: int, argument: str, what: str
+) -> np.ndarray:
     """Hex text rows (``0x`` and ``digits`` hex digits, or the digits alone) as ``(N,
     digits // 2)`` bytes; ValueError naming the first row that is not."""
     lengths = np.diff(offsets)
@@ -201,7 +207,10 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
     if isinstance(value, str):
         return decode_hex_rows(
             np.frombuffer(value.encode(), dtype=np.uint8),
-            np.array([0, len(value.encode())]), 2 * width, argument, what,
+            np.array([0, len(value.encode())]),
+            2 * width,
+            argument,
+            what,
         )
     if isinstance(value, (bytes, bytearray, memoryview)) or (
         isinstance(value, np.ndarray) and value.ndim == 1
@@ -210,8 +219,8 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
         if len(one) != width:
             raise ValueError(f"{argument} is {len(one)} bytes; {what} is {width} bytes")
         return np.frombuffer(one, dtype=np.uint8).reshape(1, width)
-    rows = address_rows(value, argument) if width == 20 else fixed_rows(
-        value, width, argument, what
+    rows = (
+        address_rows(value, argument) if width == 20 else fixed_rows(value, width, argument, what)
     )
     if rows.shape[0] != count:
         raise ValueError(
@@ -301,7 +310,10 @@ def checksum_addresses(addresses: object) -> object:
     array_type = pa.LargeStringArray if wide else pa.StringArray
     validity = None if nulls is None else pa.py_buffer(np.packbits(~nulls, bitorder="little"))
     texts = array_type.from_buffers(
-        count, pa.py_buffer(offsets), pa.py_buffer(text.reshape(-1)), validity,
+        count,
+        pa.py_buffer(offsets),
+        pa.py_buffer(text.reshape(-1)),
+        validity,
         0 if nulls is None else int(np.count_nonzero(nulls)),
     )
     if is_arrow(addresses):
@@ -431,14 +443,14 @@ def signature_rows(signatures: object) -> tuple[np.ndarray, np.ndarray]:
     last[filled] = data[offsets[1:][filled] - 1]
     opens = np.zeros(count, dtype=bool)
     row_of_byte = np.repeat(np.arange(count), lengths)
-    region = data[int(offsets[0]):int(offsets[-1])]
+    region = data[int(offsets[0]) : int(offsets[-1])]
     opens[row_of_byte[region == ord("(")]] = True
     spaced = np.zeros(count, dtype=bool)
     spaced[row_of_byte[np.isin(region, np.frombuffer(b" \t\r\n", dtype=np.uint8))]] = True
     wrong = np.flatnonzero((lengths < 3) | (last != ord(")")) | ~opens | spaced)
     if wrong.size:
         row = int(wrong[0])
-        text = bytes(data[offsets[row]:offsets[row + 1]]).decode("utf-8", "replace")
+        text = bytes(data[offsets[row] : offsets[row + 1]]).decode("utf-8", "replace")
         raise ValueError(
             f"signatures[{row}] = {text!r} is not a canonical signature such as "
             "'transfer(address,uint256)' (a name, the parameter types in parentheses, no "
@@ -529,9 +541,7 @@ def key_words(keys: object) -> np.ndarray:
                 f"{keys.shape} {keys.dtype}"
             )
         rows = keys
-    elif isinstance(keys, (list, tuple)) and keys and all(
-        is_int(k) for k in keys
-    ):
+    elif isinstance(keys, (list, tuple)) and keys and all(is_int(k) for k in keys):
         rows = np.frombuffer(
             b"".join(word(k, f"keys[{i}]") for i, k in enumerate(keys)), dtype=np.uint8
         ).reshape(-1, 32)
@@ -546,7 +556,7 @@ def key_words(keys: object) -> np.ndarray:
                 "20-byte address"
             )
         rows = np.zeros((lengths.shape[0], 32), dtype=np.uint8)
-        index = (offsets[1:, None] - 32 + np.arange(32))
+        index = offsets[1:, None] - 32 + np.arange(32)
         inside = np.arange(32) >= 32 - lengths[:, None]
         rows[inside] = data[index[inside]]
         return rows
@@ -585,4 +595,3 @@ def mapping_slots(keys: object, slot: object) -> np.ndarray:
     messages[:, :32] = words
     messages[:, 32:] = np.frombuffer(word(slot, "slot"), dtype=np.uint8)
     return keccak_rows(messages)
-

@@ -23,8 +23,13 @@ from batchkeccak.inputs import FlatMessages, to_flat
 from batchkeccak.support.checks import is_int
 
 __all__ = [
-    "EMPTY_ROOT", "ordered_trie_root", "ordered_trie_roots", "trie_proofs", "trie_root",
-    "trie_roots", "verify_trie_proofs",
+    "EMPTY_ROOT",
+    "ordered_trie_root",
+    "ordered_trie_roots",
+    "trie_proofs",
+    "trie_root",
+    "trie_roots",
+    "verify_trie_proofs",
 ]
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
@@ -98,7 +103,7 @@ def carved_bytes(shapes: Layout) -> int:
 def carve(block: np.ndarray, shapes: Layout) -> list[np.ndarray]:
     """Arrays of these shapes and dtypes laid out in ``block``, each on a 64-byte boundary."""
     return [
-        block[start:start + size].view(dtype).reshape(shape)
+        block[start : start + size].view(dtype).reshape(shape)
         for (start, size), (shape, dtype) in zip(_places(shapes)[0], shapes)
     ]
 
@@ -114,7 +119,7 @@ def flat_rows(messages: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
     """Any input form of ``hash_many`` as ``(data, offsets)`` with offsets from 0."""
     data, offsets = to_flat(messages, argument)
     if offsets[0] != 0:
-        data = data[int(offsets[0]):]
+        data = data[int(offsets[0]) :]
         offsets = offsets - offsets[0]
     return data, offsets
 
@@ -123,14 +128,14 @@ def check_group_offsets(offsets: object, rows: int, argument: str = "offsets") -
     """``offsets`` as G + 1 int64 group bounds that start at 0, end at ``rows`` and never
     decrease; ValueError naming the first position that does not."""
     if isinstance(offsets, (str, bytes)):
-        raise TypeError(f"{argument} must be a sequence of G + 1 ints, got {type(offsets).__name__}")
+        raise TypeError(
+            f"{argument} must be a sequence of G + 1 ints, got {type(offsets).__name__}"
+        )
     array = np.asarray(offsets)
     if array.ndim != 1 or array.shape[0] == 0:
         raise ValueError(f"{argument} must be a 1-D sequence of G + 1 ints (G >= 0 tries)")
     if array.dtype.kind not in "iu":
-        if array.dtype == object and all(
-            is_int(x) for x in array
-        ):
+        if array.dtype == object and all(is_int(x) for x in array):
             array = array.astype(np.int64)
         else:
             raise TypeError(f"{argument} must hold ints, got {array.dtype}")
@@ -181,8 +186,16 @@ class TrieBatch:
     of its key in ``order``, any other node ``n`` the item ``len(order) + n``.
     """
 
-    def __init__(self, key_data, key_offsets, value_data, value_offsets, order, group_starts,
-                 keep_nodes: bool = False) -> None:
+    def __init__(
+        self,
+        key_data,
+        key_offsets,
+        value_data,
+        value_offsets,
+        order,
+        group_starts,
+        keep_nodes: bool = False,
+    ) -> None:
         self.key_data, self.key_offsets = key_data, key_offsets
         self.value_data, self.value_offsets = value_data, value_offsets
         self.order, self.group_starts = order, group_starts
@@ -192,16 +205,33 @@ class TrieBatch:
         # embedded ones (embedded) are written.
         items, capacity = 4 * count + 1, 3 * count + 1
         layout: Layout = [
-            ((items,), np.int64), ((items, 32), np.uint8), ((32 * items,), np.uint8),
-            ((items,), np.int64), ((capacity,), np.int8), ((capacity,), np.int64),
-            ((capacity,), np.int64), ((capacity,), np.int32), ((capacity,), np.int64),
-            ((capacity,), np.int64), ((max(count, 1),), np.int64),
+            ((items,), np.int64),
+            ((items, 32), np.uint8),
+            ((32 * items,), np.uint8),
+            ((items,), np.int64),
+            ((capacity,), np.int8),
+            ((capacity,), np.int64),
+            ((capacity,), np.int64),
+            ((capacity,), np.int32),
+            ((capacity,), np.int64),
+            ((capacity,), np.int64),
+            ((max(count, 1),), np.int64),
         ]
         block = take_scratch(carved_bytes(layout))
         self.block: np.ndarray | None = block
-        (self.item_slot, self.digests, self.embedded, self.embedded_length, self.kind,
-         self.path_start, self.first_child, self.child_mask, self.key_row, self.node_hi,
-         self.shared) = carve(block, layout)
+        (
+            self.item_slot,
+            self.digests,
+            self.embedded,
+            self.embedded_length,
+            self.kind,
+            self.path_start,
+            self.first_child,
+            self.child_mask,
+            self.key_row,
+            self.node_hi,
+            self.shared,
+        ) = carve(block, layout)
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         threads = parallel.available_cores()
@@ -225,7 +255,9 @@ class TrieBatch:
             # Each thread encodes and hashes its own nodes, where one thread encoding for all
             # the threads hashing would leave the others idle a third of the time.
             parallel.run_parallel(
-                self.run_task, [("nodes", first, stop) for first, stop in spans], one_thread,
+                self.run_task,
+                [("nodes", first, stop) for first, stop in spans],
+                one_thread,
                 workers=threads,
             )
         present = self.root_nodes >= 0
@@ -253,9 +285,17 @@ class TrieBatch:
         what, first, stop = task
         if what == "shapes":
             nodes, self.root_nodes, self.levels = _kernels.trie_shapes(
-                self.key_data, self.key_offsets, self.order, self.group_starts, self.kind,
-                self.path_start, self.first_child, self.child_mask, self.key_row,
-                self.node_hi, self.shared,
+                self.key_data,
+                self.key_offsets,
+                self.order,
+                self.group_starts,
+                self.kind,
+                self.path_start,
+                self.first_child,
+                self.child_mask,
+                self.key_row,
+                self.node_hi,
+                self.shared,
             )
             for name in ("kind", "path_start", "first_child", "child_mask", "key_row"):
                 setattr(self, name, getattr(self, name)[:nodes])
@@ -272,21 +312,38 @@ class TrieBatch:
         if kernel is _kernels.encode_leaves:
             shape = (self.group_starts, self.key_data, self.key_offsets)
         else:
-            shape = (self.root_count, self.kind, self.key_row, self.path_start,
-                     self.first_child, self.child_mask, self.key_data, self.key_offsets)
+            shape = (
+                self.root_count,
+                self.kind,
+                self.key_row,
+                self.path_start,
+                self.first_child,
+                self.child_mask,
+                self.key_data,
+                self.key_offsets,
+            )
         # Buffers go back to a pool shared by every level and thread: memory written for
         # the first time costs a page fault per 4 KiB, which was measured to take longer
         # than encoding and hashing the nodes written there.
         buffer = self.spare.pop() if self.spare else take_scratch(CHUNK_BYTES)
         while first < stop:
             reached, needed, offsets, items = kernel(
-                first, stop, *shape, self.order, self.value_data, self.value_offsets,
-                self.item_slot, self.digests, self.embedded, self.embedded_length, buffer,
+                first,
+                stop,
+                *shape,
+                self.order,
+                self.value_data,
+                self.value_offsets,
+                self.item_slot,
+                self.digests,
+                self.embedded,
+                self.embedded_length,
+                buffer,
             )
             hashed = items.shape[0]
             if hashed:
                 slot = int(self.item_slot[items[0]])
-                keccak.hash_flat(buffer, offsets, out=self.digests[slot:slot + hashed])
+                keccak.hash_flat(buffer, offsets, out=self.digests[slot : slot + hashed])
                 if self.keep_nodes:
                     self.chunks.append((buffer, offsets, items))
                     buffer = np.empty(buffer.shape[0], dtype=np.uint8)
@@ -315,13 +372,15 @@ class TrieBatch:
         items = self.items(nodes)
         chunks = chunk_of[items]
         blobs = {
-            c: self.chunks[c][0][:int(self.chunks[c][1][-1])].tobytes()
+            c: self.chunks[c][0][: int(self.chunks[c][1][-1])].tobytes()
             for c in np.unique(chunks).tolist()
         }
         return {
             node: blobs[chunk][start:stop]
             for node, chunk, start, stop in zip(
-                nodes.tolist(), chunks.tolist(), start_of[items].tolist(),
+                nodes.tolist(),
+                chunks.tolist(),
+                start_of[items].tolist(),
                 stop_of[items].tolist(),
             )
         }
@@ -375,7 +434,9 @@ def roots_of(key_data, key_offsets, value_data, value_offsets, group_starts) -> 
     return batch.roots
 
 
-def trie_roots(keys: object, values: object, offsets: object, *, secure: bool = False) -> np.ndarray:
+def trie_roots(
+    keys: object, values: object, offsets: object, *, secure: bool = False
+) -> np.ndarray:
     """The roots of many Merkle Patricia tries at once, hashed together level by level.
 
     Parameters
@@ -533,23 +594,33 @@ def trie_proofs(
     value_data, value_offsets = matching_values(values, rows)
     group_starts = np.array([0, rows], dtype=np.int64)
     order, present_starts = sorted_rows(key_data, key_offsets, group_starts, value_offsets)
-    batch = TrieBatch(key_data, key_offsets, value_data, value_offsets, order, present_starts,
-                      keep_nodes=True)
+    batch = TrieBatch(
+        key_data, key_offsets, value_data, value_offsets, order, present_starts, keep_nodes=True
+    )
     query_data, query_offsets = key_rows(query_keys, secure, "query_keys")
     queries = query_offsets.shape[0] - 1
     root = int(batch.root_nodes[0])
     if root < 0:
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
-        root, query_data, query_offsets, batch.kind, batch.key_row, batch.path_start,
-        batch.first_child, batch.child_mask, batch.key_data, batch.key_offsets, batch.order,
+        root,
+        query_data,
+        query_offsets,
+        batch.kind,
+        batch.key_row,
+        batch.path_start,
+        batch.first_child,
+        batch.child_mask,
+        batch.key_data,
+        batch.key_offsets,
+        batch.order,
         batch.item_slot,
     )
     encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
     bounds = starts.tolist()
     return [
-        [encoded[node] for node in path_nodes[bounds[q]:bounds[q + 1]]] for q in range(queries)
+        [encoded[node] for node in path_nodes[bounds[q] : bounds[q + 1]]] for q in range(queries)
     ]
 
 
@@ -652,7 +723,13 @@ def verify_trie_proofs(
         node_offsets = np.zeros(1, dtype=np.int64)
         digests = np.zeros((0, 32), dtype=np.uint8)
     status, value_start, value_stop, bad_node = _kernels.verify_walk(
-        expected, data, node_offsets, proof_starts, digests, query_data, query_offsets,
+        expected,
+        data,
+        node_offsets,
+        proof_starts,
+        digests,
+        query_data,
+        query_offsets,
         np.frombuffer(EMPTY_ROOT, dtype=np.uint8),
     )
     failed = np.flatnonzero(status)

@@ -119,9 +119,7 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
         for i in range(count):
             item = _load_word(items + _POINTER_SIZE * i)
             if i + _AHEAD < count:
-                _prefetch_address(
-                    _load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT
-                )
+                _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT)
             length = offsets[i + 1] - offsets[i]
             if _load_word(item + _TYPE_AT) != bytes_type or _load_word(item + _SIZE_AT) != length:
                 return _CHANGED
@@ -144,9 +142,7 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
     return total
 
 
-def _flatten(
-    sequence: list | tuple, start: int, stop: int
-) -> tuple[np.ndarray, np.ndarray] | None:
+def _flatten(sequence: list | tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndarray] | None:
     count = stop - start
     offsets = np.empty(count + 1, dtype=np.int64)
     if count == 0:
@@ -164,9 +160,10 @@ def _flatten(
         return None
     if total > data.shape[0]:
         data = np.empty(total, dtype=np.uint8)
-        if _measure_and_copy(
-            container, is_tuple, start, stop, id(bytes), offsets, data, True
-        ) == _CHANGED:
+        if (
+            _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data, True)
+            == _CHANGED
+        ):
             raise changed_while_hashing()
         return data, offsets
     return data[:total], offsets

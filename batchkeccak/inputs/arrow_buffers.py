@@ -32,7 +32,10 @@ ACCEPTED_TYPES = (
 
 
 _OFFSET_BINARY = (
-    pa.types.is_binary, pa.types.is_string, pa.types.is_large_binary, pa.types.is_large_string,
+    pa.types.is_binary,
+    pa.types.is_string,
+    pa.types.is_large_binary,
+    pa.types.is_large_string,
 )
 
 
@@ -114,7 +117,6 @@ def value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarra
     # Only this array's window of the offsets: a slice shares its parent's buffers.
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=needed)[array.offset :]
     return check_flat(buffer_as_uint8(data_buffer, argument), offsets)
-
 
 
 def decode_dictionary(array: pa.Array) -> pa.Array:

@@ -15,8 +15,7 @@ class NotContiguousError(BufferError, ValueError):
 def changed_while_hashing() -> RuntimeError:
     """The error for a list that another thread changed while it was read in parts."""
     return RuntimeError(
-        "messages changed while being hashed: another thread resized the list or replaced "
-        "its items"
+        "messages changed while being hashed: another thread resized the list or replaced its items"
     )
 
 

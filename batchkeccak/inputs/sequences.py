@@ -14,9 +14,7 @@ are joined by Python, which needs no compiler loaded and is as fast for so few."
 
 __all__ = ["changed_while_hashing", "message_view", "sequence_to_flat", "single_message"]
 
-_FLAT_HINT = (
-    "; a flat buffer with offsets is passed as batchkeccak.FlatMessages(data, offsets)"
-)
+_FLAT_HINT = "; a flat buffer with offsets is passed as batchkeccak.FlatMessages(data, offsets)"
 
 
 def message_view(message: object, name: str) -> memoryview:

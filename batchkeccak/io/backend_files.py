@@ -44,9 +44,14 @@ def total_file_bytes(names: list) -> int:
     return total
 
 
-def digest_paths(paths: list, spec: Algorithm, domain: int, out_len: int,
-                 byte_limit: int | None = None, file_limit: int | None = None,
-                 ) -> tuple[list, int]:
+def digest_paths(
+    paths: list,
+    spec: Algorithm,
+    domain: int,
+    out_len: int,
+    byte_limit: int | None = None,
+    file_limit: int | None = None,
+) -> tuple[list, int]:
     """The digest (``bytes``) of each file, or the ``OSError`` that opening or reading it
     raised, one file after another on this thread through the backend (which must have the
     function: :func:`batchkeccak.core.oneshot.backend_family`); and the bytes hashed.
@@ -121,10 +126,15 @@ def _encode_results(results: list, total: int) -> bytes:
     # errno, text and file name, and OSError(errno, ...) rebuilds the same subclass.
     import marshal
 
-    return marshal.dumps((total, [
-        item if isinstance(item, bytes) else (item.errno, item.strerror, item.filename)
-        for item in results
-    ]))
+    return marshal.dumps(
+        (
+            total,
+            [
+                item if isinstance(item, bytes) else (item.errno, item.strerror, item.filename)
+                for item in results
+            ],
+        )
+    )
 
 
 def _decode_results(payload: bytes) -> tuple[list, int]:
@@ -134,15 +144,23 @@ def _decode_results(payload: bytes) -> tuple[list, int]:
     return [item if isinstance(item, bytes) else OSError(*item) for item in items], total
 
 
-def _digest_in_child(paths: list, spec: Algorithm, domain: int, out_len: int,
-                     byte_limit: int | None, file_limit: int | None, pipe: int) -> None:
+def _digest_in_child(
+    paths: list,
+    spec: Algorithm,
+    domain: int,
+    out_len: int,
+    byte_limit: int | None,
+    file_limit: int | None,
+    pipe: int,
+) -> None:
     """The child's side of :func:`digest_paths_forked`: never returns."""
     try:
         reset_in_child()
-        payload = memoryview(_encode_results(*digest_paths(
-            paths, spec, domain, out_len, byte_limit, file_limit)))
+        payload = memoryview(
+            _encode_results(*digest_paths(paths, spec, domain, out_len, byte_limit, file_limit))
+        )
         while payload:
-            payload = payload[os.write(pipe, payload):]
+            payload = payload[os.write(pipe, payload) :]
         os._exit(0)
     except BaseException:  # noqa: BLE001 - a child reports failure by its exit status only
         os._exit(1)
@@ -174,9 +192,14 @@ def _stop_children(children: list) -> None:
             os.close(read_end)
 
 
-def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
-                        byte_limit: int | None = None, file_limit: int | None = None,
-                        ) -> tuple[list, int]:
+def digest_paths_forked(
+    paths: list,
+    spec: Algorithm,
+    domain: int,
+    out_len: int,
+    byte_limit: int | None = None,
+    file_limit: int | None = None,
+) -> tuple[list, int]:
     """:func:`digest_paths`, the files shared with child processes on the other cores.
 
     For a command-line process hashing many small files: one core opens, reads and hashes
@@ -202,11 +225,18 @@ def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
                 pid = os.fork()
                 if pid == 0:
                     os.close(read_end)
-                    _digest_in_child(paths[cuts[w]:cuts[w + 1]], spec, domain, out_len, share,
-                                     file_limit, write_end)
+                    _digest_in_child(
+                        paths[cuts[w] : cuts[w + 1]],
+                        spec,
+                        domain,
+                        out_len,
+                        share,
+                        file_limit,
+                        write_end,
+                    )
                 os.close(write_end)
                 children.append((pid, read_end))
-        found, total = digest_paths(paths[:cuts[1]], spec, domain, out_len, share, file_limit)
+        found, total = digest_paths(paths[: cuts[1]], spec, domain, out_len, share, file_limit)
         complete = len(found) == cuts[1]
         for w in range(1, workers):
             pid, read_end = children[0]
@@ -222,8 +252,9 @@ def digest_paths_forked(paths: list, spec: Algorithm, domain: int, out_len: int,
             if status == 0 and payload:
                 part, part_total = _decode_results(payload)
             else:
-                part, part_total = digest_paths(paths[cuts[w]:cuts[w + 1]], spec, domain,
-                                                out_len, share, file_limit)
+                part, part_total = digest_paths(
+                    paths[cuts[w] : cuts[w + 1]], spec, domain, out_len, share, file_limit
+                )
             found += part
             total += part_total
             complete = len(part) == cuts[w + 1] - cuts[w]

@@ -32,8 +32,12 @@ def chunk_size(unit: int, files: int) -> int:
     return max(unit, min(CHUNK_BYTES, STREAM_BYTES // files) // unit * unit)
 
 
-def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, OSError],
-                 ) -> Iterator[tuple[np.ndarray, dict[int, int]]]:
+def chunk_rounds(
+    names: list,
+    group: list[int],
+    chunk: int,
+    failures: dict[int, OSError],
+) -> Iterator[tuple[np.ndarray, dict[int, int]]]:
     """Files ``names[i]`` for ``i`` in ``group``, read side by side: per round, a
     ``(len(group), chunk)`` uint8 array whose row ``r`` holds the next chunk of file
     ``group[r]``, and ``{r: bytes read}`` for the files read this round (a file whose count
@@ -73,4 +77,3 @@ def chunk_rounds(names: list, group: list[int], chunk: int, failures: dict[int, 
         rounds.close()  # the read ahead is done before its files are closed
         for handle in handles.values():
             handle.close()
-

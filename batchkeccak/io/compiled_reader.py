@@ -68,14 +68,28 @@ def _c_statx(typingctx, paths, offset, info):
     sig = types.int32(paths, offset, info)
 
     def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
-                                signature.args[1])
-        result = _byte_address(context, builder, signature.args[2], args[2],
-                               context.get_constant(types.int64, 0), types.int64)
+        address = _byte_address(
+            context, builder, signature.args[0], args[0], args[1], signature.args[1]
+        )
+        result = _byte_address(
+            context,
+            builder,
+            signature.args[2],
+            args[2],
+            context.get_constant(types.int64, 0),
+            types.int64,
+        )
         function = _libc(builder, "statx", _I32, [_I32, _I8P, _I32, _I32, _I8P])
-        return builder.call(function, [
-            _I32(_AT_FDCWD), address, _I32(0), _I32(_STATX_TYPE_AND_SIZE), result,
-        ])
+        return builder.call(
+            function,
+            [
+                _I32(_AT_FDCWD),
+                address,
+                _I32(0),
+                _I32(_STATX_TYPE_AND_SIZE),
+                result,
+            ],
+        )
 
     return sig, codegen
 
@@ -86,11 +100,13 @@ def _c_open(typingctx, paths, offset, flags):
     sig = types.int32(paths, offset, flags)
 
     def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[0], args[0], args[1],
-                                signature.args[1])
+        address = _byte_address(
+            context, builder, signature.args[0], args[0], args[1], signature.args[1]
+        )
         flag = context.cast(builder, args[2], signature.args[2], types.int32)
-        return builder.call(_libc(builder, "open", _I32, [_I8P, _I32], var_arg=True),
-                            [address, flag])
+        return builder.call(
+            _libc(builder, "open", _I32, [_I8P, _I32], var_arg=True), [address, flag]
+        )
 
     return sig, codegen
 
@@ -101,12 +117,14 @@ def _c_read(typingctx, fd, buffer, offset, count):
     sig = types.int64(fd, buffer, offset, count)
 
     def codegen(context, builder, signature, args):
-        address = _byte_address(context, builder, signature.args[1], args[1], args[2],
-                                signature.args[2])
+        address = _byte_address(
+            context, builder, signature.args[1], args[1], args[2], signature.args[2]
+        )
         descriptor = context.cast(builder, args[0], signature.args[0], types.int32)
         size = context.cast(builder, args[3], signature.args[3], types.int64)
-        return builder.call(_libc(builder, "read", _I64, [_I32, _I8P, _I64]),
-                            [descriptor, address, size])
+        return builder.call(
+            _libc(builder, "read", _I64, [_I32, _I8P, _I64]), [descriptor, address, size]
+        )
 
     return sig, codegen
 
@@ -143,8 +161,9 @@ def _le_uint(info, at, count):
 
 
 @njit(cache=True, nogil=True)
-def read_small_files(paths, path_starts, first, stop, small, flags, smallest_read, buffer, starts,
-                     status):
+def read_small_files(
+    paths, path_starts, first, stop, small, flags, smallest_read, buffer, starts, status
+):
     """Read the regular files ``first, first + 1, ...`` whole into ``buffer``, back to back.
 
     File ``i``'s bytes go to ``buffer[starts[i - first]:starts[i - first + 1]]``;

@@ -48,8 +48,9 @@ under :mod:`batchkeccak.inputs`' contract) into the output rows ``rows`` (a slic
 index array), on ``threads`` threads."""
 
 
-def read_small_files(names: list, threads: int, consume: Consume,
-                     failures: dict[int, OSError], stop_early: bool) -> list[int]:
+def read_small_files(
+    names: list, threads: int, consume: Consume, failures: dict[int, OSError], stop_early: bool
+) -> list[int]:
     """Read the small files among ``names`` in batches and hand each batch to ``consume``;
     the files that cannot be read go into ``failures`` (index -> named OSError). Returns the
     indices of the files left to stream, in order. ``stop_early``: return as soon as a file
@@ -78,8 +79,9 @@ def joined_paths(names: list) -> tuple[np.ndarray, np.ndarray]:
     return readonly(paths), readonly(path_starts)
 
 
-def _read_compiled(names: list, threads: int, consume: Consume,
-                   failures: dict[int, OSError]) -> list[int]:
+def _read_compiled(
+    names: list, threads: int, consume: Consume, failures: dict[int, OSError]
+) -> list[int]:
     from batchkeccak.io.compiled_reader import OPEN_FLAGS as NONBLOCKING_FLAGS
     from batchkeccak.io.compiled_reader import read_small_files as read_compiled
 
@@ -100,8 +102,16 @@ def _read_compiled(names: list, threads: int, consume: Consume,
         data = readonly(buffer)
         while first < stop:
             done = read_compiled(
-                paths, path_starts, first, stop, SMALL_FILE_BYTES, NONBLOCKING_FLAGS,
-                SMALLEST_READ, buffer, starts, status,
+                paths,
+                path_starts,
+                first,
+                stop,
+                SMALL_FILE_BYTES,
+                NONBLOCKING_FLAGS,
+                SMALLEST_READ,
+                buffer,
+                starts,
+                status,
             )
             consume(slice(first, done), data, readonly(starts[: done - first + 1]), 1)
             first = done
@@ -117,8 +127,9 @@ def _read_compiled(names: list, threads: int, consume: Consume,
     return streamed
 
 
-def _read_portable(names: list, threads: int, consume: Consume,
-                   failures: dict[int, OSError], stop_early: bool) -> list[int]:
+def _read_portable(
+    names: list, threads: int, consume: Consume, failures: dict[int, OSError], stop_early: bool
+) -> list[int]:
     small: list[tuple[int, int]] = []  # (index, size)
     streamed: list[int] = []
     for i, name in enumerate(names):
@@ -156,8 +167,13 @@ def _read_portable(names: list, threads: int, consume: Consume,
 
 
 def _read_batch(
-    names: list, indices: list[int], buffer: np.ndarray, offsets: np.ndarray, threads: int,
-    failures: dict[int, OSError], changed: list[int],
+    names: list,
+    indices: list[int],
+    buffer: np.ndarray,
+    offsets: np.ndarray,
+    threads: int,
+    failures: dict[int, OSError],
+    changed: list[int],
 ) -> None:
     """Read files ``names[indices[k]]`` into ``buffer[offsets[k]:offsets[k + 1]]``, groups of
     them on the reading threads; a file whose size changed is added to ``changed``."""

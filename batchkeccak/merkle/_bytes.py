@@ -116,8 +116,10 @@ def _is_arrow_text(values: object) -> bool:
     kind = values.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
-        pa.types.is_string_view(kind)
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or (pa.types.is_string_view(kind))
     )
 
 

@@ -57,8 +57,10 @@ def _hasher(algorithm: str | Hasher | None, threads: int | None) -> Hasher:
     resolved plain hasher of it; anything else is refused by name."""
     resolved = resolve_hasher(ALGORITHM if algorithm is None else algorithm, threads=threads)
     if not (
-        type(resolved) is Hasher and resolved.name == ALGORITHM
-        and resolved.domain == resolved.algorithm.suffix and not resolved.initial_state.any()
+        type(resolved) is Hasher
+        and resolved.name == ALGORITHM
+        and resolved.domain == resolved.algorithm.suffix
+        and not resolved.initial_state.any()
     ):
         raise ValueError(
             f"the openzeppelin scheme is defined with keccak_256, got algorithm={algorithm!r}"
@@ -625,8 +627,9 @@ def merkle_root(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
     return root_of_leaves(rows, sort, hasher)
 
 
-def _checked_leaves(leaves, algorithm=None, sort_leaves=None, types=None, length=None,
-                    threads=None):
+def _checked_leaves(
+    leaves, algorithm=None, sort_leaves=None, types=None, length=None, threads=None
+):
     """``(hasher, sort, leaf rows, source)`` from the arguments ``build`` and ``merkle_root``
     share, each checked."""
     _reject_length(length)

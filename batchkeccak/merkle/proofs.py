@@ -80,7 +80,9 @@ def _leaf_fields(tree: MerkleTree, values: object, index: int) -> dict:
 
 def _head(tree: MerkleTree) -> dict:
     head: dict[str, object] = {
-        "scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)
+        "scheme": tree.scheme,
+        "algorithm": tree.algorithm,
+        "root": hex_0x(tree.root),
     }
     if isinstance(tree, rfc9162.RFC9162Tree):
         head.update(digestSize=tree.digest_size, size=tree.size)
@@ -154,7 +156,9 @@ def multiproof_json(tree: MerkleTree, indices: Sequence[int]) -> dict:
         )
     multiproof = tree.multiproof(indices)
     result: dict[str, object] = {
-        "scheme": tree.scheme, "algorithm": tree.algorithm, "root": hex_0x(tree.root)
+        "scheme": tree.scheme,
+        "algorithm": tree.algorithm,
+        "root": hex_0x(tree.root),
     }
     if tree.types is not None:
         result["types"] = list(tree.types)

@@ -270,8 +270,9 @@ def merkle_root(values: object, **options: Unpack[BuildOptions]) -> bytes:
     return level[0].tobytes()
 
 
-def _build_hasher(algorithm=None, sort_leaves=None, types=None, length=None,
-                  threads=None) -> Hasher:
+def _build_hasher(
+    algorithm=None, sort_leaves=None, types=None, length=None, threads=None
+) -> Hasher:
     """The hasher of ``build`` and ``merkle_root``, refusing OpenZeppelin's options."""
     reject_openzeppelin_options(sort_leaves, types)
     return _hasher(algorithm, length, threads)
@@ -384,7 +385,9 @@ def verify_consistency(
     """RFC 9162 section 2.1.4.2; see :func:`batchkeccak.merkle.verify_consistency`."""
     hasher = _hasher(algorithm, length, 1)
     (first, second), (first_hash, second_hash), path = _checked_proof(
-        hasher, proof, {"old_size": old_size, "new_size": new_size},
+        hasher,
+        proof,
+        {"old_size": old_size, "new_size": new_size},
         {"old_root": old_root, "new_root": new_root},
     )
     if first > second:

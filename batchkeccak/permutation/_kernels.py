@@ -100,8 +100,7 @@ def _round(builder, a, rc):
             column = builder.xor(column, a[x + 5 * y])
         parity.append(column)
     theta = [
-        builder.xor(parity[(x - 1) % 5], _rotl(builder, parity[(x + 1) % 5], 1))
-        for x in range(5)
+        builder.xor(parity[(x - 1) % 5], _rotl(builder, parity[(x + 1) % 5], 1)) for x in range(5)
     ]
     rc = _splat(builder, a[0].type, rc)
     out = [None] * LANE_COUNT
@@ -230,8 +229,10 @@ def _tile_rounds_function(module):
     state = builder.phi(_WORD)
     state.add_incoming(_WORD(0), function.entry_basic_block)
     addresses = [
-        (builder.gep(source, [builder.add(state, _WORD(k * TILE_WIDTH))]),
-         builder.gep(target, [builder.add(state, _WORD(k * TILE_WIDTH))]))
+        (
+            builder.gep(source, [builder.add(state, _WORD(k * TILE_WIDTH))]),
+            builder.gep(target, [builder.add(state, _WORD(k * TILE_WIDTH))]),
+        )
         for k in range(LANE_COUNT)
     ]
     lanes = _rounds(builder, [builder.load(load) for load, _ in addresses], first_round)
@@ -254,11 +255,14 @@ def _tile_rounds(typingctx, src, dst, first):
     sig = types.void(src, dst, first)
 
     def codegen(context, builder, signature, args):
-        builder.call(_tile_rounds_function(builder.module), [
-            _words_of(context, builder, signature.args[0], args[0]),
-            _words_of(context, builder, signature.args[1], args[1]),
-            context.cast(builder, args[2], signature.args[2], types.int64),
-        ])
+        builder.call(
+            _tile_rounds_function(builder.module),
+            [
+                _words_of(context, builder, signature.args[0], args[0]),
+                _words_of(context, builder, signature.args[1], args[1]),
+                context.cast(builder, args[2], signature.args[2], types.int64),
+            ],
+        )
         return context.get_dummy_value()
 
     return sig, codegen
@@ -317,28 +321,39 @@ def _wide_tile_rounds_function(module):
     tile, data, positions, rate_words, first_round = function.args
     builder = ir.IRBuilder(function.append_basic_block("entry"))
     word_pointers = ir.VectorType(pointer, _WIDE_STATES)
-    gather = cgutils.get_or_insert_function(module, ir.FunctionType(
-        _WIDE_LANE, [word_pointers, ir.IntType(32), ir.VectorType(ir.IntType(1), _WIDE_STATES),
-                     _WIDE_LANE],
-    ), f"llvm.masked.gather.v{_WIDE_STATES}i64.v{_WIDE_STATES}p0")
+    gather = cgutils.get_or_insert_function(
+        module,
+        ir.FunctionType(
+            _WIDE_LANE,
+            [word_pointers, ir.IntType(32), ir.VectorType(ir.IntType(1), _WIDE_STATES), _WIDE_LANE],
+        ),
+        f"llvm.masked.gather.v{_WIDE_STATES}i64.v{_WIDE_STATES}p0",
+    )
     every_state = ir.Constant(ir.VectorType(ir.IntType(1), _WIDE_STATES), [1] * _WIDE_STATES)
     data_address = builder.ptrtoint(data, _WORD)
 
     def absorb(state, lanes):
         # Word k of the eight blocks at data + positions[state .. state + 7] for each k below
         # rate_words (a runtime value: one gather per word, behind a branch).
-        offsets = builder.load(builder.bitcast(
-            builder.gep(positions, [state]), _WIDE_LANE.as_pointer()
-        ), align=8)
+        offsets = builder.load(
+            builder.bitcast(builder.gep(positions, [state]), _WIDE_LANE.as_pointer()), align=8
+        )
         blocks = builder.add(offsets, _splat(builder, _WIDE_LANE, data_address))
         lanes = list(lanes)
         for k in range(LANE_COUNT):
+
             def xor_word(values, k=k):
-                words = builder.call(gather, [
-                    builder.inttoptr(builder.add(blocks, _constant(_WIDE_LANE, 8 * k)),
-                                     word_pointers),
-                    ir.IntType(32)(8), every_state, ir.Constant(_WIDE_LANE, None),
-                ])
+                words = builder.call(
+                    gather,
+                    [
+                        builder.inttoptr(
+                            builder.add(blocks, _constant(_WIDE_LANE, 8 * k)), word_pointers
+                        ),
+                        ir.IntType(32)(8),
+                        every_state,
+                        ir.Constant(_WIDE_LANE, None),
+                    ],
+                )
                 return [builder.xor(values[0], words)]
 
             (lanes[k],) = emit_if(
@@ -362,12 +377,19 @@ def _wide_tile_rounds_function(module):
         ]
         lanes = [builder.load(address, align=8) for address in addresses]
         lanes = emit_if(
-            builder, builder.icmp_signed(">", rate_words, _WORD(0)), lanes,
+            builder,
+            builder.icmp_signed(">", rate_words, _WORD(0)),
+            lanes,
             lambda lanes: absorb(state, lanes),
         )
         lanes = emit_loop(
-            builder, "wide_rounds", first_round, _WORD(MAX_ROUNDS), _WORD(ROUNDS_PER_PASS),
-            lanes, lambda round_index, lanes: _rounds(builder, lanes, round_index),
+            builder,
+            "wide_rounds",
+            first_round,
+            _WORD(MAX_ROUNDS),
+            _WORD(ROUNDS_PER_PASS),
+            lanes,
+            lambda round_index, lanes: _rounds(builder, lanes, round_index),
         )
         for address, lane in zip(addresses, lanes):
             builder.store(lane, address, align=8)
@@ -386,8 +408,7 @@ def _tile_bits_flag(module):
         return ir.GlobalVariable(module, _WORD, FLAG_SYMBOL)
 
 
-def emit_wide_tile_rounds(builder, tile, first_round, data=None, positions=None,
-                          rate_words=None):
+def emit_wide_tile_rounds(builder, tile, first_round, data=None, positions=None, rate_words=None):
     """Emit: when the process runs its tiles at 512 bits (``vector_width``), XOR one block
     of ``rate_words`` words at ``data + positions[j]`` into each state ``j`` of ``tile``
     (nothing when ``data`` is None) and run rounds ``first_round`` .. 23 on the tile, in
@@ -405,8 +426,10 @@ def emit_wide_tile_rounds(builder, tile, first_round, data=None, positions=None,
         "==", builder.load(_tile_bits_flag(builder.module)), _WORD(WIDE_BITS)
     )
     with builder.if_then(wide):
-        builder.call(_wide_tile_rounds_function(builder.module),
-                     [tile, data, positions, rate_words, first_round])
+        builder.call(
+            _wide_tile_rounds_function(builder.module),
+            [tile, data, positions, rate_words, first_round],
+        )
     return wide
 
 
@@ -421,7 +444,8 @@ def _wide_tile_permute(typingctx, tile, first_round):
 
     def codegen(context, builder, signature, args):
         return emit_wide_tile_rounds(
-            builder, _words_of(context, builder, signature.args[0], args[0]),
+            builder,
+            _words_of(context, builder, signature.args[0], args[0]),
             context.cast(builder, args[1], signature.args[1], types.int64),
         )
 
@@ -442,7 +466,12 @@ def _state_rounds(typingctx, lanes, first_round):
         addresses = [builder.gep(words, [_WORD(k)]) for k in range(LANE_COUNT)]
         loaded = [builder.load(address) for address in addresses]
         state = emit_loop(
-            builder, "state_rounds", first, _WORD(MAX_ROUNDS), _WORD(ROUNDS_PER_PASS), loaded,
+            builder,
+            "state_rounds",
+            first,
+            _WORD(MAX_ROUNDS),
+            _WORD(ROUNDS_PER_PASS),
+            loaded,
             lambda round_index, lanes: _rounds(builder, lanes, round_index),
         )
         for address, lane in zip(addresses, state):
@@ -468,7 +497,7 @@ def new_tiles():
     step = TILE_ALIGNMENT // 8
     memory = np.zeros(2 * words + step, dtype=np.uint64)
     skip = (TILE_ALIGNMENT - memory.ctypes.data % TILE_ALIGNMENT) % TILE_ALIGNMENT // 8
-    return memory[skip:skip + words], memory[skip + words:skip + 2 * words]
+    return memory[skip : skip + words], memory[skip + words : skip + 2 * words]
 
 
 @njit(cache=True, nogil=True)

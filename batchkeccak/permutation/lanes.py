@@ -144,9 +144,7 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
             rows = []
             for position, skip in zip(positions, skipped):
                 at = builder.add(position, builder.shl(word, _WORD(3)))
-                address = builder.bitcast(
-                    builder.gep(data_bytes, [at]), _WORD_VECTOR.as_pointer()
-                )
+                address = builder.bitcast(builder.gep(data_bytes, [at]), _WORD_VECTOR.as_pointer())
                 rows.append(load(builder.select(skip, zeros_row, address)))
             return rows
 
@@ -156,7 +154,9 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
         # Whole groups of four words: a loop over the groups.
         def xor_group(word, _):
             _xor_rows(
-                builder, tile_words, tile_index(word),
+                builder,
+                tile_words,
+                tile_index(word),
                 rows_at(word, lambda address: builder.load(address, align=1)),
             )
             return []
@@ -169,9 +169,15 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
             mask_type = ir.VectorType(ir.IntType(1), 4)
             masked_load = cgutils.get_or_insert_function(
                 builder.module,
-                ir.FunctionType(_WORD_VECTOR, [
-                    _WORD_VECTOR.as_pointer(), ir.IntType(32), mask_type, _WORD_VECTOR,
-                ]),
+                ir.FunctionType(
+                    _WORD_VECTOR,
+                    [
+                        _WORD_VECTOR.as_pointer(),
+                        ir.IntType(32),
+                        mask_type,
+                        _WORD_VECTOR,
+                    ],
+                ),
                 "llvm.masked.load.v4i64.p0",
             )
             spread = builder.insert_element(
@@ -183,10 +189,15 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
             mask = builder.icmp_signed("<", ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]), spread)
             nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
             _xor_rows(
-                builder, tile_words, tile_index(grouped_words),
-                rows_at(grouped_words, lambda address: builder.call(
-                    masked_load, [address, ir.IntType(32)(1), mask, nothing]
-                )),
+                builder,
+                tile_words,
+                tile_index(grouped_words),
+                rows_at(
+                    grouped_words,
+                    lambda address: builder.call(
+                        masked_load, [address, ir.IntType(32)(1), mask, nothing]
+                    ),
+                ),
             )
 
         # Each lane's next block: 32 lanes read 32 places, more streams than the hardware
@@ -221,8 +232,9 @@ def absorb_and_permute_wide(typingctx, tile, data, positions, rate, first_round)
             context.cast(builder, args[4], round_type, types.int64),
             data=context.make_array(data_type)(context, builder, args[1]).data,
             positions=context.make_array(positions_type)(context, builder, args[2]).data,
-            rate_words=builder.ashr(context.cast(builder, args[3], rate_type, types.int64),
-                                    _WORD(3)),
+            rate_words=builder.ashr(
+                context.cast(builder, args[3], rate_type, types.int64), _WORD(3)
+            ),
         )
 
     return sig, codegen
@@ -293,9 +305,7 @@ def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
     if count & 7:
         word = lanes[whole_words * width + lane]
         for b in range(count & 7):
-            flat_out[start + 8 * whole_words + b] = np.uint8(
-                (word >> np.uint64(8 * b)) & _BYTE
-            )
+            flat_out[start + 8 * whole_words + b] = np.uint8((word >> np.uint64(8 * b)) & _BYTE)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -49,12 +49,29 @@ FLAG_SYMBOL = "batchkeccak_tile_vector_bits"
 
 # LLVM's x86-64 CPU names with AVX-512F, for a build for a named CPU whose features numba
 # leaves to LLVM (NUMBA_CPU_NAME set, NUMBA_CPU_FEATURES empty).
-_AVX512_CPU_NAMES = frozenset({
-    "knl", "knm", "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake",
-    "icelake-client", "icelake-server", "tigerlake", "rocketlake", "sapphirerapids",
-    "emeraldrapids", "graniterapids", "graniterapids-d", "diamondrapids", "znver4", "znver5",
-    "x86-64-v4",
-})
+_AVX512_CPU_NAMES = frozenset(
+    {
+        "knl",
+        "knm",
+        "skylake-avx512",
+        "skx",
+        "cascadelake",
+        "cooperlake",
+        "cannonlake",
+        "icelake-client",
+        "icelake-server",
+        "tigerlake",
+        "rocketlake",
+        "sapphirerapids",
+        "emeraldrapids",
+        "graniterapids",
+        "graniterapids-d",
+        "diamondrapids",
+        "znver4",
+        "znver5",
+        "x86-64-v4",
+    }
+)
 
 _X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 

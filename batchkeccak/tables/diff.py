@@ -54,7 +54,6 @@ CHANGE_COLUMN = "change"
 COLUMNS_COLUMN = "changed_columns"
 
 
-
 def compared_columns(
     a: TableSource, b: TableSource, key: Sequence[str], columns: object
 ) -> list[str]:
@@ -167,9 +166,7 @@ def diff(
     with Spill(spill_parent) as spill:
         builders = [
             RunBuilder(side, source.argument, encoder, limit // 3, spill, hasher.output_length)
-            for side, (source, encoder) in enumerate(
-                [(source_a, encoder_a), (source_b, encoder_b)]
-            )
+            for side, (source, encoder) in enumerate([(source_a, encoder_a), (source_b, encoder_b)])
         ]
         rows = digest_sources([source_a, source_b], builders, compared, hasher, threads, progress)
         runs_a, runs_b = builders[0].finish(), builders[1].finish()
@@ -191,8 +188,16 @@ def diff(
     differences = pa.concat_arrays(keys) if keys else pa.array([], encoder_a.key_type)
     kind_codes = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
     return _differences_table(
-        [source_a, source_b], [encoder_a, encoder_b], names, differences, kind_codes, rows,
-        matched, compared, hasher, changed_columns,
+        [source_a, source_b],
+        [encoder_a, encoder_b],
+        names,
+        differences,
+        kind_codes,
+        rows,
+        matched,
+        compared,
+        hasher,
+        changed_columns,
     )
 
 
@@ -274,11 +279,13 @@ def _classify(chunk: Chunk, encoders: list[KeyEncoder]) -> tuple[pa.Array, np.nd
     differs = rows_differ(take_rows(chunk.digests, first), take_rows(chunk.digests, first + 1))
     changed = first[differs]
     rows = np.concatenate([added, removed, changed])
-    codes = np.concatenate([
-        np.full(added.shape[0], ADDED, np.int8),
-        np.full(removed.shape[0], REMOVED, np.int8),
-        np.full(changed.shape[0], CHANGED, np.int8),
-    ])
+    codes = np.concatenate(
+        [
+            np.full(added.shape[0], ADDED, np.int8),
+            np.full(removed.shape[0], REMOVED, np.int8),
+            np.full(changed.shape[0], CHANGED, np.int8),
+        ]
+    )
     order = np.argsort(rows, kind="stable")
     return chunk.keys.take(rows[order]), codes[order], int(first.shape[0])
 

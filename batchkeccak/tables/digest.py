@@ -116,7 +116,9 @@ def check_memory_limit(memory_limit: object) -> int:
     if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
         raise TypeError(f"memory_limit must be an int (bytes), got {type(memory_limit).__name__}")
     if memory_limit < MIN_MEMORY_LIMIT:
-        raise ValueError(f"memory_limit must be at least {MIN_MEMORY_LIMIT} bytes, got {memory_limit}")
+        raise ValueError(
+            f"memory_limit must be at least {MIN_MEMORY_LIMIT} bytes, got {memory_limit}"
+        )
     return memory_limit
 
 
@@ -147,9 +149,7 @@ def given_columns(columns: object) -> list[str]:
     return names
 
 
-def selected_columns(
-    source: TableSource, key: Sequence[str] | None, columns: object
-) -> list[str]:
+def selected_columns(source: TableSource, key: Sequence[str] | None, columns: object) -> list[str]:
     """The columns a row's encoding covers, in name order: ``columns`` (every column for
     None) and the key columns."""
     names = list(source.schema.names) if columns is None else given_columns(columns)

@@ -29,8 +29,7 @@ ADDED, REMOVED, CHANGED = range(3)
 
 
 @njit(cache=True, nogil=True)
-def _walk(words_a, words_b, digests_a, digests_b, start_a, start_b, a_done, b_done, rows_a,
-          rows_b):
+def _walk(words_a, words_b, digests_a, digests_b, start_a, start_b, a_done, b_done, rows_a, rows_b):
     # Advances through both blocks from (start_a, start_b) in key order until a block that is
     # not its stream's last runs out or the output is full. A key only in a is written as
     # (row in a, -1), only in b as (-1, row in b), in both with other digests as (row, row).
@@ -141,4 +140,3 @@ def _fixed_rows(
     picked[from_a] = fixed_key_bytes(keys_a)[rows_a[from_a]]
     picked[~from_a] = fixed_key_bytes(keys_b)[rows_b[~from_a]]
     return pa.Array.from_buffers(pa.binary(width), rows_a.shape[0], [None, pa.py_buffer(picked)])
-

@@ -50,8 +50,10 @@ class StreamingRoot:
         pending = np.concatenate(self._pending) if len(self._pending) > 1 else self._pending[0]
         full = pending.shape[0] - pending.shape[0] % self.block_leaves
         for start in range(0, full, self.block_leaves):
-            self._push(self.block_leaves, _tree_root(pending[start : start + self.block_leaves],
-                                                     self.hasher))
+            self._push(
+                self.block_leaves,
+                _tree_root(pending[start : start + self.block_leaves], self.hasher),
+            )
         rest = pending[full:]
         self._pending = [rest] if rest.shape[0] else []
         self._pending_count = rest.shape[0]

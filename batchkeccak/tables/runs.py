@@ -435,8 +435,9 @@ def merged_chunks(runs: list[Run]) -> Iterator[Chunk]:
     if len(runs) == 1:
         for block_keys, block_digests in runs[0].blocks():
             if len(block_keys):
-                yield Chunk(block_keys, block_digests,
-                            np.full(len(block_keys), runs[0].side, dtype=np.int8))
+                yield Chunk(
+                    block_keys, block_digests, np.full(len(block_keys), runs[0].side, dtype=np.int8)
+                )
         return
     cursors = [cursor for cursor in map(_Cursor, runs) if not cursor.exhausted]
     while cursors:
@@ -456,5 +457,8 @@ def merged_chunks(runs: list[Run]) -> Iterator[Chunk]:
         cursors = [cursor for cursor in cursors if not cursor.exhausted]
         joined = pa.concat_arrays(keys)
         order = key_order(joined, merging=True)
-        yield Chunk(joined.take(order), take_rows(np.concatenate(digests), order),
-                    np.concatenate(sides)[order])
+        yield Chunk(
+            joined.take(order),
+            take_rows(np.concatenate(digests), order),
+            np.concatenate(sides)[order],
+        )

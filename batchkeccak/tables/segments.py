@@ -280,8 +280,9 @@ def segment_digests(
 
     encoded = found if cuts is None else cuts
     described = described_columns(opened, covered)
-    tree = RFC9162Tree.build(np.frombuffer(b"".join(digests), np.uint8).reshape(len(digests), -1),
-                             algorithm=hasher)
+    tree = RFC9162Tree.build(
+        np.frombuffer(b"".join(digests), np.uint8).reshape(len(digests), -1), algorithm=hasher
+    )
     header = header_bytes(hasher.name, names, described, rows)
     return SegmentDigests(
         key=tuple(names),

@@ -113,8 +113,10 @@ def _table_batches(table: pa.Table) -> Callable[[list[str]], Iterator[pa.RecordB
 
 def _dataset_source(dataset: ds.Dataset, argument: str, from_path: bool) -> TableSource:
     def read(columns: list[str]) -> Iterator[pa.RecordBatch]:
-        if from_path and isinstance(dataset, ds.FileSystemDataset) and isinstance(
-            dataset.format, ds.ParquetFileFormat
+        if (
+            from_path
+            and isinstance(dataset, ds.FileSystemDataset)
+            and isinstance(dataset.format, ds.ParquetFileFormat)
         ):
             return file_batches(dataset, BATCH_ROWS, columns)
         # A Dataset passed in may carry its own filters and options: pyarrow scans it as
