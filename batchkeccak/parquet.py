@@ -11,7 +11,6 @@ half a file.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from batchkeccak.inputs.arrow_buffers import check_hashable_type
 from batchkeccak.inputs.arrow_producers import arrow_table
 from batchkeccak.support.atomic import atomic_output
 from batchkeccak.support.checks import check_int
+from batchkeccak.support.progress import progress_bar
 
 __all__ = ["HashFileReport", "hash_file"]
 
@@ -268,17 +268,7 @@ def _progress_bar(dataset: ds.Dataset | pa.RecordBatchReader, desc: str, progres
     """A tqdm bar over the source's rows (of unknown total for a stream: its length is known
     only once it has been read), shown only when asked and stderr is a terminal."""
     total_rows = None if isinstance(dataset, pa.RecordBatchReader) else dataset.count_rows()
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total_rows,
-        unit="rows",
-        unit_scale=True,
-        desc=desc,
-        file=sys.stderr,
-        disable=None if progress else True,  # None: only when stderr is a terminal
-        dynamic_ncols=True,
-    )
+    return progress_bar(total_rows, desc, enabled=progress)
 
 
 def _hash_and_write(

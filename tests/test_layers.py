@@ -21,7 +21,8 @@ LAYERS = [
     ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot",
                              "batchkeccak.core.dispatch", "batchkeccak.core.parallel",
                              "batchkeccak.support.checks", "batchkeccak.support.atomic",
-                             "batchkeccak.support.hextext", "batchkeccak.support.signals"]),
+                             "batchkeccak.support.hextext", "batchkeccak.support.signals",
+                             "batchkeccak.support.progress"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
     ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.hashers"]),

@@ -155,6 +155,15 @@ def measure_command_line(env: dict[str, str], repeats: int, workload: Workload) 
             workload.notes.append(f"batchkeccak hash over {what}: {ratio:.2f}x {peer[0]}")
 
 
+def _add_phase_rows(workload, phases: dict, prefix: str, label: str, runs: list) -> None:
+    """One row per phase of the spawned runs (each run's phase times, by phase name)."""
+    for suffix, name in phases.items():
+        times = [run[name] for run in runs]
+        workload.rows.append(
+            Row(f"{prefix}-{suffix}", f"{label}: {suffix.replace('-', ' ')}", 1, 1, 0, times)
+        )
+
+
 def measure_startup(
     algorithm: str = "sha3_256",
     repeats: int = 5,
@@ -203,17 +212,7 @@ def measure_startup(
             runs.append(_spawn(algorithm, env))
             floor.append(_spawn(algorithm, floor_env, _FLOOR_SCRIPT))
             no_scipy.append(_spawn(algorithm, env, _NO_SCIPY_SCRIPT))
-    for suffix, name in phases.items():
-        workload.rows.append(
-            Row(
-                f"warm-{suffix}",
-                f"warm cache: {suffix.replace('-', ' ')}",
-                1,
-                1,
-                0,
-                [r[name] for r in runs],
-            )
-        )
+    _add_phase_rows(workload, phases, "warm", "warm cache", runs)
     workload.rows.append(
         Row(
             "warm-first-call-without-scipy",
@@ -276,15 +275,5 @@ def measure_startup(
         for _ in range(cold_repeats):
             with tempfile.TemporaryDirectory(prefix="batchkeccak-cold-") as cache:
                 cold.append(_spawn(algorithm, {**env, "NUMBA_CACHE_DIR": cache}))
-        for suffix, name in phases.items():
-            workload.rows.append(
-                Row(
-                    f"cold-{suffix}",
-                    f"empty cache: {suffix.replace('-', ' ')}",
-                    1,
-                    1,
-                    0,
-                    [r[name] for r in cold],
-                )
-            )
+        _add_phase_rows(workload, phases, "cold", "empty cache", cold)
     return workload

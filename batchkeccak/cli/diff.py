@@ -11,15 +11,16 @@ import json
 import sys
 from pathlib import Path
 
-from batchkeccak.cli.table_options import add_table_options, table_keywords
+from batchkeccak.cli.table_options import add_table_command, table_keywords
 
 CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_table_command(
+        subparsers,
         "diff",
-        usage_status=2,  # trouble, as GNU diff and cmp answer a misused command line
+        key_required=True,
         help="the keys added, removed and changed between two tables",
         description="Compare tables A and B (Parquet files or datasets, Arrow IPC files) row "
         "by row on --key, in memory bounded by --memory-limit. Prints one line per "
@@ -30,7 +31,6 @@ def register(subparsers) -> None:
     )
     parser.add_argument("a", metavar="A", help="the table before")
     parser.add_argument("b", metavar="B", help="the table after")
-    add_table_options(parser, key_required=True)
     parser.add_argument(
         "--output",
         "-o",

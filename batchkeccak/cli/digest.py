@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from batchkeccak.cli.table_options import add_table_options, table_keywords
+from batchkeccak.cli.table_options import add_table_command, table_keywords
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_table_command(
+        subparsers,
         "digest",
-        usage_status=2,  # trouble, as GNU diff and cmp answer a misused command line
+        key_required=False,
         help="one digest of a table (Parquet file or dataset, Arrow IPC file)",
         description="Print one digest per DATASET: the same for two tables exactly when they "
         "hold the same rows, whatever their row order, row groups, file splits or column "
@@ -24,7 +25,6 @@ def register(subparsers) -> None:
         nargs="+",
         help="Parquet file, directory of Parquet files, or Arrow IPC file (.arrow, .feather)",
     )
-    add_table_options(parser, key_required=False)
     parser.add_argument(
         "--json",
         action="store_true",

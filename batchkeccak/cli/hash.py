@@ -29,6 +29,7 @@ from batchkeccak.cli.sums import (
     stdin_reader,
 )
 from batchkeccak.io.lines import line_batches
+from batchkeccak.support.progress import progress_bar
 
 __all__ = ["TAGS", "register", "resolve_algorithm"]
 
@@ -317,18 +318,7 @@ def _progress(files: list[str], lines: bool):
     """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
     if sys.stderr is None or not sys.stderr.isatty():
         return _NoProgress()  # and tqdm is not even imported
-    from tqdm import tqdm
-
-    total = _sizes(files)
-    return tqdm(
-        total=total or None,
-        unit="B",
-        unit_scale=True,
-        desc="lines" if lines else "files",
-        file=sys.stderr,
-        disable=None,  # None: only when stderr is a terminal
-        dynamic_ncols=True,
-    )
+    return progress_bar(_sizes(files) or None, "lines" if lines else "files", unit="B")
 
 
 class _NoProgress:

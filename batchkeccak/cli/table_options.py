@@ -19,6 +19,16 @@ def memory_size(text: str) -> int:
     return int(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
+def add_table_command(
+    subparsers, name: str, *, key_required: bool, help: str, description: str
+) -> argparse.ArgumentParser:
+    """The parser of a table command, with the table options; a misused command line exits
+    with status 2 (trouble), as GNU diff and cmp answer it."""
+    parser = subparsers.add_parser(name, usage_status=2, help=help, description=description)
+    add_table_options(parser, key_required)
+    return parser
+
+
 def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> None:
     from batchkeccak.cli import positive_int
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
-from batchkeccak.inputs import FlatMessages, to_flat
+from batchkeccak.inputs import FlatMessages, flat_to_rows, to_flat
 from batchkeccak.support.checks import check_int, is_int
 from batchkeccak.support.hextext import decode_hex_digits
 
@@ -144,13 +144,7 @@ def fixed_rows(values: object, width: int, argument: str, what: str) -> np.ndarr
             )
         return values
     data, offsets = to_flat(values, argument)
-    lengths = np.diff(offsets)
-    wrong = np.flatnonzero(lengths != width)
-    if wrong.size:
-        row = int(wrong[0])
-        raise ValueError(f"{argument}[{row}] is {int(lengths[row])} bytes; {what} is {width} bytes")
-    start = int(offsets[0])
-    return data[start : start + width * lengths.shape[0]].reshape(-1, width)
+    return flat_to_rows(data, offsets, width, argument, f"{what} is {width} bytes")
 
 
 def decode_hex_rows(
@@ -396,18 +390,9 @@ def nonce_column(nonces: object) -> np.ndarray:
 def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
     """CREATE addresses: ``keccak256(rlp([sender, nonce]))[12:]`` for every nonce.
 
-    Parameters
-    ----------
-    deployers
-        One sender (20 bytes or its hex) for every row, or one per row (``(N, 20)`` uint8,
-        20-byte values or hex strings).
-    nonces
-        N ints in ``0 .. 2**64 - 1`` (a sequence, a numpy or an Arrow integer array).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(N, 20)`` uint8 addresses.
+    ``deployers`` is one sender or one per row, in the forms ``deployer`` takes in
+    :func:`create2_addresses`; ``nonces`` are N ints in ``0 .. 2**64 - 1`` (a sequence, a
+    numpy or an Arrow integer array). Returns the ``(N, 20)`` uint8 addresses.
 
     Examples
     --------

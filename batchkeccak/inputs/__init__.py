@@ -44,6 +44,7 @@ from batchkeccak.inputs.flat import (
     FlatMessages,
     NotContiguousError,
     check_flat,
+    flat_to_rows,
     readonly,
     rows_to_flat,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "changed_while_hashing",
     "check_flat",
     "exports_arrow",
+    "flat_to_rows",
     "readonly",
     "rows_to_flat",
     "sequence_to_flat",

@@ -113,3 +113,18 @@ def rows_to_flat(rows: np.ndarray, argument: str = "messages") -> tuple[np.ndarr
     count, width = rows.shape
     offsets = np.arange(count + 1, dtype=np.int64) * width
     return readonly(rows.reshape(-1)), readonly(offsets)
+
+
+def flat_to_rows(
+    data: np.ndarray, offsets: np.ndarray, width: int, argument: str, rule: str
+) -> np.ndarray:
+    """Flat messages that are all ``width`` bytes long as an ``(N, width)`` view of ``data``;
+    ValueError naming the first of another length, and ``rule`` (what the caller requires)."""
+    lengths = np.diff(offsets)
+    wrong = np.flatnonzero(lengths != width)
+    if wrong.size:
+        row = int(wrong[0])
+        raise ValueError(f"{argument}[{row}] is {int(lengths[row])} bytes; {rule}")
+    start = int(offsets[0])
+    count = lengths.shape[0]
+    return data[start : start + count * width].reshape(count, width)

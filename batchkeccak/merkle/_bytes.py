@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from batchkeccak.inputs import to_flat
+from batchkeccak.inputs import flat_to_rows, to_flat
 from batchkeccak.support.hextext import decode_hex_digits, hex_0x
 
 
@@ -148,14 +148,7 @@ def fixed_rows(leaves: object, width: int, argument: str, what: str) -> np.ndarr
             raise null_leaves(strings.count(None), argument)
         return hex_matrix(strings, width, argument)
     data, offsets = flat_messages(leaves, argument)
-    lengths = np.diff(offsets)
-    wrong = np.flatnonzero(lengths != width)
-    if wrong.size:
-        i = int(wrong[0])
-        raise ValueError(f"{argument}[{i}] is {int(lengths[i])} bytes; {what}")
-    start = int(offsets[0])
-    count = lengths.shape[0]
-    return data[start : start + count * width].reshape(count, width)
+    return flat_to_rows(data, offsets, width, argument, what)
 
 
 def flat_messages(values: object, argument: str) -> tuple[np.ndarray, np.ndarray]:

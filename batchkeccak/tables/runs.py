@@ -16,7 +16,6 @@ the leaf prefix itself, and the batch is hashed in one call.)
 from __future__ import annotations
 
 import contextlib
-import sys
 import tempfile
 import threading
 from collections import deque
@@ -31,6 +30,7 @@ import pyarrow as pa
 
 from batchkeccak.arrow import encode_rows
 from batchkeccak.core.hashers import Hasher
+from batchkeccak.support.progress import progress_bar
 from batchkeccak.tables.keys import (
     KeyEncoder,
     bisect_keys,
@@ -275,21 +275,6 @@ def duplicate_key(encoder: KeyEncoder, keys: pa.Array, index: int, argument: str
     )
 
 
-def progress_bar(total: int | None, description: str, enabled: bool, position: int = 0):
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        position=position,
-        unit="rows",
-        unit_scale=True,
-        desc=description,
-        file=sys.stderr,
-        disable=None if enabled else True,  # None: only when stderr is a terminal
-        dynamic_ncols=True,
-    )
-
-
 def digest_source(
     source: TableSource,
     builder: RunBuilder,
@@ -317,7 +302,7 @@ def digest_source(
     with (
         ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batchkeccak-tables") as pool,
         contextlib.closing(
-            progress_bar(source.rows, source.argument, progress, position=builder.side)
+            progress_bar(source.rows, source.argument, enabled=progress, position=builder.side)
         ) as bar,
     ):
         pending: deque = deque()
