@@ -14,6 +14,7 @@ timed, and its digests are compared between old and new.
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import re
@@ -29,17 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _options(argv):
-    repeats, base, only = 7, "", ""
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg == "--base":
-            base = args.pop(0)
-        elif arg == "--only":
-            only = args.pop(0)
-        else:
-            repeats = int(arg)
-    return repeats, base, only
+    parser = argparse.ArgumentParser(
+        description="The package at an earlier commit against the working tree, alternating."
+    )
+    parser.add_argument("repeats", nargs="?", type=int, default=7, help="timed loops per row")
+    parser.add_argument("--base", default="", help="the earlier commit (default: merge-base)")
+    parser.add_argument("--only", default="", help="run only the rows whose name holds TEXT")
+    options = parser.parse_args(argv)
+    return options.repeats, options.base, options.only
 
 
 def _old_package(base: str) -> Path:
