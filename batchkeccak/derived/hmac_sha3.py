@@ -10,7 +10,7 @@ from __future__ import annotations
 from batchkeccak.core.hashers import Hasher, plain_hasher
 from batchkeccak.core.parameters import get_algorithm
 from batchkeccak.derived import params as checks
-from batchkeccak.derived.mode_hashers import HmacHasher, mode_hasher, prefix_states
+from batchkeccak.derived.mode_hashers import HmacHasher, prefix_states
 from batchkeccak.derived.table import Mode
 from batchkeccak.inputs import readonly
 
@@ -39,8 +39,7 @@ def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) 
     ]
     inner = prefix_states(spec, [_xor(b, IPAD) for b in blocks], threads=threads)
     outer = prefix_states(spec, [_xor(b, OPAD) for b in blocks], threads=threads)
-    return mode_hasher(
-        HmacHasher,
+    return HmacHasher(
         mode,
         spec,
         out_len,

@@ -21,7 +21,7 @@ from batchkeccak.core.stored_states import as_array
 from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
-from batchkeccak.derived.mode_hashers import TreeHasher, mode_hasher
+from batchkeccak.derived.mode_hashers import TreeHasher
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -169,8 +169,7 @@ def build_kangarootwelve(
 ) -> KangarooTwelveHasher:
     spec = get_algorithm(mode.sponge)
     custom = checks.as_bytes(customization, "customization")
-    return mode_hasher(
-        KangarooTwelveHasher,
+    return KangarooTwelveHasher(
         mode,
         spec,
         checks.mode_length(mode, spec, length),

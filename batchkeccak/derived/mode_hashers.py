@@ -9,7 +9,7 @@ Everything here is written against two contracts of the layer below: ``Hasher.ha
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -72,10 +72,15 @@ class ModeHasher(Hasher):
         threads: int,
         initial_state: np.ndarray | None = None,
         domain: int | None = None,
+        **fields: object,
     ):
+        """The sponge row of ``Hasher`` with ``mode``; ``fields`` sets the subclass's extra
+        (immutable) fields, such as a trailer or the outer states of HMAC."""
         super().__init__(spec, output_length, threads, initial_state, domain)
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "key_count", None)
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
     @property
     def batch_size(self) -> int | None:
@@ -193,26 +198,6 @@ class HmacHasher(ModeHasher):
         self.check_batch(offsets.shape[0] - 1)
         inner = self.sponge_hasher().hash_flat(data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
-
-
-_Built = TypeVar("_Built", bound=ModeHasher)
-
-
-def mode_hasher(
-    cls: type[_Built],
-    mode: Mode,
-    spec: Algorithm,
-    output_length: int,
-    threads: int,
-    initial_state: np.ndarray | None = None,
-    domain: int | None = None,
-    **fields: object,
-) -> _Built:
-    """Build a ``cls`` and set its extra (immutable) fields."""
-    built = cls(mode, spec, output_length, threads, initial_state, domain)
-    for name, value in fields.items():
-        object.__setattr__(built, name, value)
-    return built
 
 
 def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:

@@ -23,7 +23,6 @@ from batchkeccak.derived.mode_hashers import (
     FramedHasher,
     ModeHasher,
     TreeHasher,
-    mode_hasher,
     prefix_states,
 )
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
@@ -55,14 +54,14 @@ def _cshake_hasher(
     for the batch, or a list of them, one per message."""
     if not function_name and not customization and not extra:
         # SP 800-185: cSHAKE with empty N and S is SHAKE.
-        return mode_hasher(cls, mode, spec, length, threads, None, SHAKE_DOMAIN, **fields)
+        return cls(mode, spec, length, threads, None, SHAKE_DOMAIN, **fields)
     head = cshake_prefix(spec, function_name, customization)
     if isinstance(extra, list):
         shared = prefix_states(spec, [head])
         state = prefix_states(spec, extra, shared, threads)
     else:
         state = prefix_states(spec, [head + extra])
-    return mode_hasher(cls, mode, spec, length, threads, state, CSHAKE_DOMAIN, **fields)
+    return cls(mode, spec, length, threads, state, CSHAKE_DOMAIN, **fields)
 
 
 def _length_trailer(mode: Mode, length: int) -> bytes:
@@ -408,8 +407,7 @@ def build_parallelhash(
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     head = cshake_prefix(spec, b"ParallelHash", checks.as_bytes(customization, "customization"))
-    return mode_hasher(
-        ParallelHasher,
+    return ParallelHasher(
         mode,
         spec,
         out_len,

@@ -324,21 +324,9 @@ def verify_inclusion(
     return sn == 0 and node == root
 
 
-def verify(
-    value: object,
-    proof: Sequence[object],
-    root: object,
-    *,
-    index: int,
-    size: int,
-    algorithm: str | None = None,
-    length: int | None = None,
-) -> bool:
-    """See :func:`batchkeccak.merkle.verify`."""
-    leaf = _hasher(algorithm, length, 1).hash_one(LEAF_PREFIX + _value_bytes(value))
-    return verify_leaf_hash(
-        leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
-    )
+def leaf_hash(value: object, algorithm: str | None = None, length: int | None = None) -> bytes:
+    """``H(0x00 || value)``: the hash of one leaf, as :func:`verify_leaf_hash` takes it."""
+    return _hasher(algorithm, length, 1).hash_one(LEAF_PREFIX + _value_bytes(value))
 
 
 def verify_leaf_hash(
@@ -351,7 +339,8 @@ def verify_leaf_hash(
     algorithm: str | None = None,
     length: int | None = None,
 ) -> bool:
-    """Like :func:`verify`, given the leaf hash ``H(0x00 || value)`` instead of the value."""
+    """An inclusion proof of the leaf whose hash is ``leaf_hash`` (:func:`leaf_hash`); see
+    :func:`batchkeccak.merkle.verify`."""
     hasher = _hasher(algorithm, length, 1)
     (index, size), (leaf, root_bytes), path = _checked_proof(
         hasher, proof, {"index": index, "size": size}, {"leaf_hash": leaf_hash, "root": root}

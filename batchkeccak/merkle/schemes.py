@@ -98,8 +98,9 @@ def verify(
         raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
     if index is None or size is None:
         raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
-    return rfc9162.verify(
-        leaf, proof, root, index=index, size=size, algorithm=algorithm, length=length
+    leaf_hash = rfc9162.leaf_hash(leaf, algorithm, length)
+    return rfc9162.verify_leaf_hash(
+        leaf_hash, proof, root, index=index, size=size, algorithm=algorithm, length=length
     )
 
 
