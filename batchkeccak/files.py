@@ -300,10 +300,15 @@ def digest_files(
                 return [exc]
         budget = oneshot_bytes(row, row.suffix, len(names))
         if budget >= 0:
-            reader = digest_paths_forked if processes else digest_paths
-            # A large file stops it too: large files are hashed on several threads.
-            found, total = reader(
-                names, row, row.suffix, out_len, byte_limit=budget, file_limit=ONESHOT_THREAD_BYTES
+
+            def read(paths: list, byte_limit: int | None) -> tuple[list, int]:
+                # A large file stops it too: large files are hashed on several threads.
+                return digest_paths(
+                    paths, row, row.suffix, out_len, byte_limit, ONESHOT_THREAD_BYTES
+                )
+
+            found, total = (
+                digest_paths_forked(names, read, budget) if processes else read(names, budget)
             )
             plan(row, row.suffix, len(found), total)  # the backend's share, booked
     if len(found) < len(names):

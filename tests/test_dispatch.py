@@ -145,16 +145,20 @@ _FORKED = textwrap.dedent(
                 assert got == want
 
     backend_files._fork_workers = lambda count: 3  # three processes on any machine
-    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32)
+
+    def read(share, byte_limit):
+        return backend_files.digest_paths(share, spec, spec.suffix, 32, byte_limit)
+
+    found, total = backend_files.digest_paths_forked(paths, read)
     assert len(found) == len(paths) and total == sum(sizes)
     same(found)
     # A byte limit: each process takes a third of it; the list ends where a share stopped.
-    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32, byte_limit=90_000)
+    found, total = backend_files.digest_paths_forked(paths, read, byte_limit=90_000)
     assert 0 < len(found) < len(paths) and total == sum(sizes[: len(found)])
     same(found)
     # A child that fails has its share hashed by the parent.
     backend_files._digest_in_child = lambda *args: os._exit(1)
-    found, total = backend_files.digest_paths_forked(paths, spec, spec.suffix, 32)
+    found, total = backend_files.digest_paths_forked(paths, read)
     assert len(found) == len(paths) and total == sum(sizes)
     same(found)
     print("ok")

@@ -12,6 +12,7 @@ import os
 import signal
 import stat
 import sys
+from collections.abc import Callable
 
 from batchkeccak.core.oneshot import oneshot_factory
 from batchkeccak.core.parameters import Algorithm
@@ -42,6 +43,11 @@ def total_file_bytes(names: list) -> int:
         if stat.S_ISREG(info.st_mode):
             total += info.st_size
     return total
+
+
+ReadShare = Callable[[list, int | None], tuple[list, int]]
+"""A reader of a share of the paths under a byte limit: what :func:`digest_paths_forked`
+runs in each process (:func:`digest_paths` with its algorithm and limits bound)."""
 
 
 def digest_paths(
@@ -144,21 +150,11 @@ def _decode_results(payload: bytes) -> tuple[list, int]:
     return [item if isinstance(item, bytes) else OSError(*item) for item in items], total
 
 
-def _digest_in_child(
-    paths: list,
-    spec: Algorithm,
-    domain: int,
-    out_len: int,
-    byte_limit: int | None,
-    file_limit: int | None,
-    pipe: int,
-) -> None:
+def _digest_in_child(read: ReadShare, paths: list, byte_limit: int | None, pipe: int) -> None:
     """The child's side of :func:`digest_paths_forked`: never returns."""
     try:
         reset_in_child()
-        payload = memoryview(
-            _encode_results(*digest_paths(paths, spec, domain, out_len, byte_limit, file_limit))
-        )
+        payload = memoryview(_encode_results(*read(paths, byte_limit)))
         while payload:
             payload = payload[os.write(pipe, payload) :]
         os._exit(0)
@@ -193,14 +189,10 @@ def _stop_children(children: list) -> None:
 
 
 def digest_paths_forked(
-    paths: list,
-    spec: Algorithm,
-    domain: int,
-    out_len: int,
-    byte_limit: int | None = None,
-    file_limit: int | None = None,
+    paths: list, read: ReadShare, byte_limit: int | None = None
 ) -> tuple[list, int]:
-    """:func:`digest_paths`, the files shared with child processes on the other cores.
+    """``read(paths, byte_limit)`` (:func:`digest_paths` with its other arguments bound),
+    the files shared with child processes on the other cores.
 
     For a command-line process hashing many small files: one core opens, reads and hashes
     about 100,000 small files a second, holding the GIL for each (hashlib lets go of it only
@@ -212,7 +204,7 @@ def digest_paths_forked(
     """
     workers = _fork_workers(len(paths))
     if workers <= 1:
-        return digest_paths(paths, spec, domain, out_len, byte_limit, file_limit)
+        return read(paths, byte_limit)
     cuts = [len(paths) * w // workers for w in range(workers + 1)]
     share = None if byte_limit is None else byte_limit // workers
     children: list = []  # (pid, read end of its pipe) of each child not yet reaped
@@ -225,18 +217,10 @@ def digest_paths_forked(
                 pid = os.fork()
                 if pid == 0:
                     os.close(read_end)
-                    _digest_in_child(
-                        paths[cuts[w] : cuts[w + 1]],
-                        spec,
-                        domain,
-                        out_len,
-                        share,
-                        file_limit,
-                        write_end,
-                    )
+                    _digest_in_child(read, paths[cuts[w] : cuts[w + 1]], share, write_end)
                 os.close(write_end)
                 children.append((pid, read_end))
-        found, total = digest_paths(paths[: cuts[1]], spec, domain, out_len, share, file_limit)
+        found, total = read(paths[: cuts[1]], share)
         complete = len(found) == cuts[1]
         for w in range(1, workers):
             pid, read_end = children[0]
@@ -252,9 +236,7 @@ def digest_paths_forked(
             if status == 0 and payload:
                 part, part_total = _decode_results(payload)
             else:
-                part, part_total = digest_paths(
-                    paths[cuts[w] : cuts[w + 1]], spec, domain, out_len, share, file_limit
-                )
+                part, part_total = read(paths[cuts[w] : cuts[w + 1]], share)
             found += part
             total += part_total
             complete = len(part) == cuts[w + 1] - cuts[w]

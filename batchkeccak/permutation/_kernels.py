@@ -126,6 +126,20 @@ def _rounds(builder, lanes, first):
     return lanes
 
 
+def _rounds_from(builder, name, first_round, lanes):
+    """Rounds ``first_round`` (an i64 value) to the last on ``lanes``, a loop of
+    ``ROUNDS_PER_PASS`` rounds a pass; returns the lanes after them."""
+    return emit_loop(
+        builder,
+        name,
+        first_round,
+        _WORD(MAX_ROUNDS),
+        _WORD(ROUNDS_PER_PASS),
+        lanes,
+        lambda round_index, lanes: _rounds(builder, lanes, round_index),
+    )
+
+
 def emit_loop(builder, name, start, stop, step, carried, body):
     """Emit ``for i in range(start, stop, step)`` (i64 values) with loop-carried values:
     ``body(i, values)`` emits one iteration and returns the values for the next. Returns
@@ -382,15 +396,7 @@ def _wide_tile_rounds_function(module):
             lanes,
             lambda lanes: absorb(state, lanes),
         )
-        lanes = emit_loop(
-            builder,
-            "wide_rounds",
-            first_round,
-            _WORD(MAX_ROUNDS),
-            _WORD(ROUNDS_PER_PASS),
-            lanes,
-            lambda round_index, lanes: _rounds(builder, lanes, round_index),
-        )
+        lanes = _rounds_from(builder, "wide_rounds", first_round, lanes)
         for address, lane in zip(addresses, lanes):
             builder.store(lane, address, align=8)
         return []
@@ -465,15 +471,7 @@ def _state_rounds(typingctx, lanes, first_round):
         first = context.cast(builder, args[1], signature.args[1], types.int64)
         addresses = [builder.gep(words, [_WORD(k)]) for k in range(LANE_COUNT)]
         loaded = [builder.load(address) for address in addresses]
-        state = emit_loop(
-            builder,
-            "state_rounds",
-            first,
-            _WORD(MAX_ROUNDS),
-            _WORD(ROUNDS_PER_PASS),
-            loaded,
-            lambda round_index, lanes: _rounds(builder, lanes, round_index),
-        )
+        state = _rounds_from(builder, "state_rounds", first, loaded)
         for address, lane in zip(addresses, state):
             builder.store(lane, address)
         return context.get_dummy_value()
