@@ -212,6 +212,20 @@ def test_pieces_and_threads_change_nothing(monkeypatch, secure):
         assert roots[g].tobytes() == expected
 
 
+def test_more_small_roots_than_a_buffer_has_rows(monkeypatch):
+    """Roots under 32 bytes are hashed, not embedded, and a buffer holds more of them than
+    one per 32 bytes: each still gets its digest."""
+    from batchkeccak.ethereum import patricia
+
+    monkeypatch.setattr(patricia, "CHUNK_BYTES", 256)
+    monkeypatch.setattr(patricia, "_scratch", [])
+    keys = [bytes([i]) for i in range(40)]
+    roots = trie_roots(keys, [b"v"] * 40, range(41))
+    assert [bytes(root) for root in roots] == [reference_root([(k, b"v")]) for k in keys]
+    ordered = ordered_trie_roots([b"w"] * 40, range(41))
+    assert bytes(ordered[-1]) == reference_root([(rlp.encode(0), b"w")])
+
+
 @pytest.mark.slow
 @pytest.mark.kernels_only
 def test_large_secure_trie():

@@ -8,6 +8,8 @@ nodes is written as RLP into one flat buffer, ready for one batch hash.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from batchkeccak.core.jit import njit
@@ -32,6 +34,50 @@ PROOF_MISSING_NODE = 1
 PROOF_WRONG_HASH = 2
 PROOF_MALFORMED = 3
 PROOF_EXTRA_NODES = 4
+
+
+# -- the arrays a trie batch passes around -----------------------------------------------------
+#
+# Arrays that always travel together go to the kernels as one named tuple: numba takes it as
+# one argument and compiles one specialization per set of array types, as it did per list of
+# separate arrays.
+
+
+class SortedKeys(NamedTuple):
+    """The keys, row ``r`` at ``data[offsets[r]:offsets[r + 1]]``, and ``order``: position
+    ``i`` in key order is row ``order[i]``."""
+
+    data: np.ndarray
+    offsets: np.ndarray
+    order: np.ndarray
+
+
+class Values(NamedTuple):
+    """The values, row ``r`` at ``data[offsets[r]:offsets[r + 1]]``."""
+
+    data: np.ndarray
+    offsets: np.ndarray
+
+
+class TrieNodes(NamedTuple):
+    """The nodes of a batch of tries, one entry each, as :func:`trie_shapes` fills them in."""
+
+    kind: np.ndarray
+    path_start: np.ndarray
+    first_child: np.ndarray
+    child_mask: np.ndarray
+    key_row: np.ndarray
+
+
+class NodeItems(NamedTuple):
+    """Where each item (a node, see :func:`encode_level`) is kept: its digest at bytes ``32 *
+    slot[item]`` on of ``digests``, or, where ``slot[item]`` is -1, its RLP (under 32 bytes)
+    at bytes ``32 * item`` on of ``embedded``, ``embedded_length[item]`` of them."""
+
+    slot: np.ndarray
+    digests: np.ndarray
+    embedded: np.ndarray
+    embedded_length: np.ndarray
 
 
 # -- bytes -------------------------------------------------------------------------------------
@@ -270,55 +316,30 @@ def place_roots(group_starts, roots, node_lo, node_hi, path_start):
 # Called once per branch: compiled without numba's reference counting (``_nrt=False``), the
 # call costs no atomic reference counts on its array arguments.
 @njit(cache=True, nogil=True, _nrt=False)
-def branch_children(
-    node,
-    lo,
-    hi,
-    d,
-    nodes,
-    key_data,
-    key_offsets,
-    order,
-    shared,
-    child_mask,
-    node_lo,
-    node_hi,
-    path_start,
-):
+def branch_children(node, lo, hi, d, nodes, keys, shared, trie, node_hi):
     """Number a branch's children from ``nodes`` on: one per run of the sorted keys
-    ``lo:hi`` with the same nibble ``d``, in nibble order. Sets the branch's ``child_mask``
-    and returns the next free node number."""
+    ``lo:hi`` with the same nibble ``d``, in nibble order (a child's first key at
+    ``trie.key_row``, its end at ``node_hi``). Sets the branch's ``child_mask`` and returns
+    the next free node number."""
     mask = 0
     i = lo
     while i < hi:
         j = i
         while j < hi - 1 and shared[j] > d:
             j += 1
-        mask |= 1 << nibble(key_data, key_offsets[order[i]], d)
-        node_lo[nodes] = i
+        mask |= 1 << nibble(keys.data, keys.offsets[keys.order[i]], d)
+        trie.key_row[nodes] = i
         node_hi[nodes] = j + 1
-        path_start[nodes] = d + 1
+        trie.path_start[nodes] = d + 1
         nodes += 1
         i = j + 1
-    child_mask[node] = mask
+    trie.child_mask[node] = mask
     return nodes
 
 
 @njit(cache=True, nogil=True)
-def trie_shapes(
-    key_data,
-    key_offsets,
-    order,
-    group_starts,
-    kind,
-    path_start,
-    first_child,
-    child_mask,
-    node_lo,
-    node_hi,
-    shared,
-):
-    """The nodes of every trie, from its keys in order (``order[group_starts[g]:
+def trie_shapes(keys, group_starts, trie, node_hi, shared):
+    """The nodes of every trie, from its keys in order (``keys.order[group_starts[g]:
     group_starts[g + 1]]`` are trie g's rows, sorted, without absent keys).
 
     A range of sorted keys sharing a prefix of ``d`` nibbles is one node: a leaf if it holds
@@ -332,16 +353,19 @@ def trie_shapes(
     then every node one below a root, and so on, so each level is one range of numbers and
     is encoded and hashed without gathering its nodes.
 
-    The caller gives the arrays of the nodes, ``3 * len(order) + 1`` entries each (a leaf, a
-    branch or an extension per key at most), and ``shared``, ``len(order)`` entries: memory
-    it keeps from call to call (fresh memory costs a page fault per 4 KiB written). Returns
-    ``(nodes, roots, levels)``: the first ``nodes`` entries are filled in. A node's path is
-    nibbles from ``path_start`` (to the end of a leaf's key, to the start of an extension's
-    child's path, and none for a branch) of the key at position ``node_lo`` of the sorted
-    keys (row ``order[node_lo]``, whose value a leaf or a ``BRANCH_VALUE`` holds); it is the
-    run ``node_lo:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
+    The caller gives the arrays of the nodes (``trie``, a :class:`TrieNodes`, and
+    ``node_hi``), ``3 * len(order) + 1`` entries each (a leaf, a branch or an extension per
+    key at most), and ``shared``, ``len(order)`` entries: memory it keeps from call to call
+    (fresh memory costs a page fault per 4 KiB written). Returns ``(nodes, roots, levels)``:
+    the first ``nodes`` entries are filled in. A node's path is nibbles from ``path_start``
+    (to the end of a leaf's key, to the start of an extension's child's path, and none for a
+    branch) of the key at position ``key_row`` of the sorted keys (row
+    ``order[key_row]``, whose value a leaf or a ``BRANCH_VALUE`` holds); it is the run
+    ``key_row:node_hi`` of them; level ``d`` is nodes ``levels[d]:levels[d + 1]``;
     ``roots[g]`` is -1 for an empty trie.
     """
+    key_data, key_offsets, order = keys
+    kind, path_start, first_child, _, node_lo = trie
     longest = shared_prefixes(key_data, key_offsets, order, shared)
     # No path runs deeper than one level per nibble plus the extension above each branch.
     levels = np.empty(4 * longest + 3, dtype=np.int64)
@@ -381,21 +405,7 @@ def trie_shapes(
             kind[node] = BRANCH_VALUE
             lo += 1
         first_child[node] = nodes
-        nodes = branch_children(
-            node,
-            lo,
-            hi,
-            d,
-            nodes,
-            key_data,
-            key_offsets,
-            order,
-            shared,
-            child_mask,
-            node_lo,
-            node_hi,
-            path_start,
-        )
+        nodes = branch_children(node, lo, hi, d, nodes, keys, shared, trie, node_hi)
         node += 1
     levels[depth + 1] = nodes
     return nodes, roots, levels[: depth + 2] if nodes else levels[:1]
@@ -477,24 +487,73 @@ def write_path(out, position, key_data, key_start, start, stop, leaf):
     return position + pairs
 
 
-@njit(cache=True, nogil=True)
-def encode_leaves(
-    first,
-    stop,
-    group_starts,
-    key_data,
-    key_offsets,
-    order,
-    value_data,
-    value_offsets,
-    item_slot,
-    digests,
-    embedded,
-    embedded_length,
-    buffer,
-):
-    """RLP of the leaves among the sorted keys ``first:stop`` (position i is row ``order[i]``,
-    trie g positions ``group_starts[g]:group_starts[g + 1]``), until ``buffer`` is full.
+# -- nodes into a buffer -----------------------------------------------------------------------
+#
+# encode_leaves and encode_level fill a buffer the same way: a node's RLP is written at the end
+# of what the buffer holds, then either left there to be hashed with the rest of the buffer,
+# or copied to ``embedded`` for its parent (and written over by the next node). Both run
+# without numba's reference counting (``_nrt=False``, their caller allocating what they
+# return), and so do the branch encoders: the steps they share are inlined into them
+# (``inline="always"``) at no cost only there. Inlined into a kernel with reference counts,
+# steps that read their arrays from a tuple made the leaves 2.5x slower; compiled apart (and
+# called: LLVM inlines only the smallest), 1.3x slower.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fits(buffer, position, size, hashed_items, hashed):
+    """Whether a node of ``size`` bytes goes into ``buffer`` at ``position``, and its item
+    into ``hashed_items``. It takes 32 bytes at least: one to be embedded is written here
+    before it is copied out. Roots are hashed however short, so a buffer may take more of
+    them than it has 32 bytes, and ``hashed_items`` (``len(buffer) // 32 + 1`` long at
+    most) may be full first."""
+    return hashed < hashed_items.shape[0] and position + max(size, 32) <= buffer.shape[0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def place(items, item, embed, buffer, position, size, offsets, hashed_items, hashed, slot_base):
+    """Keep the node of ``item`` just written at ``position``: copied to ``embedded`` for its
+    parent, or left in ``buffer`` as its ``hashed``-th node, to be hashed into slot
+    ``slot_base + hashed``. Returns the buffer's new end and count of nodes."""
+    if embed:
+        copy_bytes(items.embedded, 32 * item, buffer, position, size)
+        items.embedded_length[item] = size
+        items.slot[item] = -1
+        return position, hashed
+    offsets[hashed] = position
+    hashed_items[hashed] = item
+    items.slot[item] = slot_base + hashed
+    return position + size, hashed + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def reference_length(items, item):
+    """The bytes a child takes in its parent: a hashed one 0xa0 and its digest, an embedded
+    one its RLP."""
+    return HASH_REFERENCE if items.slot[item] >= 0 else items.embedded_length[item]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def write_reference(buffer, at_byte, items, item):
+    """Write a child as its parent holds it (see :func:`reference_length`)."""
+    slot = items.slot[item]
+    if slot >= 0:
+        buffer[at(at_byte)] = 0xA0
+        return copy_bytes(buffer, at_byte + 1, items.digests, 32 * slot, 32)
+    return copy_bytes(buffer, at_byte, items.embedded, 32 * item, items.embedded_length[item])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def node_item(trie, items_base, node):
+    """A node's item: a leaf's key position, any other node ``n`` the item ``items_base + n``
+    (``items_base`` is ``len(order)``)."""
+    return trie.key_row[node] if trie.kind[node] == LEAF else items_base + node
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def encode_leaves(first, stop, group_starts, keys, values, items, buffer, offsets, hashed_items):
+    """RLP of the leaves among the sorted keys ``first:stop`` (position i is row
+    ``keys.order[i]``, trie g positions ``group_starts[g]:group_starts[g + 1]``), until
+    ``buffer`` is full.
 
     A leaf needs no other node: its path starts one nibble past the longer of the prefixes
     its key shares with its neighbours (where its parent branches), and a key that is a
@@ -502,15 +561,12 @@ def encode_leaves(
     nodes and of the bytes, are encoded and hashed while the rest of the trie is built.
 
     Leaves are items ``first:stop`` of :func:`encode_level`'s scheme: one written to
-    ``buffer`` (32 bytes or more, or the root of a one-key trie) gets ``item_slot = first +
-    i``, its row of ``digests``; any other is embedded in its parent, its RLP at bytes ``32 *
-    item`` on of ``embedded``, its slot -1. Returns ``(reached, needed, offsets, items)``
-    as :func:`encode_level` does.
+    ``buffer`` (32 bytes or more, or the root of a one-key trie) gets slot ``first + i``;
+    any other is embedded in its parent. Returns ``(reached, needed, hashed)`` as
+    :func:`encode_level` does.
     """
-    capacity = buffer.shape[0]
-    most = min(stop - first, capacity // 32 + 1)
-    offsets = np.empty(most + 1, dtype=np.int64)
-    hashed_items = np.empty(most, dtype=np.int64)
+    key_data, key_offsets, order = keys
+    value_data, value_offsets = values
     groups = group_starts.shape[0] - 1
     low = 0
     high = groups
@@ -565,149 +621,88 @@ def encode_leaves(
             value_data, value_start, value_stop
         )
         size = header_length(payload) + payload
-        if position + max(size, 32) > capacity:
-            if hashed == 0 and position == 0:
-                needed = size
+        if not fits(buffer, position, size, hashed_items, hashed):
+            needed = 0 if hashed else size
             break
         at_byte = write_header(buffer, position, payload, 0xC0)
         at_byte = write_path(buffer, at_byte, key_data, start, depth, 2 * length, True)
         write_string(buffer, at_byte, value_data, value_start, value_stop)
-        if size < 32 and hi - lo > 1:
-            copy_bytes(embedded, 32 * i, buffer, position, size)
-            embedded_length[i] = size
-            item_slot[i] = -1
-        else:
-            offsets[hashed] = position
-            hashed_items[hashed] = i
-            item_slot[i] = first + hashed
-            hashed += 1
-            position += size
+        embed = size < 32 and hi - lo > 1
+        position, hashed = place(
+            items, i, embed, buffer, position, size, offsets, hashed_items, hashed, first
+        )
         before = after
         i += 1
     offsets[hashed] = position
-    return max(i, first), needed, offsets[: hashed + 1], hashed_items[:hashed]
+    return max(i, first), needed, hashed
 
 
-# The branch encoders below run once per branch: compiled without numba's reference
-# counting (``_nrt=False``), a call costs no atomic reference counts on its array arguments.
+# The branch encoders run once per branch, compiled apart: measured faster than written out in
+# encode_level (see "Tuning log" in docs/performance.md).
 @njit(cache=True, nogil=True, _nrt=False)
-def branch_payload(
-    node,
-    k,
-    kind,
-    key_row,
-    first_child,
-    child_mask,
-    order,
-    value_data,
-    value_offsets,
-    item_slot,
-    embedded_length,
-):
+def branch_payload(node, trie, order, values, items):
     """The RLP payload length of a branch: its 16 children (a hashed child as 0xa0 and its
     digest, an embedded one as its RLP, a missing one as 0x80) and its value."""
     items_base = order.shape[0]
     payload = 1
-    child = first_child[node]
-    mask = child_mask[node]
+    child = trie.first_child[node]
+    mask = trie.child_mask[node]
     for branch_slot in range(16):
         if (mask >> branch_slot) & 1:
-            item = key_row[child] if kind[child] == LEAF else items_base + child
-            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+            payload += reference_length(items, node_item(trie, items_base, child))
             child += 1
         else:
             payload += 1
-    if k == BRANCH_VALUE:
-        row = order[key_row[node]]
-        payload += string_length(value_data, value_offsets[row], value_offsets[row + 1]) - 1
+    if trie.kind[node] == BRANCH_VALUE:
+        row = order[trie.key_row[node]]
+        payload += string_length(values.data, values.offsets[row], values.offsets[row + 1]) - 1
     return payload
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def write_branch(
-    buffer,
-    at_byte,
-    node,
-    k,
-    kind,
-    key_row,
-    first_child,
-    child_mask,
-    order,
-    value_data,
-    value_offsets,
-    item_slot,
-    digest_bytes,
-    embedded,
-    embedded_length,
-):
+def write_branch(buffer, at_byte, node, trie, order, values, items):
     """Write a branch's payload (as :func:`branch_payload` counts it) from ``at_byte`` on."""
     items_base = order.shape[0]
-    child = first_child[node]
-    mask = child_mask[node]
+    child = trie.first_child[node]
+    mask = trie.child_mask[node]
     for branch_slot in range(16):
         if (mask >> branch_slot) & 1:
-            item = key_row[child] if kind[child] == LEAF else items_base + child
-            child_slot = item_slot[item]
-            if child_slot >= 0:
-                buffer[at(at_byte)] = 0xA0
-                at_byte = copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
-            else:
-                at_byte = copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+            at_byte = write_reference(buffer, at_byte, items, node_item(trie, items_base, child))
             child += 1
         else:
             buffer[at(at_byte)] = 0x80
             at_byte += 1
-    if k == BRANCH_VALUE:
-        row = order[key_row[node]]
-        write_string(buffer, at_byte, value_data, value_offsets[row], value_offsets[row + 1])
+    if trie.kind[node] == BRANCH_VALUE:
+        row = order[trie.key_row[node]]
+        write_string(buffer, at_byte, values.data, values.offsets[row], values.offsets[row + 1])
     else:
         buffer[at(at_byte)] = 0x80
 
 
-@njit(cache=True, nogil=True)
-def encode_level(
-    first,
-    stop,
-    root_count,
-    kind,
-    key_row,
-    path_start,
-    first_child,
-    child_mask,
-    key_data,
-    key_offsets,
-    order,
-    value_data,
-    value_offsets,
-    item_slot,
-    digests,
-    embedded,
-    embedded_length,
-    buffer,
-):
+@njit(cache=True, nogil=True, _nrt=False)
+def encode_level(first, stop, root_count, trie, keys, values, items, buffer, offsets, hashed_items):
     """RLP of the branches and extensions among nodes ``first:stop`` of one level (whose
     children are all encoded), until ``buffer`` is full; the leaves are
     :func:`encode_leaves`' work.
 
-    Every node has an item, where its digest or embedded RLP is found: a leaf the position
-    of its key (``key_row``), any other node ``n`` the item ``len(order) + n``. A node whose
-    RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is written into ``buffer``,
-    back to back, to be hashed in one batch: the i-th gets ``item_slot = len(order) + first
-    + i``, the row of ``digests`` its hash is to be written to. Any other node is embedded
-    in its parent: its RLP goes to bytes ``32 * item`` on of ``embedded``, and its slot is
-    -1. A parent refers to a hashed child as 0xa0 and its digest.
+    Every node has an item, where its digest or embedded RLP is found (a :class:`NodeItems`):
+    a leaf the position of its key (``key_row``), any other node ``n`` the item ``len(order)
+    + n``. A node whose RLP is 32 bytes or more, or a root (nodes ``0:root_count``), is
+    written into ``buffer``, back to back, to be hashed in one batch: the i-th gets slot
+    ``len(order) + first + i``, the row of ``digests`` its hash is to be written to. Any
+    other node is embedded in its parent (slot -1). A parent refers to a hashed child as
+    0xa0 and its digest.
 
-    Returns ``(reached, needed, offsets, items)``: the nodes ``first:reached`` are done,
-    those written to ``buffer`` are ``items`` at ``offsets``; ``needed`` is the size of a
-    node that does not fit in an empty ``buffer`` (0 otherwise).
+    Returns ``(reached, needed, hashed)``: the nodes ``first:reached`` are done, and the
+    ``hashed`` written to ``buffer`` are items ``hashed_items[:hashed]``, at ``offsets[:hashed
+    + 1]``; ``needed`` is the size of a node that does not fit in an empty ``buffer`` (0
+    otherwise). ``offsets`` and ``hashed_items`` have room for as many nodes as the buffer
+    may take (one per 32 bytes, and the end of the last) or as the range holds.
     """
+    kind, path_start, first_child, _, key_row = trie
+    key_data, key_offsets, order = keys
     items_base = order.shape[0]
-    capacity = buffer.shape[0]
-    most = min(stop - first, capacity // 32 + 1)
-    offsets = np.empty(most + 1, dtype=np.int64)
-    hashed_items = np.empty(most, dtype=np.int64)
-    digest_bytes = digests.reshape(-1)
+    slot_base = items_base + first
     position = 0
     hashed = 0
     needed = 0
@@ -719,106 +714,45 @@ def encode_level(
             continue
         # The payload's length first: whether the node is embedded, and whether it fits.
         if k >= BRANCH:
-            payload = branch_payload(
-                node,
-                k,
-                kind,
-                key_row,
-                first_child,
-                child_mask,
-                order,
-                value_data,
-                value_offsets,
-                item_slot,
-                embedded_length,
-            )
+            payload = branch_payload(node, trie, order, values, items)
         else:  # an extension, whose child is a branch
             end = path_start[first_child[node]]
-            payload = path_length(end - path_start[node])
-            item = items_base + first_child[node]
-            payload += HASH_REFERENCE if item_slot[item] >= 0 else embedded_length[item]
+            child = items_base + first_child[node]
+            payload = path_length(end - path_start[node]) + reference_length(items, child)
         size = header_length(payload) + payload
-        if position + max(size, 32) > capacity:
-            if hashed == 0 and position == 0:
-                needed = size
+        if not fits(buffer, position, size, hashed_items, hashed):
+            needed = 0 if hashed else size
             break
         # Written at the end of the buffer either way (one output array: a variable that
-        # switched between two arrays cost two atomic reference counts per node); a node to
-        # be embedded is then copied to its place in ``embedded``.
+        # switched between two arrays cost two atomic reference counts per node).
         at_byte = write_header(buffer, position, payload, 0xC0)
         if k >= BRANCH:
-            write_branch(
-                buffer,
-                at_byte,
-                node,
-                k,
-                kind,
-                key_row,
-                first_child,
-                child_mask,
-                order,
-                value_data,
-                value_offsets,
-                item_slot,
-                digest_bytes,
-                embedded,
-                embedded_length,
-            )
+            write_branch(buffer, at_byte, node, trie, order, values, items)
         else:
-            at_byte = write_path(
-                buffer,
-                at_byte,
-                key_data,
-                key_offsets[order[key_row[node]]],
-                path_start[node],
-                end,
-                False,
-            )
-            item = items_base + first_child[node]
-            child_slot = item_slot[item]
-            if child_slot >= 0:
-                buffer[at(at_byte)] = 0xA0
-                copy_bytes(buffer, at_byte + 1, digest_bytes, 32 * child_slot, 32)
-            else:
-                copy_bytes(buffer, at_byte, embedded, 32 * item, embedded_length[item])
+            key_start = key_offsets[order[key_row[node]]]
+            at_byte = write_path(buffer, at_byte, key_data, key_start, path_start[node], end, False)
+            write_reference(buffer, at_byte, items, child)
         item = items_base + node
-        if size < 32 and node >= root_count:
-            copy_bytes(embedded, 32 * item, buffer, position, size)
-            embedded_length[item] = size
-            item_slot[item] = -1
-        else:
-            offsets[hashed] = position
-            hashed_items[hashed] = item
-            item_slot[item] = items_base + first + hashed
-            hashed += 1
-            position += size
+        embed = size < 32 and node >= root_count
+        position, hashed = place(
+            items, item, embed, buffer, position, size, offsets, hashed_items, hashed, slot_base
+        )
         node += 1
     offsets[hashed] = position
-    return node, needed, offsets[: hashed + 1], hashed_items[:hashed]
+    return node, needed, hashed
 
 
 # -- proofs ------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
-def proof_paths(
-    root,
-    query_data,
-    query_offsets,
-    kind,
-    key_row,
-    path_start,
-    first_child,
-    child_mask,
-    key_data,
-    key_offsets,
-    order,
-    item_slot,
-):
+def proof_paths(root, query_data, query_offsets, trie, keys, item_slot):
     """The hashed nodes (an ``item_slot`` >= 0, items as in :func:`encode_level`) on the way
     from ``root`` to each query key, root first: the nodes an ``eth_getProof`` proof lists
     (an embedded node travels inside its parent). Returns ``(nodes, starts)``: query q's
     nodes are ``nodes[starts[q]:starts[q + 1]]``."""
+    kind, path_start, first_child, child_mask, key_row = trie
+    key_data, key_offsets, order = keys
     items_base = order.shape[0]
     queries = query_offsets.shape[0] - 1
     starts = np.empty(queries + 1, dtype=np.int64)

@@ -181,9 +181,9 @@ def matching_values(values: object, rows: int) -> tuple[np.ndarray, np.ndarray]:
 class TrieBatch:
     """The nodes of many tries, encoded and hashed: roots, and each hashed node's RLP.
 
-    Every node has an item, where its digest (at row ``item_slot[item]`` of ``digests``) or,
-    for a node embedded in its parent, its RLP (``embedded``) is kept: a leaf the position
-    of its key in ``order``, any other node ``n`` the item ``len(order) + n``.
+    Every node has an item, where its digest (at row ``node_items.slot[item]`` of ``digests``)
+    or, for a node embedded in its parent, its RLP (``node_items.embedded``) is kept: a leaf the
+    position of its key in ``order``, any other node ``n`` the item ``len(order) + n``.
     """
 
     def __init__(
@@ -196,42 +196,37 @@ class TrieBatch:
         group_starts,
         keep_nodes: bool = False,
     ) -> None:
-        self.key_data, self.key_offsets = key_data, key_offsets
-        self.value_data, self.value_offsets = value_data, value_offsets
-        self.order, self.group_starts = order, group_starts
+        self.keys = _kernels.SortedKeys(key_data, key_offsets, order)
+        self.values = _kernels.Values(value_data, value_offsets)
+        self.group_starts = group_starts
         count = order.shape[0]
         # Room for the leaves and for as many nodes as trie_shapes may make (a leaf, a branch
         # or an extension per key at most), though only the hashed items (digests) or the
-        # embedded ones (embedded) are written.
+        # embedded ones (embedded) are written. The arrays are listed in the order of the
+        # fields of the tuples they go to (NodeItems, TrieNodes).
         items, capacity = 4 * count + 1, 3 * count + 1
-        layout: Layout = [
+        item_arrays: Layout = [
             ((items,), np.int64),
             ((items, 32), np.uint8),
             ((32 * items,), np.uint8),
             ((items,), np.int64),
+        ]
+        node_arrays: Layout = [
             ((capacity,), np.int8),
             ((capacity,), np.int64),
             ((capacity,), np.int64),
             ((capacity,), np.int32),
             ((capacity,), np.int64),
-            ((capacity,), np.int64),
-            ((max(count, 1),), np.int64),
         ]
+        work_arrays: Layout = [((capacity,), np.int64), ((max(count, 1),), np.int64)]
+        layout = [*item_arrays, *node_arrays, *work_arrays]
         block = take_scratch(carved_bytes(layout))
         self.block: np.ndarray | None = block
-        (
-            self.item_slot,
-            self.digests,
-            self.embedded,
-            self.embedded_length,
-            self.kind,
-            self.path_start,
-            self.first_child,
-            self.child_mask,
-            self.key_row,
-            self.node_hi,
-            self.shared,
-        ) = carve(block, layout)
+        arrays = carve(block, layout)
+        self.digests = arrays[1]
+        self.node_items = _kernels.NodeItems(arrays[0], self.digests.reshape(-1), *arrays[2:4])
+        self.trie = _kernels.TrieNodes(*arrays[4:9])
+        self.node_hi, self.shared = arrays[9:]
         self.keep_nodes = keep_nodes
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         threads = parallel.available_cores()
@@ -263,7 +258,9 @@ class TrieBatch:
         present = self.root_nodes >= 0
         self.roots = np.empty((group_starts.shape[0] - 1, 32), dtype=np.uint8)
         self.roots[:] = np.frombuffer(EMPTY_ROOT, dtype=np.uint8)
-        self.roots[present] = self.digests[self.item_slot[self.items(self.root_nodes[present])]]
+        self.roots[present] = self.digests[
+            self.node_items.slot[self.items(self.root_nodes[present])]
+        ]
 
     def release(self) -> None:
         """Give the work memory back for later calls; nothing of the batch but its roots may
@@ -285,20 +282,9 @@ class TrieBatch:
         what, first, stop = task
         if what == "shapes":
             nodes, self.root_nodes, self.levels = _kernels.trie_shapes(
-                self.key_data,
-                self.key_offsets,
-                self.order,
-                self.group_starts,
-                self.kind,
-                self.path_start,
-                self.first_child,
-                self.child_mask,
-                self.key_row,
-                self.node_hi,
-                self.shared,
+                self.keys, self.group_starts, self.trie, self.node_hi, self.shared
             )
-            for name in ("kind", "path_start", "first_child", "child_mask", "key_row"):
-                setattr(self, name, getattr(self, name)[:nodes])
+            self.trie = _kernels.TrieNodes(*(array[:nodes] for array in self.trie))
             self.root_count = int((self.root_nodes >= 0).sum())
         elif what == "leaves":
             self.encode_range(_kernels.encode_leaves, first, stop, keccak)
@@ -310,39 +296,25 @@ class TrieBatch:
         (``encode_level``) among ``first:stop``, a buffer at a time."""
         shape: tuple[object, ...]
         if kernel is _kernels.encode_leaves:
-            shape = (self.group_starts, self.key_data, self.key_offsets)
+            shape = (self.group_starts,)
         else:
-            shape = (
-                self.root_count,
-                self.kind,
-                self.key_row,
-                self.path_start,
-                self.first_child,
-                self.child_mask,
-                self.key_data,
-                self.key_offsets,
-            )
+            shape = (self.root_count, self.trie)
         # Buffers go back to a pool shared by every level and thread: memory written for
         # the first time costs a page fault per 4 KiB, which was measured to take longer
         # than encoding and hashing the nodes written there.
         buffer = self.spare.pop() if self.spare else take_scratch(CHUNK_BYTES)
         while first < stop:
-            reached, needed, offsets, items = kernel(
-                first,
-                stop,
-                *shape,
-                self.order,
-                self.value_data,
-                self.value_offsets,
-                self.item_slot,
-                self.digests,
-                self.embedded,
-                self.embedded_length,
-                buffer,
+            # Room for a node per 32 bytes of the buffer, what the kernels reserve for each
+            # (a short root takes less: they stop when these rows are full).
+            most = min(stop - first, buffer.shape[0] // 32 + 1)
+            offsets = np.empty(most + 1, dtype=np.int64)
+            items = np.empty(most, dtype=np.int64)
+            reached, needed, hashed = kernel(
+                first, stop, *shape, self.keys, self.values, self.node_items, buffer, offsets, items
             )
-            hashed = items.shape[0]
+            offsets, items = offsets[: hashed + 1], items[:hashed]
             if hashed:
-                slot = int(self.item_slot[items[0]])
+                slot = int(self.node_items.slot[items[0]])
                 keccak.hash_flat(buffer, offsets, out=self.digests[slot : slot + hashed])
                 if self.keep_nodes:
                     self.chunks.append((buffer, offsets, items))
@@ -355,13 +327,14 @@ class TrieBatch:
 
     def items(self, nodes: np.ndarray) -> np.ndarray:
         """The item of each node: a leaf's key position, another node's ``len(order) + n``."""
+        trie, order = self.trie, self.keys.order
         return np.where(
-            self.kind[nodes] == _kernels.LEAF, self.key_row[nodes], self.order.shape[0] + nodes
+            trie.kind[nodes] == _kernels.LEAF, trie.key_row[nodes], order.shape[0] + nodes
         )
 
     def node_rlp(self, nodes: np.ndarray) -> dict[int, bytes]:
         """The RLP of some hashed nodes, by node (for the proofs)."""
-        size = self.item_slot.shape[0]
+        size = self.node_items.slot.shape[0]
         chunk_of = np.full(size, -1, dtype=np.int64)
         start_of = np.zeros(size, dtype=np.int64)
         stop_of = np.zeros(size, dtype=np.int64)
@@ -603,18 +576,7 @@ def trie_proofs(
     if root < 0:
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
-        root,
-        query_data,
-        query_offsets,
-        batch.kind,
-        batch.key_row,
-        batch.path_start,
-        batch.first_child,
-        batch.child_mask,
-        batch.key_data,
-        batch.key_offsets,
-        batch.order,
-        batch.item_slot,
+        root, query_data, query_offsets, batch.trie, batch.keys, batch.node_items.slot
     )
     encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
