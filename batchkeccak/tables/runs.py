@@ -34,9 +34,11 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.tables.keys import (
     KeyEncoder,
     bisect_keys,
+    digest_order,
     equal_neighbours,
     key_bytes,
     key_order,
+    keys_ascending,
 )
 from batchkeccak.tables.sources import TableSource
 
@@ -118,6 +120,8 @@ class Run:
 
     In memory, the digests stay where they arrived and ``order`` says which comes next: each
     block is gathered as it is read, so sorting a run never holds a second copy of it.
+    ``order`` is None where the rows arrived in key order (a table stored by its key): the
+    blocks are then slices of the digests, neither sorted nor copied.
     """
 
     side: int
@@ -131,7 +135,7 @@ class Run:
 
     def blocks(self) -> Iterator[tuple[pa.Array, np.ndarray]]:
         if self.path is None:
-            assert self.digests is not None and self.order is not None
+            assert self.digests is not None
             yield from sorted_blocks(self.keys, self.digests, self.order)
             return
         with pa.OSFile(str(self.path)) as file:
@@ -147,12 +151,16 @@ class Run:
 
 
 def sorted_blocks(
-    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray
+    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray | None
 ) -> Iterator[tuple[pa.Array, np.ndarray]]:
     """``(keys, digests)`` of :data:`BLOCK_ROWS` rows at a time in key order: ``keys`` sorted
-    already (None: the digests are the keys), ``digests`` in arrival order."""
-    for start in range(0, order.shape[0], BLOCK_ROWS):
-        block = take_rows(digests, order[start : start + BLOCK_ROWS])
+    already (None: the digests are the keys), ``digests`` in arrival order, ``order`` the
+    rows in key order (None: arrival order is key order)."""
+    for start in range(0, digests.shape[0], BLOCK_ROWS):
+        if order is None:
+            block = digests[start : start + BLOCK_ROWS]
+        else:
+            block = take_rows(digests, order[start : start + BLOCK_ROWS])
         if keys is None:
             yield digests_as_keys(block), block
         else:
@@ -230,14 +238,20 @@ class RunBuilder:
         self._key_bytes = 0
         self._filled = 0
         count = len(keys)
-        order = key_order(keys)
+        order: np.ndarray | None
         if self.encoder is None:
+            order = digest_order(keys)
             sorted_keys = None
+        elif keys_ascending(keys):
+            order, sorted_keys = None, keys
         else:
+            order = key_order(keys)
             sorted_keys = keys.take(order)
             del keys  # the unsorted keys go before the duplicate check: a lower peak
+        if sorted_keys is not None:
             same = np.flatnonzero(equal_neighbours(sorted_keys))
             if same.shape[0]:
+                assert self.encoder is not None
                 raise duplicate_key(self.encoder, sorted_keys, int(same[0]), self.argument)
         run = Run(self.side, count, keys_are_digests=self.encoder is None)
         if spill:
