@@ -23,6 +23,7 @@ from batchkeccak.merkle.rfc9162 import leaf_hashes
 from batchkeccak.tables import differing_segments, runs
 from batchkeccak.tables import keys as keys_module
 from batchkeccak.tables.roots import StreamingRoot
+from batchkeccak.tables.sources import open_source
 
 ARROW_TYPES = {
     "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "uint8": pa.uint8(),
@@ -214,6 +215,24 @@ def test_digest_order_sorts_like_bytes_with_ties(monkeypatch, width):
         assert sorted(order.tolist()) == list(range(count))
         expected = sorted(bytes(row) for row in values)
         assert [bytes(values[i]) for i in order] == expected
+
+
+def test_key_order_of_integer_keys_with_duplicates_and_any_span(monkeypatch):
+    monkeypatch.setattr(keys_module, "SLICE_ROWS", 7)
+    rng = np.random.default_rng(11)
+    encoder = keys_module.KeyEncoder.of(
+        open_source(pa.table({"id": pa.array([], pa.int64())})), ["id"]
+    )
+    spans = [
+        rng.integers(-50, 50, 300),  # few values, many duplicates
+        rng.permutation(300) * 3 + (1 << 60),  # a narrow span far from zero
+        np.array([-(1 << 63), (1 << 63) - 1, 0, -1, 5, 5]),  # the whole range: argsort
+    ]
+    for values in spans:
+        keys = encoder.encode(pa.record_batch({"id": pa.array(values, pa.int64())}))
+        order = keys_module.key_order(keys)
+        assert sorted(order.tolist()) == list(range(len(values)))
+        assert values[order].tolist() == sorted(values.tolist())
 
 
 @pytest.mark.parametrize("width", [1, 8, 16])
