@@ -21,7 +21,9 @@ from batchkeccak import merkle
 from batchkeccak.arrow import encode_rows
 from batchkeccak.merkle.rfc9162 import leaf_hashes
 from batchkeccak.tables import differing_segments, runs
+from batchkeccak.tables import keys as keys_module
 from batchkeccak.tables.roots import StreamingRoot
+from batchkeccak.tables.sources import open_source
 
 ARROW_TYPES = {
     "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "uint8": pa.uint8(),
@@ -198,6 +200,75 @@ def test_digest_is_the_same_through_polars_pandas_and_duckdb(tmp_path):
     assert bk.table_digest(relation, key="id") == expected
 
 
+@pytest.mark.parametrize("width", [8, 9, 32])
+def test_digest_order_sorts_like_bytes_with_ties(monkeypatch, width):
+    # Slices of 7 keys: ties and groups of equal keys fall across slice boundaries.
+    monkeypatch.setattr(keys_module, "SLICE_ROWS", 7)
+    rng = np.random.default_rng(width)
+    for count in (2, 3, 50, 300):
+        values = rng.integers(0, 256, (count, width), dtype=np.uint8)
+        values[count // 2] = values[0]  # duplicate rows
+        values[1:count:5, :6] = values[1, :6]  # shared prefixes, ties in the kept bits
+        if count > 20:
+            values[10:20] = values[3]
+        order = keys_module.digest_order(runs.digests_as_keys(values))
+        assert sorted(order.tolist()) == list(range(count))
+        expected = sorted(bytes(row) for row in values)
+        assert [bytes(values[i]) for i in order] == expected
+
+
+def test_key_order_of_integer_keys_with_duplicates_and_any_span(monkeypatch):
+    monkeypatch.setattr(keys_module, "SLICE_ROWS", 7)
+    rng = np.random.default_rng(11)
+    encoder = keys_module.KeyEncoder.of(
+        open_source(pa.table({"id": pa.array([], pa.int64())})), ["id"]
+    )
+    spans = [
+        rng.integers(-50, 50, 300),  # few values, many duplicates
+        rng.permutation(300) * 3 + (1 << 60),  # a narrow span far from zero
+        np.array([-(1 << 63), (1 << 63) - 1, 0, -1, 5, 5]),  # the whole range: argsort
+    ]
+    for values in spans:
+        keys = encoder.encode(pa.record_batch({"id": pa.array(values, pa.int64())}))
+        order = keys_module.key_order(keys)
+        assert sorted(order.tolist()) == list(range(len(values)))
+        assert values[order].tolist() == sorted(values.tolist())
+
+
+@pytest.mark.parametrize("width", [1, 8, 16])
+def test_keys_ascending_checks_every_slice(monkeypatch, width):
+    monkeypatch.setattr(keys_module, "SLICE_ROWS", 7)
+    rng = np.random.default_rng(width)
+    rows = sorted({rng.bytes(width) for _ in range(40)})
+    ordered = np.frombuffer(b"".join(rows), np.uint8).reshape(len(rows), width)
+    assert keys_module.keys_ascending(runs.digests_as_keys(ordered))
+    for first in (3, 6, 13):  # within a slice, and across the boundaries at 7 and 14
+        swapped = ordered.copy()
+        swapped[[first, first + 1]] = ordered[[first + 1, first]]
+        assert not keys_module.keys_ascending(runs.digests_as_keys(swapped))
+    if width > 8:  # equal first words: the bytes after them decide
+        shared = ordered.copy()
+        shared[6, :8] = shared[5, :8]
+        shared[5, 8:], shared[6, 8:] = 255, 0
+        assert not keys_module.keys_ascending(runs.digests_as_keys(shared))
+    if width <= 8:  # equal neighbours are in order (a duplicate key is caught after)
+        repeated = np.repeat(ordered, 2, axis=0)
+        assert keys_module.keys_ascending(runs.digests_as_keys(repeated))
+
+
+def test_keyed_digest_of_rows_stored_in_key_order():
+    columns = {"id": [-5, -1, 0, 2, 9], "v": ["a", None, "c", "d", "e"]}
+    types = {"id": "int64", "v": "string"}
+    table = arrow_table(columns, types)
+    expected_digest, expected_root = ref.table_digest(columns, types, ["id"])
+    for memory_limit in (None, TINY_MEMORY):
+        got = bk.table_digest(table, key="id", memory_limit=memory_limit)
+        assert (got.digest, got.root) == (expected_digest, expected_root)
+    in_order_twice = pa.table({"id": [1, 2, 2, 3], "v": ["a", "b", "c", "d"]})
+    with pytest.raises(ValueError, match=r"source: key \(id\) is not unique: 2 appears"):
+        bk.table_digest(in_order_twice, key="id")
+
+
 def test_streaming_root_matches_the_tree_for_every_size():
     hasher = bk.hasher("sha3_256")
     rng = random.Random(3)
@@ -207,7 +278,7 @@ def test_streaming_root_matches_the_tree_for_every_size():
         tree = StreamingRoot(hasher, block_leaves=4)
         position = 0
         while position < size:
-            step = rng.randrange(1, 7)
+            step = rng.randrange(1, 13)  # up to three blocks in one call, hashed side by side
             tree.add(leaves[position : position + step])
             position += step
         assert tree.root() == ref.mth_of_leaves([bytes(row) for row in leaves])

@@ -23,6 +23,7 @@ alike; a signed and an unsigned key do not, and are refused. Floating-point keys
 from __future__ import annotations
 
 import bisect
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -327,10 +328,100 @@ def _big_endian_words(raw: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(raw).view(">u8").astype(np.uint64)
 
 
+def _first_words(raw: np.ndarray) -> np.ndarray:
+    """The first eight bytes of each of the (N, width) keys as a new uint64 array that
+    compares as the bytes do (zero-padded below eight bytes)."""
+    width = raw.shape[1]
+    if width == 0 or width % 8:
+        return _big_endian_words(raw[:, :8])[:, 0].copy()
+    # One word gathered per row, then swapped in place: a copy of the (N, 8) byte columns
+    # moves byte by byte (several times slower).
+    words = raw.view(np.uint64)[:, 0].copy()
+    if sys.byteorder == "little":
+        words.byteswap(inplace=True)
+    return words
+
+
 def key_words(keys: pa.Array) -> np.ndarray:
     """Fixed-width encoded keys as an (N, words) uint64 array that compares row by row in
     the keys' order (big-endian words, zero-padded)."""
     return _big_endian_words(fixed_key_bytes(keys))
+
+
+SLICE_ROWS = 1 << 20
+"""Keys taken at a time by a pass over many (an order check, a sort's bookkeeping): keys out
+of order are found after the first slice, and no temporary grows with the keys."""
+
+
+def keys_ascending(keys: pa.Array) -> bool:
+    """Whether encoded ``keys`` are in byte order already (equal neighbours allowed): a table
+    stored in key order then needs no sort. True only where the first eight bytes of each
+    key show it; False for keys that are not fixed-width (they are sorted)."""
+    count = len(keys)
+    if count < 2:
+        return True
+    if not pa.types.is_fixed_size_binary(keys.type):
+        return False
+    raw = fixed_key_bytes(keys)
+    whole = raw.shape[1] <= 8  # the first word is the whole key: equal words, equal keys
+    previous = None
+    for start in range(0, count, SLICE_ROWS):
+        first = _first_words(raw[start : start + SLICE_ROWS])
+        if previous is not None:
+            first = np.concatenate(([previous], first))
+        steps = first[1:] >= first[:-1] if whole else first[1:] > first[:-1]
+        if not steps.all():
+            return False
+        previous = first[-1]
+    return True
+
+
+def _sorted_with_index(words: np.ndarray, index_bits: int) -> np.ndarray:
+    """``words`` (uint64, overwritten) with each row's index in place of their low
+    ``index_bits`` bits, sorted: the order of the high bits, ties by index, without an
+    argsort (numpy sorts plain uint64 values several times faster than it arg-sorts them)."""
+    low = np.uint64((1 << index_bits) - 1)
+    for start in range(0, words.shape[0], SLICE_ROWS):
+        piece = words[start : start + SLICE_ROWS]
+        piece &= ~low
+        piece |= np.arange(start, start + piece.shape[0], dtype=np.uint64)
+    words.sort()
+    return words
+
+
+def digest_order(keys: pa.Array) -> np.ndarray:
+    """:func:`key_order` of fixed-width keys whose values spread evenly (digests).
+
+    numpy sorts plain uint64 values several times faster than it arg-sorts them (SIMD), so
+    each key's first eight bytes keep their top bits and carry the row's index in the low
+    ones: one sort of those words gives the order. Only rows whose kept bits tie (duplicate
+    rows, or about one pair in ``2 ** (64 - index bits) / rows`` by chance) are sorted again
+    by their whole key, side by side in one call. The work goes a slice at a time, so that
+    no temporary as large as the keys is made (first touches of fresh pages cost more than
+    the sort here).
+    """
+    raw = fixed_key_bytes(keys)
+    count, width = raw.shape
+    index_bits = max(1, (count - 1).bit_length())
+    if count < 2 or width < 8 or index_bits > 40:
+        return key_order(keys)
+    low = np.uint64((1 << index_bits) - 1)
+    packed = _sorted_with_index(_first_words(raw), index_bits)
+    ties = []  # i where rows i and i + 1 (in sorted order) tie in their kept bits
+    for start in range(0, count - 1, SLICE_ROWS):
+        piece = packed[start : start + SLICE_ROWS + 1]
+        ties.append(np.flatnonzero((piece[1:] ^ piece[:-1]) <= low) + start)
+    packed &= low
+    order = packed.view(np.int64)
+    tied = np.concatenate(ties)
+    if tied.shape[0]:
+        positions = np.union1d(tied, tied + 1)
+        # A group of tied rows starts where a row is not tied to the one before it.
+        group = np.cumsum(~np.isin(positions - 1, tied))
+        rows = order[positions]
+        regrouped = np.lexsort([*_big_endian_words(raw[rows]).T[::-1], group])
+        order[positions] = rows[regrouped]
+    return order
 
 
 def key_order(keys: pa.Array, merging: bool = False) -> np.ndarray:
@@ -344,7 +435,19 @@ def key_order(keys: pa.Array, merging: bool = False) -> np.ndarray:
     raw = fixed_key_bytes(keys)
     # The first eight bytes decide almost every comparison (always, for integer keys and
     # digests): sort by them, and by every word only where two of them tie.
-    first = _big_endian_words(raw[:, :8])[:, 0]
+    first = _first_words(raw)
+    count = first.shape[0]
+    if raw.shape[1] <= 8 and count > 1 and not merging:
+        # Keys spanning few values (integers from a range): the key less the smallest, with
+        # the row's index below it, fits one word, and one plain sort orders the rows.
+        index_bits = (count - 1).bit_length()
+        smallest = first.min()
+        if int(first.max() - smallest).bit_length() + index_bits <= 64:
+            first -= smallest
+            first <<= np.uint64(index_bits)
+            packed = _sorted_with_index(first, index_bits)
+            packed &= np.uint64((1 << index_bits) - 1)
+            return packed.view(np.int64)
     order = np.argsort(first, kind="stable" if merging else "quicksort")
     if raw.shape[1] <= 8:
         return order

@@ -7,13 +7,18 @@ right: ``H(0x01 || P_a || H(0x01 || P_b || ... ))``. Leaves are taken in blocks 
 level in batch calls, and subtrees of equal height are joined as they arrive, as a binary
 counter carries. What is left at the end (fewer than a block) is its own tree, which is
 exactly the right end of the fold. Memory: one block and one node per bit of ``n``.
+
+Blocks that arrive together are hashed side by side, one per thread: each level of one block
+is too small a batch to keep two threads busy (most of its calls ran on one thread).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from batchkeccak.api import hasher as resolve_hasher
 from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parallel import run_parallel
 from batchkeccak.merkle.rfc9162 import NODE_PREFIX, parent_level
 
 BLOCK_LEAVES = 1 << 17
@@ -35,6 +40,7 @@ class StreamingRoot:
         if block_leaves < 1 or block_leaves & (block_leaves - 1):
             raise ValueError(f"block_leaves must be a power of two, got {block_leaves}")
         self.hasher = hasher
+        self._single = hasher if hasher.threads == 1 else resolve_hasher(hasher, threads=1)
         self.block_leaves = block_leaves
         self.size = 0
         self._pending: list[np.ndarray] = []
@@ -49,11 +55,15 @@ class StreamingRoot:
             return
         pending = np.concatenate(self._pending) if len(self._pending) > 1 else self._pending[0]
         full = pending.shape[0] - pending.shape[0] % self.block_leaves
-        for start in range(0, full, self.block_leaves):
-            self._push(
-                self.block_leaves,
-                _tree_root(pending[start : start + self.block_leaves], self.hasher),
-            )
+        starts = list(range(0, full, self.block_leaves))
+        roots = dict.fromkeys(starts, b"")
+
+        def subtree(start: int) -> None:
+            roots[start] = _tree_root(pending[start : start + self.block_leaves], self._single)
+
+        run_parallel(subtree, starts, workers=self.hasher.threads)
+        for start in starts:
+            self._push(self.block_leaves, roots[start])
         rest = pending[full:]
         self._pending = [rest] if rest.shape[0] else []
         self._pending_count = rest.shape[0]

@@ -16,6 +16,7 @@ the leaf prefix itself, and the batch is hashed in one call.)
 from __future__ import annotations
 
 import contextlib
+import mmap
 import tempfile
 import threading
 from collections import deque
@@ -34,9 +35,11 @@ from batchkeccak.support.progress import progress_bar
 from batchkeccak.tables.keys import (
     KeyEncoder,
     bisect_keys,
+    digest_order,
     equal_neighbours,
     key_bytes,
     key_order,
+    keys_ascending,
 )
 from batchkeccak.tables.sources import TableSource
 
@@ -57,6 +60,22 @@ def row_digests(batch: pa.RecordBatch, columns: Sequence[str], hasher: Hasher) -
     rows = encode_rows(pa.RecordBatch.from_arrays(fields, names=["", *columns]))
     # encode_rows makes its FlatMessages of checked arrays (FlatMessages takes any buffer)
     return hasher.hash_flat(cast(np.ndarray, rows.data), cast(np.ndarray, rows.offsets))
+
+
+def run_buffer(rows: int, width: int) -> np.ndarray:
+    """An uninitialized (rows, width) uint8 array of anonymous memory, its pages mapped
+    lazily and never huge.
+
+    numpy asks the kernel for huge pages for every large array; where free huge pages are
+    scarce (``defrag`` set to ``madvise``, the common default), each first touch of 2 MB then
+    waits for the kernel to compact memory: adding 10M digests (320 MB) to a run took
+    0.7-1.0 s that way on the reference machine (most of it in the kernel), 0.25 s with
+    ordinary pages.
+    """
+    memory = mmap.mmap(-1, max(rows * width, 1))
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):  # Linux
+        memory.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(memory, dtype=np.uint8, count=rows * width).reshape(rows, width)
 
 
 def take_rows(matrix: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -118,6 +137,8 @@ class Run:
 
     In memory, the digests stay where they arrived and ``order`` says which comes next: each
     block is gathered as it is read, so sorting a run never holds a second copy of it.
+    ``order`` is None where the rows arrived in key order (a table stored by its key): the
+    blocks are then slices of the digests, neither sorted nor copied.
     """
 
     side: int
@@ -131,7 +152,7 @@ class Run:
 
     def blocks(self) -> Iterator[tuple[pa.Array, np.ndarray]]:
         if self.path is None:
-            assert self.digests is not None and self.order is not None
+            assert self.digests is not None
             yield from sorted_blocks(self.keys, self.digests, self.order)
             return
         with pa.OSFile(str(self.path)) as file:
@@ -147,12 +168,16 @@ class Run:
 
 
 def sorted_blocks(
-    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray
+    keys: pa.Array | None, digests: np.ndarray, order: np.ndarray | None
 ) -> Iterator[tuple[pa.Array, np.ndarray]]:
     """``(keys, digests)`` of :data:`BLOCK_ROWS` rows at a time in key order: ``keys`` sorted
-    already (None: the digests are the keys), ``digests`` in arrival order."""
-    for start in range(0, order.shape[0], BLOCK_ROWS):
-        block = take_rows(digests, order[start : start + BLOCK_ROWS])
+    already (None: the digests are the keys), ``digests`` in arrival order, ``order`` the
+    rows in key order (None: arrival order is key order)."""
+    for start in range(0, digests.shape[0], BLOCK_ROWS):
+        if order is None:
+            block = digests[start : start + BLOCK_ROWS]
+        else:
+            block = take_rows(digests, order[start : start + BLOCK_ROWS])
         if keys is None:
             yield digests_as_keys(block), block
         else:
@@ -196,9 +221,9 @@ class RunBuilder:
         if self._filled and (self._filled + count) * self.width + self._key_bytes > self.budget:
             self._seal(spill=True)
         if self._digests is None or self._filled + count > self._digests.shape[0]:
-            # np.empty maps pages lazily: a small table touches only what it fills.
+            # Pages are mapped lazily: a small table touches only what it fills.
             capacity = max(self.budget // max(self.width, 1), self._filled + count)
-            grown = np.empty((capacity, self.width), dtype=np.uint8)
+            grown = run_buffer(capacity, self.width)
             if self._digests is not None:
                 grown[: self._filled] = self._digests[: self._filled]
             self._digests = grown
@@ -230,14 +255,20 @@ class RunBuilder:
         self._key_bytes = 0
         self._filled = 0
         count = len(keys)
-        order = key_order(keys)
+        order: np.ndarray | None
         if self.encoder is None:
+            order = digest_order(keys)
             sorted_keys = None
+        elif keys_ascending(keys):
+            order, sorted_keys = None, keys
         else:
+            order = key_order(keys)
             sorted_keys = keys.take(order)
             del keys  # the unsorted keys go before the duplicate check: a lower peak
+        if sorted_keys is not None:
             same = np.flatnonzero(equal_neighbours(sorted_keys))
             if same.shape[0]:
+                assert self.encoder is not None
                 raise duplicate_key(self.encoder, sorted_keys, int(same[0]), self.argument)
         run = Run(self.side, count, keys_are_digests=self.encoder is None)
         if spill:
