@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from batchkeccak.cli.options import add_output_option
 from batchkeccak.cli.table_options import add_table_command, table_keywords
 
 CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
@@ -31,11 +32,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument("a", metavar="A", help="the table before")
     parser.add_argument("b", metavar="B", help="the table after")
-    parser.add_argument(
-        "--output",
-        "-o",
-        metavar="FILE",
-        help="write the differences to FILE as Parquet (atomically) and print a summary",
+    add_output_option(
+        parser, help="write the differences to FILE as Parquet (atomically) and print a summary"
     )
     parser.add_argument(
         "--quiet",

@@ -10,6 +10,7 @@ import sys
 
 from batchkeccak.cli import CommandError, UsageError
 from batchkeccak.cli.mode_options import add_mode_options
+from batchkeccak.cli.options import add_length_option
 from batchkeccak.cli.quoting import quotef
 from batchkeccak.cli.sums import (
     MAX_LENGTH,
@@ -57,9 +58,8 @@ def register(subparsers) -> None:
         "parallelhash128 and the tree modes kt128 and kt256 (one big file on every core); "
         "with --check and no -a, each tagged line names its own",
     )
-    parser.add_argument(
-        "--length",
-        type=int,
+    add_length_option(
+        parser,
         help="output bytes for shake/turboshake/kmac/cshake/parallelhash "
         "(required) and kt128/kt256 "
         f"(default {TREE_DEFAULT_LENGTH}); at most {MAX_LENGTH}",

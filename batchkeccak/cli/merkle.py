@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from batchkeccak.cli import ClosedStdoutError, CommandError, UsageError
+from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_output_option
 from batchkeccak.support.hextext import hex_0x
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
@@ -49,14 +50,13 @@ def register(subparsers) -> None:
     )
     commands = parser.add_subparsers(dest="merkle_command", metavar="ACTION", required=True)
 
-    root = commands.add_parser(
+    root = _leaves_command(
+        commands,
         "root",
+        input_required=True,
         help="print the root of the tree over INPUT",
         description="Print the root (0x hex) of the tree over INPUT.",
-        epilog=_INPUT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _input_arguments(root, required=True)
     _tree_arguments(root)
     root.add_argument(
         "--dump",
@@ -66,16 +66,15 @@ def register(subparsers) -> None:
     )
     root.set_defaults(run=run_root)
 
-    proof = commands.add_parser(
+    proof = _leaves_command(
+        commands,
         "proof",
+        input_required=False,
         help="write inclusion proofs (or a multiproof / consistency proof)",
         description="Print inclusion proofs as JSON for the leaves at --index (input order), "
         "equal to --value or of --address, or write one proof per leaf as JSON Lines with "
         "--all. The tree comes from INPUT or from a dump written by 'root --dump' (--load).",
-        epilog=_INPUT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _input_arguments(proof, required=False)
     proof.add_argument("--load", metavar="DUMP", help="read the tree from a JSON dump")
     _tree_arguments(proof)
     proof.add_argument(
@@ -120,9 +119,7 @@ def register(subparsers) -> None:
         metavar="OLD_SIZE",
         help="a consistency proof from the first OLD_SIZE leaves (rfc9162)",
     )
-    proof.add_argument(
-        "--output", "-o", metavar="FILE", help="write to FILE atomically instead of standard output"
-    )
+    add_output_option(proof, help="write to FILE atomically instead of standard output")
     proof.set_defaults(run=run_proof)
 
     verify = commands.add_parser(
@@ -140,6 +137,22 @@ def register(subparsers) -> None:
         "checked against the root written in PROOF",
     )
     verify.set_defaults(run=run_verify)
+
+
+def _leaves_command(
+    commands, name: str, *, input_required: bool, help: str, description: str
+) -> argparse.ArgumentParser:
+    """The parser of an action that reads leaves (root, proof): INPUT and the options that
+    say how to read it, with the input formats explained below the options."""
+    parser = commands.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=_INPUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _input_arguments(parser, required=input_required)
+    return parser
 
 
 def _input_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
@@ -181,15 +194,12 @@ def _tree_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("openzeppelin", "rfc9162"),
         help="tree construction (required unless --load gives it)",
     )
-    parser.add_argument(
-        "--algorithm",
-        "-a",
+    add_algorithm_option(
+        parser,
         default=None,
         help="rfc9162: any batchkeccak algorithm (default sha3_256); openzeppelin: keccak_256 only",
     )
-    parser.add_argument(
-        "--length", type=int, default=None, help="rfc9162 with shake_*/turboshake*: output bytes"
-    )
+    add_length_option(parser, help="rfc9162 with shake_*/turboshake*: output bytes")
     parser.add_argument(
         "--types",
         default=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from batchkeccak.cli.mode_options import add_mode_options, mode_params
+from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
 
 
 def register(subparsers) -> None:
@@ -26,17 +27,13 @@ def register(subparsers) -> None:
         metavar="C",
         help="column to hash (binary or string); repeat for several",
     )
-    parser.add_argument(
-        "--algorithm",
-        "-a",
+    add_algorithm_option(
+        parser,
         default="sha3_256",
         help="sha3_256 (default), keccak_256, shake_256, kmac_256 (keyed), ...",
     )
-    parser.add_argument(
-        "--length",
-        type=int,
-        default=None,
-        help="output bytes, for shake_*, turboshake*, kmac_*, cshake_*, kt128/kt256...",
+    add_length_option(
+        parser, help="output bytes, for shake_*, turboshake*, kmac_*, cshake_*, kt128/kt256..."
     )
     parser.add_argument("--hex", action="store_true", help="write lowercase hex strings")
     parser.add_argument(
@@ -49,12 +46,7 @@ def register(subparsers) -> None:
         metavar="ROWS",
         help="rows per batch and row group (default 131072)",
     )
-    parser.add_argument(
-        "--threads",
-        type=positive_int,
-        default=None,
-        help="hashing threads (default: every core)",
-    )
+    add_threads_option(parser, help="hashing threads (default: every core)")
     add_mode_options(parser)
     parser.set_defaults(run=run)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
+from batchkeccak.cli.options import add_algorithm_option, add_threads_option
+
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -30,8 +32,6 @@ def add_table_command(
 
 
 def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> None:
-    from batchkeccak.cli import positive_int
-
     parser.add_argument(
         "--key",
         "-k",
@@ -50,15 +50,12 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
         metavar="COLUMN",
         help="column to cover (repeat for several; default: every column)",
     )
-    parser.add_argument(
-        "--algorithm",
-        "-a",
+    add_algorithm_option(
+        parser,
         default="sha3_256",
         help="row and tree hash: sha3_256 (default), keccak_256, sha3_512, ...",
     )
-    parser.add_argument(
-        "--threads", type=positive_int, default=None, help="threads (default: every core)"
-    )
+    add_threads_option(parser, help="threads (default: every core)")
     parser.add_argument(
         "--memory-limit",
         type=memory_size,
