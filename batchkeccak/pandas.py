@@ -20,6 +20,7 @@ from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_buffers import is_value_type
 
 try:
     import pandas as pd
@@ -86,15 +87,7 @@ def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
     value_type = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
     if pa.types.is_null(value_type):
         return pa.nulls(len(values), pa.binary())
-    if not (
-        pa.types.is_binary(value_type)
-        or pa.types.is_string(value_type)
-        or pa.types.is_large_binary(value_type)
-        or pa.types.is_large_string(value_type)
-        or pa.types.is_binary_view(value_type)
-        or pa.types.is_string_view(value_type)
-        or pa.types.is_fixed_size_binary(value_type)
-    ):
+    if not is_value_type(value_type):
         raise TypeError(
             f"bk: expected a Series of bytes or str, got dtype {series.dtype} (Arrow type "
             f"{values.type}); convert it first, for example .astype(str)"

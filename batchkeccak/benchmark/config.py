@@ -54,41 +54,32 @@ class SuiteConfig:
         return replace(self, **changes)
 
 
+_SMALLER_SIZES: dict[str, tuple[Any, Any]] = {
+    # field: (in "short", in "quick")
+    "repeats": (3, 3),
+    "small_count": (1 << 18, 1 << 15),
+    "competitor_messages": (1 << 15, 1 << 13),
+    "large_count": (16, 4),
+    "varied_count": (1 << 16, 1 << 13),
+    "single_size": (16 << 20, 4 << 20),
+    "permutation_calls": (5_000, 1_000),
+    "absorb_size": (64 << 10, 16 << 10),
+    "sweep_sizes": (SuiteConfig.sweep_sizes, tuple(8 << (2 * i) for i in range(7))),
+    "sweep_bytes": (4 << 20, 1 << 20),
+    "sweep_max_count": (1 << 16, 1 << 14),
+    "sweep_competitor_bytes": (1 << 20, 256 << 10),
+    "sweep_repeats": (2, 2),
+    "startup_repeats": (3, 2),
+}
+
 PRESETS: dict[str, SuiteConfig] = {
     "full": SuiteConfig(preset="full"),
-    "short": SuiteConfig(
-        preset="short",
-        repeats=3,
-        small_count=1 << 18,
-        competitor_messages=1 << 15,
-        large_count=16,
-        varied_count=1 << 16,
-        single_size=16 << 20,
-        permutation_calls=5_000,
-        absorb_size=64 << 10,
-        sweep_bytes=4 << 20,
-        sweep_max_count=1 << 16,
-        sweep_competitor_bytes=1 << 20,
-        sweep_repeats=2,
-        startup_repeats=3,
-    ),
-    "quick": SuiteConfig(
-        preset="quick",
-        repeats=3,
-        small_count=1 << 15,
-        competitor_messages=1 << 13,
-        large_count=4,
-        varied_count=1 << 13,
-        single_size=4 << 20,
-        permutation_calls=1_000,
-        absorb_size=16 << 10,
-        sweep_sizes=tuple(8 << (2 * i) for i in range(7)),
-        sweep_bytes=1 << 20,
-        sweep_max_count=1 << 14,
-        sweep_competitor_bytes=256 << 10,
-        sweep_repeats=2,
-        startup_repeats=2,
-    ),
+    **{
+        name: SuiteConfig(
+            preset=name, **{field: sizes[which] for field, sizes in _SMALLER_SIZES.items()}
+        )
+        for which, name in enumerate(("short", "quick"))
+    },
 }
 """``full``: the sizes the project's targets name (a minute or two on two cores);
 ``short``: what ``batchkeccak bench`` runs by default; ``quick``: a few seconds."""

@@ -434,18 +434,15 @@ def _hash(messages: object, algorithm: str, threads: int | None) -> np.ndarray:
     )
 
 
-def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small") -> Workload:
-    config = ctx.config
-    algorithm = algorithm or config.algorithm
-    count, size = config.small_count, config.small_size
-    rows = _random_rows(count, size, config.seed + 1)
-    workload = Workload(
-        name,
-        f"{count:,} messages x {size} B, {algorithm}, from a ({count}, {size}) uint8 array",
-        algorithm,
-        "message",
-    )
-    subset = [rows[i].tobytes() for i in range(min(count, config.competitor_messages))]
+def _bench_rows(
+    ctx: Context, workload: Workload, count: int, size: int, seed: int, compared: int
+) -> Workload:
+    """``count`` random messages of ``size`` bytes from one 2-D array; competitors hash the
+    first ``compared`` of them, each in one call."""
+    rows = _random_rows(count, size, seed)
+    algorithm = workload.algorithm
+    assert algorithm is not None
+    subset = [rows[i].tobytes() for i in range(min(count, compared))]
     _compare_workload(
         ctx,
         workload,
@@ -459,30 +456,27 @@ def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small")
     return workload
 
 
+def bench_small(ctx: Context, algorithm: str | None = None, name: str = "small") -> Workload:
+    config = ctx.config
+    algorithm = algorithm or config.algorithm
+    count, size = config.small_count, config.small_size
+    description = (
+        f"{count:,} messages x {size} B, {algorithm}, from a ({count}, {size}) uint8 array"
+    )
+    workload = Workload(name, description, algorithm, "message")
+    return _bench_rows(ctx, workload, count, size, config.seed + 1, config.competitor_messages)
+
+
 def bench_large(ctx: Context) -> Workload:
     config = ctx.config
     algorithm = config.algorithm
     count, size = config.large_count, config.large_size
-    rows = _random_rows(count, size, config.seed + 2)
-    workload = Workload(
-        "large",
+    description = (
         f"{count} messages x {size_text(size)}, {algorithm}, from a 2-D array; "
-        "competitors hash each message in one call",
-        algorithm,
-        "message",
+        "competitors hash each message in one call"
     )
-    messages = [row.tobytes() for row in rows]
-    _compare_workload(
-        ctx,
-        workload,
-        lambda t: _hash(rows, algorithm, t),
-        lambda i: messages[i],
-        count,
-        messages,
-        size,
-        count * size,
-    )
-    return workload
+    workload = Workload("large", description, algorithm, "message")
+    return _bench_rows(ctx, workload, count, size, config.seed + 2, count)
 
 
 def bench_single(ctx: Context) -> Workload:

@@ -135,20 +135,25 @@ def _item_end(starts, ends, m):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _start_job(
-    lane,
-    m,
-    starts,
-    ends,
-    rate,
-    final_shift,
-    lane_message,
-    lane_item,
-    lane_start,
-    lane_length,
-    lane_final,
-):
+def _absorb_group(tile, group, data, zeros, positions, rate):
+    # Lanes group .. group + 3 each XOR the block at their position (negative: none).
+    absorb_whole_blocks_4(
+        tile,
+        group,
+        data,
+        zeros,
+        positions[group],
+        positions[group + 1],
+        positions[group + 2],
+        positions[group + 3],
+        rate,
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _start_job(lane, m, starts, ends, rate, final_shift, lanes):
     # A lane takes job m: its item's place, its length, and the index of its final block.
+    lane_message, lane_item, lane_start, lane_length, lane_final = lanes
     lane_message[lane] = m
     lane_item[lane] = m
     lane_start[lane] = starts[m]
@@ -261,25 +266,14 @@ def run_jobs(
     lane_length = np.zeros(width, dtype=np.int64)
     lane_final = np.zeros(width, dtype=np.int64)
     lane_block = np.zeros(width, dtype=np.int64)
+    lanes = (lane_message, lane_item, lane_start, lane_length, lane_final)  # what a job sets
     queued = order.shape[0]
     taken = 0
     busy = 0
     for lane in range(width):
         lane_message[lane] = -1
         if taken < queued:
-            _start_job(
-                lane,
-                order[taken],
-                starts,
-                ends,
-                rate,
-                final_shift,
-                lane_message,
-                lane_item,
-                lane_start,
-                lane_length,
-                lane_final,
-            )
+            _start_job(lane, order[taken], starts, ends, rate, final_shift, lanes)
             taken += 1
             busy += 1
 
@@ -310,17 +304,7 @@ def run_jobs(
             permuted = absorb_and_permute_wide(tile, data, positions, rate, first_round)
             if not permuted:
                 for group in range(0, width, 4):
-                    absorb_whole_blocks_4(
-                        tile,
-                        group,
-                        data,
-                        zeros,
-                        positions[group],
-                        positions[group + 1],
-                        positions[group + 2],
-                        positions[group + 3],
-                        rate,
-                    )
+                    _absorb_group(tile, group, data, zeros, positions, rate)
             for lane in range(width):
                 positions[lane] += rate
             steady -= 1
@@ -345,17 +329,7 @@ def run_jobs(
                             load_state(
                                 tile, lane, initial, _initial_row(initial, lane_message[lane])
                             )
-                    absorb_whole_blocks_4(
-                        tile,
-                        group,
-                        data,
-                        zeros,
-                        positions[group],
-                        positions[group + 1],
-                        positions[group + 2],
-                        positions[group + 3],
-                        rate,
-                    )
+                    _absorb_group(tile, group, data, zeros, positions, rate)
                 for lane in range(group, group + 4):
                     p = lane_block[lane]
                     if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
@@ -414,19 +388,7 @@ def run_jobs(
             # state is overwritten by the next job's first block.)
             lane_block[lane] = 0
             if taken < queued:
-                _start_job(
-                    lane,
-                    order[taken],
-                    starts,
-                    ends,
-                    rate,
-                    final_shift,
-                    lane_message,
-                    lane_item,
-                    lane_start,
-                    lane_length,
-                    lane_final,
-                )
+                _start_job(lane, order[taken], starts, ends, rate, final_shift, lanes)
                 taken += 1
                 if taken < queued:
                     prefetch_block(data, starts[order[taken]], rate)

@@ -31,16 +31,13 @@ ACCEPTED_TYPES = (
 )
 
 
-_OFFSET_BINARY = (
-    pa.types.is_binary,
-    pa.types.is_string,
-    pa.types.is_large_binary,
-    pa.types.is_large_string,
-)
-
-
 def _is_offset_binary(arrow_type: pa.DataType) -> bool:
-    return any(is_kind(arrow_type) for is_kind in _OFFSET_BINARY)
+    return (
+        pa.types.is_binary(arrow_type)
+        or pa.types.is_string(arrow_type)
+        or pa.types.is_large_binary(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+    )
 
 
 def _is_view(arrow_type: pa.DataType) -> bool:
