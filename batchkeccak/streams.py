@@ -486,17 +486,12 @@ class StreamHasher:
             states.pending,
             states.pending_len,
             window,
-            piece_start,
-            piece_len,
-            run_state,
-            run_first,
+            (piece_start, piece_len),
+            (run_state, run_first),
             rate,
             scratch,
             scratch.ctypes.data - low,
-            starts,
-            ends,
-            follow,
-            heads,
+            (starts, ends, follow, heads),
         )
         heads = heads[:jobs]
         # Each state's blocks in all, to share the jobs out among threads.

@@ -614,17 +614,12 @@ def test_the_piece_planner_refuses_arrays_that_do_not_fit():
             pending,
             pending_len,
             data,
-            piece_start,
-            piece_len if length is None else np.array(length, np.int64),
-            runs,
-            run_first if first is None else np.array(first, np.int64),
+            (piece_start, piece_len if length is None else np.array(length, np.int64)),
+            (runs, run_first if first is None else np.array(first, np.int64)),
             rate,
             np.zeros(scratch_size, np.uint8),
             1000,
-            np.zeros(items, np.int64),
-            np.zeros(items, np.int64),
-            np.zeros(items, np.int64),
-            np.zeros(2, np.int64),
+            tuple(np.zeros(size, np.int64) for size in (items, items, items, 2)),
         )
 
     # State 0: two whole blocks read in place, 28 bytes left waiting; state 1: 50 bytes wait.

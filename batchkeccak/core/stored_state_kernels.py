@@ -92,25 +92,12 @@ def _chain_item(state, last, items, start, length, starts, ends, follow):
 
 
 @njit(cache=True, nogil=True)
-def plan_pieces(
-    pending,
-    pending_len,
-    data,
-    piece_start,
-    piece_len,
-    run_state,
-    run_first,
-    rate,
-    scratch,
-    scratch_start,
-    starts,
-    ends,
-    follow,
-    heads,
-):
+def plan_pieces(pending, pending_len, data, pieces, runs, rate, scratch, scratch_start, jobs_out):
     """Turn byte pieces appended to stored states into jobs of whole blocks for
     ``batchkeccak.core.sponge.run_jobs``; the number of jobs written to ``heads``.
 
+    ``pieces`` is ``(piece_start, piece_len)``, ``runs`` is ``(run_state, run_first)`` and
+    ``jobs_out`` is ``(starts, ends, follow, heads)``, the arrays the jobs are written to.
     Run ``r`` appends pieces ``run_first[r] .. run_first[r + 1] - 1``, in that order, to state
     ``run_state[r]``. Piece ``p`` is ``data[piece_start[p]:piece_start[p] + piece_len[p]]``.
     A state's waiting bytes ``pending[s, :pending_len[s]]`` (fewer than ``rate``) come first.
@@ -122,14 +109,17 @@ def plan_pieces(
     job. The bytes that do not fill a block become the state's waiting bytes at once: the
     jobs never read ``pending``. No state may be in two runs of one call.
     """
+    piece_start, piece_len = pieces
+    run_state, run_first = runs
+    starts, ends, follow, heads = jobs_out
     states = pending.shape[0]
-    pieces = piece_len.shape[0]
+    piece_count = piece_len.shape[0]
     # Each piece completes at most one block in scratch and adds at most two items.
     if (
-        scratch.shape[0] < (pieces + 1) * rate
+        scratch.shape[0] < (piece_count + 1) * rate
         or scratch_start < 0
         or scratch_start + scratch.shape[0] > data.shape[0]
-        or min(starts.shape[0], ends.shape[0], follow.shape[0]) < states + 2 * pieces
+        or min(starts.shape[0], ends.shape[0], follow.shape[0]) < states + 2 * piece_count
         or heads.shape[0] < run_state.shape[0]
         or run_first.shape[0] != run_state.shape[0] + 1
     ):
@@ -141,7 +131,7 @@ def plan_pieces(
         state = run_state[r]
         if state < 0 or state >= states:
             raise ValueError("plan_pieces: a run's state is outside the states")
-        if run_first[r] < 0 or run_first[r] > run_first[r + 1] or run_first[r + 1] > pieces:
+        if run_first[r] < 0 or run_first[r] > run_first[r + 1] or run_first[r + 1] > piece_count:
             raise ValueError("plan_pieces: a run's pieces are outside the pieces")
         at = slot * rate
         fill = pending_len[state]
