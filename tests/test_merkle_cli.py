@@ -734,6 +734,8 @@ def test_proof_by_value_needs_an_openzeppelin_tree(capsys, hex_file):
         (["proof", "{hex}", "-s", "openzeppelin", "--multi", "--all"], "--multi needs"),
         (["proof", "{hex}", "--load", "{hex}", "-i", "0"], "not both"),
         (["root", "{hex}", "-s", "rfc9162", "--keep-order"], "openzeppelin scheme only"),
+        (["root", "{hex}", "-s", "rfc9162", "--threads", "0"], "positive integer, got '0'"),
+        (["proof", "{hex}", "-s", "rfc9162", "-i", "0", "--threads", "-2"], "positive integer"),
     ],
 )
 def test_misused_options_are_usage_errors(capsys, hex_file, argv, message):

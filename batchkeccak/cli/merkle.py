@@ -18,7 +18,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from batchkeccak.cli import ClosedStdoutError, CommandError, UsageError
-from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_output_option
+from batchkeccak.cli.options import (
+    add_algorithm_option,
+    add_length_option,
+    add_output_option,
+    add_threads_option,
+)
 from batchkeccak.support.hextext import hex_0x
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
@@ -211,9 +216,7 @@ def _tree_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="openzeppelin: do not sort the leaves (sortLeaves: false)",
     )
-    parser.add_argument(
-        "--threads", type=int, default=None, help="hashing threads (default: every core)"
-    )
+    add_threads_option(parser, "hashing threads (default: every core)")
 
 
 # ----------------------------------------------------------------------------------------
