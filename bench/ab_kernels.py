@@ -156,6 +156,26 @@ def keyed(name, count, size, **params):
     return lambda bk: bk.hash_many(messages, name, **params)
 
 
+def arrow_column(lengths):
+    # A binary column as Arrow stores it (int32 offsets), hashed through the Arrow module.
+    import importlib
+
+    import pyarrow as pa
+
+    data, offsets = _flat(lengths)
+    column = pa.Array.from_buffers(
+        pa.binary(),
+        len(lengths),
+        [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)],
+    )
+
+    def run(bk):
+        arrow = importlib.import_module(f"{bk.__name__}.arrow")
+        return arrow.hash_array(column, "sha3_256", threads=1)
+
+    return run
+
+
 def files(count, size):
     folder = Path(tempfile.mkdtemp(prefix="ab-files-"))
     paths = []
@@ -176,6 +196,7 @@ CASES = {
     "2^14 x 1 KiB": batch([1024] * (1 << 14)),
     "2^15 mixed 0..16 KiB": batch(MIXED),
     "2^16 uniform 0..135 B": batch(rng.integers(0, 136, 1 << 16)),
+    "Arrow column 2^18 x 70..104 B": arrow_column(rng.integers(70, 105, 1 << 18)),
     "1 x 1 MiB (one state)": batch([1 << 20]),
     "10 x 5000 B (one-state finish)": batch([5000] * 10),
     "8 x shake_128, 64 KiB out": batch([100] * 8, "shake_128", length=1 << 16),

@@ -56,6 +56,47 @@ def test_boundary_lengths_every_algorithm(algorithm, pattern_bytes):
         assert_digests(bk.hash_many(tile, algorithm, length=length), algorithm, tile, length)
 
 
+def short_message_groups(rate, rng):
+    """Lengths that give the groups of four lanes of the first tiles 0 to 4 messages
+    shorter than a block (0, 1, rate - 2, rate - 1 bytes) beside first blocks of longer
+    messages, end with a partial tile (idle lanes), and end the buffer on a message whose
+    last word is partial (it cannot be read a word at a time)."""
+    short = [0, 1, rate - 2, rate - 1]
+    lengths = []
+    for group in range(3 * W // 4):
+        finals = group % 5
+        lengths += [short[(group + j) % 4] for j in range(finals)]
+        lengths += [int(n) for n in rng.integers(rate, 3 * rate, size=4 - finals)]
+    return [*lengths, *(int(n) for n in rng.integers(0, rate, size=W // 2 - 1)), rate - 3]
+
+
+@pytest.mark.aarch64
+@pytest.mark.parametrize("algorithm", ALL_ALGORITHMS)
+def test_short_messages_started_four_lanes_at_a_time(algorithm, pattern_bytes):
+    # Messages shorter than a block are padded on the way into the tile, four lanes at a
+    # time: every mix of them and of longer messages in a group, lanes refilled as they end.
+    rate = RATES[algorithm]
+    lengths = short_message_groups(rate, np.random.default_rng(rate))
+    messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths)]
+    length = 64 if algorithm in XOFS else None
+    got = bk.hash_many(messages, algorithm, length=length, threads=1)
+    assert_digests(got, algorithm, messages, length)
+
+
+def test_short_messages_four_lanes_at_a_time_from_a_keyed_state(pattern_bytes):
+    # KMAC starts every message from one keyed state, which the grouped short messages
+    # broadcast into their lanes instead of loading it lane by lane.
+    from Crypto.Hash import KMAC256
+
+    key = bytes(range(32))
+    lengths = short_message_groups(136, np.random.default_rng(7))
+    messages = [pattern_bytes(n, seed=i) for i, n in enumerate(lengths)]
+    got = bk.hash_many(messages, "kmac_256", key=key, length=32, threads=1)
+    want = [KMAC256.new(key=key, data=m, mac_len=32).digest() for m in messages]
+    bad = [i for i, m in enumerate(messages) if got[i].tobytes() != want[i]]
+    assert bad == []
+
+
 @pytest.mark.aarch64
 @pytest.mark.parametrize("algorithm", XOFS)
 def test_xof_output_lengths(algorithm, pattern_bytes):

@@ -46,6 +46,7 @@ from batchkeccak.permutation.lanes import (
     prefetch_block,
     set_words_4x4,
     squeeze_block,
+    start_short_messages_4,
     store_state,
 )
 
@@ -279,6 +280,14 @@ def run_jobs(
 
     positions = np.zeros(width, dtype=np.int64)
     zeros = np.zeros(4, dtype=np.uint64)  # 32 bytes that idle lanes of a group read
+    # A message shorter than a block is one final block: started (padded on the way in)
+    # four lanes at a time from the batch's one initial state, a contiguous copy here. Lane
+    # by lane, a column of short values took twice the time of equal rows.
+    batch_start = np.zeros(LANE_COUNT, dtype=np.uint64)
+    one_start = initial.shape[0] == 1
+    if one_start:
+        for k in range(LANE_COUNT):
+            batch_start[k] = initial[0, k]
     # _absorb_block is called with these from the tile and from the one-state finish below:
     # typed alike (not as the literals 32, 0, 1), both calls share one specialization.
     tile_stride = np.int64(TILE_WIDTH)
@@ -312,9 +321,14 @@ def run_jobs(
         else:
             in_run = False
             for group in range(0, width, 4):
-                # Lanes with a whole block to absorb go four at a time when at least two of the
-                # four have one; final blocks (padding) and the rest go lane by lane.
+                # Whole blocks go four lanes at a time when at least two of the four have one,
+                # and so do messages shorter than a block (padded on the way in, started from
+                # the batch's one initial state). The rest go lane by lane: the final blocks
+                # of longer messages (four at a time, they measured slower on mixed lengths),
+                # a message whose last word would read past the buffer, the blocks after the
+                # final one (a long output).
                 whole = 0
+                short = 0  # bit j: lane group + j starts a message shorter than a block
                 for lane in range(group, group + 4):
                     p = lane_block[lane]
                     if lane_message[lane] >= 0 and p < lane_final[lane]:
@@ -322,6 +336,14 @@ def run_jobs(
                         whole += 1
                     else:
                         positions[lane] = SKIP_LANE
+                        if (
+                            lane_message[lane] >= 0
+                            and p == 0
+                            and one_start
+                            and states_out is None
+                            and lane_start[lane] + ((lane_length[lane] + 7) & ~7) <= data.shape[0]
+                        ):
+                            short |= 1 << (lane - group)
                 if whole >= 2:
                     for lane in range(group, group + 4):
                         if positions[lane] >= 0 and lane_block[lane] == 0:
@@ -330,9 +352,33 @@ def run_jobs(
                                 tile, lane, initial, _initial_row(initial, lane_message[lane])
                             )
                     _absorb_group(tile, group, data, zeros, positions, rate)
+                # A lone short message goes lane by lane, as a lone whole block does.
+                if short & (short - 1) != 0:
+                    start_short_messages_4(
+                        tile,
+                        group,
+                        data,
+                        lane_start[group] if short & 1 else SKIP_LANE,
+                        lane_start[group + 1] if short & 2 else SKIP_LANE,
+                        lane_start[group + 2] if short & 4 else SKIP_LANE,
+                        lane_start[group + 3] if short & 8 else SKIP_LANE,
+                        lane_length[group],
+                        lane_length[group + 1],
+                        lane_length[group + 2],
+                        lane_length[group + 3],
+                        rate,
+                        suffix,
+                        batch_start,
+                    )
+                else:
+                    short = 0
                 for lane in range(group, group + 4):
                     p = lane_block[lane]
-                    if (whole >= 2 and positions[lane] >= 0) or lane_message[lane] < 0:
+                    if (
+                        lane_message[lane] < 0
+                        or (whole >= 2 and positions[lane] >= 0)
+                        or (short >> (lane - group)) & 1
+                    ):
                         continue
                     if p <= lane_final[lane]:
                         _absorb_block(

@@ -6,6 +6,9 @@ In XKCP's terms (``KeccakP1600times4_AddLanesAll``, ``PermuteAll``, ``ExtractLan
 ``absorb_whole_blocks_4(tile, lane, data, zeros, p0, p1, p2, p3, rate)``
     AddLanes for four states: XOR one whole block of ``data`` at ``p_j`` into state
     ``lane + j``; a negative ``p_j`` (``SKIP_LANE``) leaves that state alone.
+``start_short_messages_4(tile, lane, data, p0..p3, n0..n3, rate, suffix, start)``
+    Start four states on messages shorter than a block: the state ``start`` XOR the
+    ``n_j`` bytes at ``p_j``, padded on the way in.
 ``set_words_4x4`` / ``get_words_4x4``
     Overwrite four words of four states from four places of a buffer, or write them out
     (the single-block fast path and its squeeze).
@@ -207,6 +210,147 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
                 start = builder.add(position, rate)
                 for offset in (_WORD(0), _WORD(64), _WORD(128), builder.sub(rate, _WORD(1))):
                     emit_prefetch(builder, builder.gep(data_bytes, [builder.add(start, offset)]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _masked_load_words(builder):
+    """``llvm.masked.load`` of four words: a masked-off word is not read (never faults)."""
+    mask_type = ir.VectorType(ir.IntType(1), 4)
+    return cgutils.get_or_insert_function(
+        builder.module,
+        ir.FunctionType(
+            _WORD_VECTOR, [_WORD_VECTOR.as_pointer(), ir.IntType(32), mask_type, _WORD_VECTOR]
+        ),
+        "llvm.masked.load.v4i64.p0",
+    )
+
+
+def _spread(builder, value):
+    """An i64 value in all four words of a vector."""
+    one = builder.insert_element(ir.Constant(_WORD_VECTOR, ir.Undefined), value, ir.IntType(32)(0))
+    return builder.shuffle_vector(
+        one, one, ir.Constant(ir.VectorType(ir.IntType(32), 4), [0, 0, 0, 0])
+    )
+
+
+@intrinsic
+def start_short_messages_4(
+    typingctx, tile, lane, data, p0, p1, p2, p3, n0, n1, n2, n3, rate, suffix, start
+):
+    """Start lane ``lane + j`` (j < 4) on a message shorter than a block: the state
+    ``start`` (25 words) XOR the message's one block, padded: its ``n_j < rate`` bytes
+    ``data[p_j:p_j + n_j]``, the domain byte ``suffix`` after them and the pad10*1 closing
+    bit in the block's last byte (``sponge.pad_final_block``'s padding). A lane whose
+    ``p_j`` is negative is left as it was.
+
+    ``absorb_whole_blocks_4`` for such blocks, with no copy in between: each word is read
+    by a masked vector load (no word past the message's last is read), its bytes past the
+    message cleared and the padding XORed in, all in registers, and the state is written
+    over the previous message's four rows at a time. The message's last word is read
+    whole: the caller keeps ``p_j`` plus ``n_j`` rounded up to a word inside ``data``. A
+    padded copy of the block written word by word, or the start state loaded lane by lane
+    (``load_state``) first, measured slower (``docs/performance.md``, tuning log): the
+    vector loads could not take those scalar stores from the store buffer.
+    """
+    sig = types.void(tile, lane, data, p0, p1, p2, p3, n0, n1, n2, n3, rate, suffix, start)
+
+    def codegen(context, builder, signature, args):
+        tile_type, _, data_type = signature.args[:3]
+        tile_words = context.make_array(tile_type)(context, builder, args[0]).data
+        data_bytes = context.make_array(data_type)(context, builder, args[2]).data
+
+        def as_word(index):
+            return context.cast(builder, args[index], signature.args[index], types.int64)
+
+        lane = as_word(1)
+        positions = [as_word(index) for index in range(3, 7)]
+        lengths = [as_word(index) for index in range(7, 11)]
+        rate = as_word(11)
+        suffix = as_word(12)
+        start_words = context.make_array(signature.args[13])(context, builder, args[13]).data
+        fresh = ir.Constant(ir.VectorType(ir.IntType(1), 4), ir.Undefined)
+        for j, position in enumerate(positions):
+            started = builder.icmp_signed(">=", position, _WORD(0))
+            fresh = builder.insert_element(fresh, started, ir.IntType(32)(j))
+
+        def tile_row(k):
+            position = builder.add(builder.mul(k, _WORD(TILE_WIDTH)), lane)
+            return builder.bitcast(builder.gep(tile_words, [position]), _WORD_VECTOR.as_pointer())
+
+        def begin(k, address):
+            # The start state's word k for a started lane, the row's word for the others.
+            start_word = builder.load(builder.gep(start_words, [k]))
+            return builder.select(
+                fresh, _spread(builder, start_word), builder.load(address, align=8)
+            )
+
+        rate_words = builder.ashr(rate, _WORD(3))
+        words_end = builder.and_(builder.add(rate_words, _WORD(3)), _WORD(~3))
+        masked_load = _masked_load_words(builder)
+        none = _WORD(-1)  # a word index no word has
+        lanes = []
+        for position, length in zip(positions, lengths):
+            skip = builder.icmp_signed("<", position, _WORD(0))
+            tail_bits = builder.shl(builder.and_(length, _WORD(7)), _WORD(3))
+            lanes.append(
+                (
+                    position,
+                    # Words read, whole words kept, the word of the domain byte, the last word.
+                    _spread(
+                        builder,
+                        builder.select(
+                            skip, _WORD(0), builder.ashr(builder.add(length, _WORD(7)), _WORD(3))
+                        ),
+                    ),
+                    _spread(builder, builder.ashr(length, _WORD(3))),
+                    _spread(builder, builder.select(skip, none, builder.ashr(length, _WORD(3)))),
+                    _spread(builder, builder.select(skip, none, builder.sub(rate_words, _WORD(1)))),
+                    _spread(builder, builder.sub(builder.shl(_WORD(1), tail_bits), _WORD(1))),
+                    _spread(builder, builder.shl(suffix, tail_bits)),
+                )
+            )
+        nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
+        everything = ir.Constant(_WORD_VECTOR, [-1, -1, -1, -1])
+        closing = ir.Constant(_WORD_VECTOR, [1 << 63] * 4)
+
+        def xor_group(word, _):
+            index = builder.add(_spread(builder, word), ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]))
+            rows = []
+            for position, read, whole, tail_word, last_word, tail_mask, domain in lanes:
+                at = builder.add(position, builder.shl(word, _WORD(3)))
+                address = builder.bitcast(builder.gep(data_bytes, [at]), _WORD_VECTOR.as_pointer())
+                row = builder.call(
+                    masked_load,
+                    [address, ir.IntType(32)(1), builder.icmp_signed("<", index, read), nothing],
+                )
+                at_tail = builder.icmp_signed("==", index, tail_word)
+                keep = builder.select(
+                    builder.icmp_signed("<", index, whole),
+                    everything,
+                    builder.select(at_tail, tail_mask, nothing),
+                )
+                row = builder.xor(builder.and_(row, keep), builder.select(at_tail, domain, nothing))
+                row = builder.xor(
+                    row,
+                    builder.select(builder.icmp_signed("==", index, last_word), closing, nothing),
+                )
+                rows.append(row)
+            for r, column in enumerate(_transpose_4x4(builder, rows)):
+                k = builder.add(word, _WORD(r))
+                address = tile_row(k)
+                builder.store(builder.xor(begin(k, address), column), address, align=8)
+            return []
+
+        emit_loop(builder, "short4", _WORD(0), words_end, _WORD(4), [], xor_group)
+
+        def start_row(k, _):
+            address = tile_row(k)
+            builder.store(begin(k, address), address, align=8)
+            return []
+
+        emit_loop(builder, "start4", words_end, _WORD(LANE_COUNT), _WORD(1), [], start_row)
         return context.get_dummy_value()
 
     return sig, codegen
