@@ -65,7 +65,7 @@ def _constant(kind, value):
     return ir.Constant(kind, value)
 
 
-def _splat(builder, kind, value):
+def splat(builder, kind, value):
     """The i64 ``value`` in every word of a ``kind`` vector (``value`` itself for i64)."""
     if not isinstance(kind, ir.VectorType):
         return value
@@ -102,7 +102,7 @@ def _round(builder, a, rc):
     theta = [
         builder.xor(parity[(x - 1) % 5], _rotl(builder, parity[(x + 1) % 5], 1)) for x in range(5)
     ]
-    rc = _splat(builder, a[0].type, rc)
+    rc = splat(builder, a[0].type, rc)
     out = [None] * LANE_COUNT
     for y in range(5):
         row = []
@@ -352,7 +352,7 @@ def _wide_tile_rounds_function(module):
         offsets = builder.load(
             builder.bitcast(builder.gep(positions, [state]), _WIDE_LANE.as_pointer()), align=8
         )
-        blocks = builder.add(offsets, _splat(builder, _WIDE_LANE, data_address))
+        blocks = builder.add(offsets, splat(builder, _WIDE_LANE, data_address))
         lanes = list(lanes)
         for k in range(LANE_COUNT):
 

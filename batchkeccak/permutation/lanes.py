@@ -32,7 +32,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from batchkeccak.core.jit import njit
-from batchkeccak.permutation._kernels import emit_loop, emit_prefetch, emit_wide_tile_rounds
+from batchkeccak.permutation._kernels import (
+    emit_loop,
+    emit_prefetch,
+    emit_wide_tile_rounds,
+    splat,
+)
 from batchkeccak.permutation._words import store_le64
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH
 
@@ -169,26 +174,8 @@ def absorb_whole_blocks_4(typingctx, tile, lane, data, zeros, p0, p1, p2, p3, ra
         # The words after the last group (one for SHA3-256, two for SHA3-224).
         left = builder.sub(rate_words, grouped_words)
         with builder.if_then(builder.icmp_signed(">", left, _WORD(0))):
-            mask_type = ir.VectorType(ir.IntType(1), 4)
-            masked_load = cgutils.get_or_insert_function(
-                builder.module,
-                ir.FunctionType(
-                    _WORD_VECTOR,
-                    [
-                        _WORD_VECTOR.as_pointer(),
-                        ir.IntType(32),
-                        mask_type,
-                        _WORD_VECTOR,
-                    ],
-                ),
-                "llvm.masked.load.v4i64.p0",
-            )
-            spread = builder.insert_element(
-                ir.Constant(_WORD_VECTOR, ir.Undefined), left, ir.IntType(32)(0)
-            )
-            spread = builder.shuffle_vector(
-                spread, spread, ir.Constant(ir.VectorType(ir.IntType(32), 4), [0, 0, 0, 0])
-            )
+            masked_load = _masked_load_words(builder)
+            spread = splat(builder, _WORD_VECTOR, left)
             mask = builder.icmp_signed("<", ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]), spread)
             nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
             _xor_rows(
@@ -227,14 +214,6 @@ def _masked_load_words(builder):
     )
 
 
-def _spread(builder, value):
-    """An i64 value in all four words of a vector."""
-    one = builder.insert_element(ir.Constant(_WORD_VECTOR, ir.Undefined), value, ir.IntType(32)(0))
-    return builder.shuffle_vector(
-        one, one, ir.Constant(ir.VectorType(ir.IntType(32), 4), [0, 0, 0, 0])
-    )
-
-
 @intrinsic
 def start_short_messages_4(
     typingctx, tile, lane, data, p0, p1, p2, p3, n0, n1, n2, n3, rate, suffix, start
@@ -261,6 +240,9 @@ def start_short_messages_4(
         tile_words = context.make_array(tile_type)(context, builder, args[0]).data
         data_bytes = context.make_array(data_type)(context, builder, args[2]).data
 
+        def spread(value):
+            return splat(builder, _WORD_VECTOR, value)
+
         def as_word(index):
             return context.cast(builder, args[index], signature.args[index], types.int64)
 
@@ -282,9 +264,7 @@ def start_short_messages_4(
         def begin(k, address):
             # The start state's word k for a started lane, the row's word for the others.
             start_word = builder.load(builder.gep(start_words, [k]))
-            return builder.select(
-                fresh, _spread(builder, start_word), builder.load(address, align=8)
-            )
+            return builder.select(fresh, spread(start_word), builder.load(address, align=8))
 
         rate_words = builder.ashr(rate, _WORD(3))
         words_end = builder.and_(builder.add(rate_words, _WORD(3)), _WORD(~3))
@@ -298,17 +278,16 @@ def start_short_messages_4(
                 (
                     position,
                     # Words read, whole words kept, the word of the domain byte, the last word.
-                    _spread(
-                        builder,
+                    spread(
                         builder.select(
                             skip, _WORD(0), builder.ashr(builder.add(length, _WORD(7)), _WORD(3))
                         ),
                     ),
-                    _spread(builder, builder.ashr(length, _WORD(3))),
-                    _spread(builder, builder.select(skip, none, builder.ashr(length, _WORD(3)))),
-                    _spread(builder, builder.select(skip, none, builder.sub(rate_words, _WORD(1)))),
-                    _spread(builder, builder.sub(builder.shl(_WORD(1), tail_bits), _WORD(1))),
-                    _spread(builder, builder.shl(suffix, tail_bits)),
+                    spread(builder.ashr(length, _WORD(3))),
+                    spread(builder.select(skip, none, builder.ashr(length, _WORD(3)))),
+                    spread(builder.select(skip, none, builder.sub(rate_words, _WORD(1)))),
+                    spread(builder.sub(builder.shl(_WORD(1), tail_bits), _WORD(1))),
+                    spread(builder.shl(suffix, tail_bits)),
                 )
             )
         nothing = ir.Constant(_WORD_VECTOR, [0, 0, 0, 0])
@@ -316,7 +295,7 @@ def start_short_messages_4(
         closing = ir.Constant(_WORD_VECTOR, [1 << 63] * 4)
 
         def xor_group(word, _):
-            index = builder.add(_spread(builder, word), ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]))
+            index = builder.add(spread(word), ir.Constant(_WORD_VECTOR, [0, 1, 2, 3]))
             rows = []
             for position, read, whole, tail_word, last_word, tail_mask, domain in lanes:
                 at = builder.add(position, builder.shl(word, _WORD(3)))
