@@ -28,7 +28,7 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.jit import njit
 from batchkeccak.core.parameters import Algorithm, algorithms
 from batchkeccak.derived.mode_hashers import hash_chunks
-from batchkeccak.inputs import FlatMessages, check_flat
+from batchkeccak.inputs import FlatMessages, check_flat, readonly
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
     buffer_as_uint8,
@@ -38,6 +38,7 @@ from batchkeccak.inputs.arrow_buffers import (
     value_buffers,
 )
 from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
+from batchkeccak.permutation._words import load_le64, store_le64
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
@@ -436,19 +437,29 @@ def row_encodable(arrow_type: pa.DataType) -> bool:
     )
 
 
-def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's field value as bytes: (data, offsets), as the row encoding writes them."""
+_NO_BYTES = readonly(np.empty(0, dtype=np.uint8))
+_NO_OFFSETS = readonly(np.empty(0, dtype=np.int64))
+"""Offsets of a field whose values all have one width (the kernels then step by it)."""
+
+
+def _field_layout(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each row's field value as the row encoding writes it: ``(data, offsets, width)``.
+
+    Row ``i``'s value is ``data[offsets[i]:offsets[i + 1]]``, or, where ``offsets`` is empty,
+    ``data[i * width:(i + 1) * width]`` (numbers need no offsets array). Read-only arrays, so
+    that every column shares one compiled kernel.
+    """
     arrow_type = array.type
     count = len(array)
     if pa.types.is_dictionary(arrow_type):
-        return _field_bytes(decode_dictionary(array), name)
+        return _field_layout(decode_dictionary(array), name)
     if pa.types.is_null(arrow_type):
-        return np.empty(0, dtype=np.uint8), np.zeros(count + 1, dtype=np.int64)
+        return _NO_BYTES, _NO_OFFSETS, 0
     if pa.types.is_boolean(arrow_type):
         bits = buffer_as_uint8(array.buffers()[1], name)
         first_byte, first_bit = divmod(array.offset, 8)
         values = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
-        return check_flat(values[first_bit:].copy(), np.arange(count + 1, dtype=np.int64))
+        return readonly(values[first_bit:]), _NO_OFFSETS, 1
     if _is_fixed_width_number(arrow_type):
         width = arrow_type.byte_width
         data = buffer_as_uint8(array.buffers()[1], name)
@@ -456,40 +467,109 @@ def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
         if sys.byteorder == "big":
             # The encoding is little-endian everywhere; Arrow buffers are in native order.
             data = np.ascontiguousarray(data.reshape(count, width)[:, ::-1]).reshape(-1)
-        return check_flat(data, np.arange(count + 1, dtype=np.int64) * width)
-    return value_buffers(array, name)
+        return readonly(data), _NO_OFFSETS, width
+    data, offsets = value_buffers(array, name)
+    return data, offsets, 0
+
+
+def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's field value as bytes: checked ``(data, offsets)``."""
+    data, offsets, width = _field_layout(array, name)
+    if offsets.shape[0] == 0:
+        return check_flat(data, np.arange(len(array) + 1, dtype=np.int64) * width)
+    return data, offsets
+
+
+def _presence(array: pa.Array) -> tuple[np.ndarray, int]:
+    """The rows that hold a value, as a little-endian bitmap and the bit of row 0; an empty
+    bitmap where every row does."""
+    if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
+        valid = _valid_rows(array)
+        assert valid is not None  # a dictionary with null entries always gives a mask
+        return readonly(np.packbits(valid, bitorder="little")), 0
+    if array.null_count == 0:
+        return _NO_BYTES, 0
+    bitmap = array.buffers()[0]
+    if bitmap is None:  # the null type: nulls without a bitmap
+        return readonly(np.zeros((len(array) + 7) // 8, dtype=np.uint8)), 0
+    return readonly(buffer_as_uint8(bitmap, "validity")), array.offset
 
 
 @njit(cache=True, nogil=True)
-def _append_field(encoded, positions, present, data, offsets):
-    # One field of every row: tag, then (if present) 8-byte little-endian length and bytes.
-    for row in range(positions.shape[0]):
-        pos = positions[row]
-        if present[row]:
-            start = offsets[row]
-            size = offsets[row + 1] - start
-            encoded[pos] = 1
-            if size < 256:  # almost every field: one length byte, then zeros
-                encoded[pos + 1] = size
-                for k in range(2, 9):
-                    encoded[pos + k] = 0
-            else:
-                for k in range(8):
-                    encoded[pos + 1 + k] = (size >> (8 * k)) & 0xFF
-            # Byte loops: a slice assignment would compile numba's shape check and its
-            # error message formatting, seconds of compile time for a check never failed.
-            # An 8-byte value (int64, float64, timestamps) gets a loop of known length, which
-            # compiles to one 8-byte move instead of a loop of unknown length.
-            if size == 8:
-                for b in range(8):
-                    encoded[pos + 9 + b] = data[start + b]
-            else:
-                for b in range(size):
-                    encoded[pos + 9 + b] = data[start + b]
-            positions[row] = pos + 9 + size
+def _add_field_lengths(row_lengths, present, first_bit, data, offsets, width):
+    # One field's encoded length added to every row's. The buffers are checked here, as the
+    # kernel reads them: False (and lengths half added) where a value lies outside them.
+    count = row_lengths.shape[0]
+    if present.shape[0] != 0 and first_bit + count > 8 * present.shape[0]:
+        return False
+    if offsets.shape[0] != 0 and offsets.shape[0] < count + 1:
+        return False
+    every_row = present.shape[0] == 0
+    fixed = offsets.shape[0] == 0
+    if fixed and count * width > data.shape[0]:
+        return False
+    for row in range(count):
+        bit = first_bit + row
+        if not every_row and (present[bit >> 3] >> (bit & 7)) & 1 == 0:
+            row_lengths[row] += 1
+        elif fixed:
+            row_lengths[row] += 1 + ROW_LENGTH_BYTES + width
         else:
-            encoded[pos] = 0
+            size = offsets[row + 1] - offsets[row]
+            if offsets[row] < 0 or size < 0 or offsets[row + 1] > data.shape[0]:
+                return False
+            row_lengths[row] += 1 + ROW_LENGTH_BYTES + size
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _write_field(encoded, positions, present, first_bit, data, offsets, width):
+    # One field of every row at its position: tag, then (if present) 8-byte little-endian
+    # length and the bytes. Fields are written one column at a time, so a copy must not write
+    # past its value's end (the next row's first field is already there): values of 8 bytes
+    # or more are copied a word at a time, the last word overlapping the one before it.
+    # Checked again here (False): the buffers are read anew, and each write stays inside.
+    count = positions.shape[0]
+    if present.shape[0] != 0 and first_bit + count > 8 * present.shape[0]:
+        return False
+    if offsets.shape[0] != 0 and offsets.shape[0] < count + 1:
+        return False
+    every_row = present.shape[0] == 0
+    fixed = offsets.shape[0] == 0
+    if fixed and count * width > data.shape[0]:
+        return False
+    end = encoded.shape[0]
+    for row in range(count):
+        pos = positions[row]
+        if pos < 0 or pos >= end:
+            return False
+        bit = first_bit + row
+        if not every_row and (present[bit >> 3] >> (bit & 7)) & 1 == 0:
+            encoded[pos] = ROW_NULL_TAG
             positions[row] = pos + 1
+            continue
+        if fixed:
+            start, size = row * width, width
+        else:
+            start, size = offsets[row], offsets[row + 1] - offsets[row]
+            if start < 0 or size < 0 or start + size > data.shape[0]:
+                return False
+        if pos + 1 + ROW_LENGTH_BYTES + size > end:
+            return False
+        encoded[pos] = ROW_VALUE_TAG
+        store_le64(encoded, pos + 1, np.uint64(size))  # ROW_LENGTH_BYTES
+        pos += 1 + ROW_LENGTH_BYTES
+        if size >= 8:
+            copied = 0
+            while copied < size - 8:
+                store_le64(encoded, pos + copied, load_le64(data, start + copied))
+                copied += 8
+            store_le64(encoded, pos + size - 8, load_le64(data, start + size - 8))
+        else:
+            for b in range(size):
+                encoded[pos + b] = data[start + b]
+        positions[row] = pos + size
+    return True
 
 
 def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
@@ -512,17 +592,19 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     fields = []
     row_lengths = np.zeros(count, dtype=np.int64)
     for name, column in zip(batch.schema.names, batch.columns):
-        data, offsets = _field_bytes(column, name)
-        valid = _valid_rows(column)
-        present = np.ones(count, dtype=np.uint8) if valid is None else valid.view(np.uint8)
-        row_lengths += 1 + present * (ROW_LENGTH_BYTES + np.diff(offsets))
-        fields.append((present, data, offsets))
+        field = (*_presence(column), *_field_layout(column, name))
+        if not _add_field_lengths(row_lengths, *field):
+            raise ValueError(f"column {name!r}: its buffers are too short for its {count} rows")
+        fields.append((name, field))
     row_offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(row_lengths, out=row_offsets[1:])
     encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
     positions = row_offsets[:-1].copy()
-    for present, data, offsets in fields:
-        _append_field(encoded, positions, present, data, offsets)
+    for name, field in fields:
+        if not _write_field(encoded, positions, *field):
+            raise RuntimeError(f"column {name!r} changed while its rows were encoded")
+    if not np.array_equal(positions, row_offsets[1:]):
+        raise RuntimeError("a column changed while the rows were encoded")
     return check_flat(encoded, row_offsets)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 import decimal
 import hashlib
+import itertools
 import struct
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -137,6 +139,88 @@ def test_encoded_rows_hash_as_one_message_per_row():
     assert [d.tobytes() for d in bk.hash_many(encoded)] == [
         hashlib.sha3_256(b"".join(field(f) for f in r)).digest() for r in rows
     ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_encoding_of_random_columns_and_slices(seed):
+    """Values of 0 to 40 bytes (short ones, whole words, a word and a tail), numbers of every
+    width and nulls, side by side and sliced at any row (validity bits then start mid-byte):
+    every row's bytes as the spec builds them, the next row's first field intact."""
+    import random
+
+    rng = random.Random(seed)
+    count = rng.randrange(1, 300)
+
+    def maybe(value):
+        return None if rng.random() < 0.2 else value
+
+    binary = [maybe(rng.randbytes(rng.randrange(41))) for _ in range(count)]
+    text = [
+        maybe("".join(rng.choice("aé€x") for _ in range(rng.randrange(12)))) for _ in range(count)
+    ]
+    int16 = [maybe(rng.randrange(-(2**15), 2**15)) for _ in range(count)]
+    int64 = [maybe(rng.randrange(-(2**63), 2**63)) for _ in range(count)]
+    flags = [maybe(rng.random() < 0.5) for _ in range(count)]
+    batch = pa.record_batch(
+        {
+            "binary": pa.array(binary, pa.binary()),
+            "text": pa.array(text, pa.large_string()),
+            "int16": pa.array(int16, pa.int16()),
+            "int64": pa.array(int64, pa.int64()),
+            "flags": pa.array(flags, pa.bool_()),
+            "tail": pa.array([maybe(rng.randbytes(13)) for _ in range(count)], pa.binary(13)),
+        }
+    )
+    start = rng.randrange(count)
+    stop = rng.randrange(start, count + 1)
+    sliced = batch.slice(start, stop - start)
+    expected = []
+    for row in range(start, stop):
+        fields = [
+            binary[row],
+            None if text[row] is None else text[row].encode(),
+            le_int(int16[row], 2),
+            le_int(int64[row], 8),
+            None if flags[row] is None else bytes([flags[row]]),
+            sliced.column("tail")[row - start].as_py(),
+        ]
+        expected.append(b"".join(field(f) for f in fields))
+    encoded = encode_rows(sliced)
+    assert encoded.offsets.tolist() == [0, *itertools.accumulate(map(len, expected))]
+    assert encoded.data.tobytes() == b"".join(expected)
+
+
+def test_row_encoding_kernels_check_every_buffer_they_read():
+    # pyarrow refuses to build an array whose buffers are too short, but the kernels check
+    # what they read themselves: no read or write outside an array, whatever they are given.
+    from batchkeccak.arrow import _add_field_lengths, _write_field
+
+    no_bits, no_offsets = np.empty(0, np.uint8), np.empty(0, np.int64)
+    data = np.arange(16, dtype=np.uint8)
+    offsets = np.array([0, 8, 16], np.int64)
+    lengths = np.zeros(2, np.int64)
+    assert _add_field_lengths(lengths, no_bits, 0, data, offsets, 0)
+    assert lengths.tolist() == [17, 17]
+    encoded = np.zeros(34, np.uint8)
+    positions = np.array([0, 17], np.int64)
+    assert _write_field(encoded, positions, no_bits, 0, data, offsets, 0)
+    assert encoded.tobytes() == field(data[:8].tobytes()) + field(data[8:].tobytes())
+    cases = [
+        (data[:15], offsets, 0, 2),  # the last value ends past the data
+        (data, np.array([0, 8], np.int64), 0, 2),  # too few offsets for the rows
+        (data, np.array([0, 9, 8], np.int64), 0, 2),  # a value of negative size
+        (data[:15], no_offsets, 8, 2),  # fixed width: two 8-byte values need 16 bytes
+    ]
+    for data_case, offsets_case, width, rows in cases:
+        lengths = np.zeros(rows, np.int64)
+        assert not _add_field_lengths(lengths, no_bits, 0, data_case, offsets_case, width)
+        positions = np.array([0, 17], np.int64)
+        assert not _write_field(encoded, positions, no_bits, 0, data_case, offsets_case, width)
+    one_byte_bitmap = np.zeros(1, np.uint8)  # validity of 8 rows, not 9
+    assert not _add_field_lengths(np.zeros(9, np.int64), one_byte_bitmap, 0, data, no_offsets, 1)
+    a_byte_short = np.zeros(33, np.uint8)
+    positions = np.array([0, 17], np.int64)
+    assert not _write_field(a_byte_short, positions, no_bits, 0, data, offsets, 0)
 
 
 def plain(row):

@@ -771,7 +771,7 @@ def proof_paths(root, query_data, query_offsets, trie, keys, item_slot):
                 if count == capacity:
                     capacity *= 2
                     grown = np.empty(capacity, dtype=np.int64)
-                    for i in range(count):  # not a slice assignment: see arrow._append_field
+                    for i in range(count):  # not a slice assignment: see docs/performance.md
                         grown[i] = nodes[i]
                     nodes = grown
                 nodes[count] = node
