@@ -608,6 +608,36 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     return check_flat(encoded, row_offsets)
 
 
+ENCODED_ROWS = 16 * 1024
+"""Rows encoded and hashed at a time by :func:`hash_encoded_rows`: their encoding (1.4 MB
+for rows of 90 bytes) is hashed while it is still in the cache, and its memory is reused for
+the next rows rather than mapped afresh. The rows of a 10M-row table of 6 columns took 1.3 s
+of CPU this way against 1.6-2.0 s in blocks of 256k rows (``bench/bench_tables.py``'s files,
+one thread)."""
+
+
+def hash_encoded_rows(batch: pa.RecordBatch, resolved: Hasher) -> np.ndarray:
+    """The digest of every row's encoding (:func:`encode_rows`): (N, output_length) uint8.
+
+    Rows go :data:`ENCODED_ROWS` at a time to the hasher's threads, each encoding and hashing
+    its rows alone. A hasher with one key per row takes the batch in one call.
+    """
+    if resolved.batch_size is not None:
+        return resolved.hash_flat(*_encoded_rows(batch))
+    count = batch.num_rows
+    digests = np.empty((count, resolved.output_length), dtype=np.uint8)
+    blocks = [(start, min(start + ENCODED_ROWS, count)) for start in range(0, count, ENCODED_ROWS)]
+    alone = resolved if resolved.threads == 1 or len(blocks) == 1 else hasher(resolved, threads=1)
+
+    def encode_and_hash(block: tuple[int, int]) -> None:
+        start, stop = block
+        rows = _encoded_rows(batch.slice(start, stop - start))
+        alone.hash_flat(*rows, out=digests[start:stop])
+
+    parallel.run_parallel(encode_and_hash, blocks, workers=resolved.threads)
+    return digests
+
+
 def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
     """TupleHash of every row's fields (``hash_rows(..., encoding="tuplehash")``)."""
     fields = []
@@ -748,7 +778,7 @@ def _hash_row_batch(batch: pa.RecordBatch, resolved: Hasher, hex: bool, encoding
     if encoding == "tuplehash":
         digests = _hash_tuple_rows(batch, resolved)
     else:
-        digests = resolved.hash_flat(*_encoded_rows(batch))
+        digests = hash_encoded_rows(batch, resolved)
     if hex:
         return _hex_array(digests, None, 0, resolved.threads)
     return _digest_array(digests, None, 0)

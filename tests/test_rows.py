@@ -190,6 +190,25 @@ def test_encoding_of_random_columns_and_slices(seed):
     assert encoded.data.tobytes() == b"".join(expected)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_rows_of_several_encoding_blocks_on_threads(threads):
+    """More rows than one block of ``ENCODED_ROWS``, over one thread and several: every digest
+    where its row is, as the spec's encoding hashed by hashlib gives it."""
+    from batchkeccak.arrow import ENCODED_ROWS
+
+    count = 2 * ENCODED_ROWS + 5
+    names = [None if i % 7 == 0 else "n" * (i % 23) for i in range(count)]
+    numbers = [None if i % 5 == 0 else i * 7919 for i in range(count)]
+    table = pa.table({"name": names, "number": pa.array(numbers, pa.int64())})
+    expected = [
+        hashlib.sha3_256(
+            field(None if name is None else name.encode()) + field(le_int(number, 8))
+        ).digest()
+        for name, number in zip(names, numbers)
+    ]
+    assert hash_rows(table, threads=threads).to_pylist() == expected
+
+
 def test_row_encoding_kernels_check_every_buffer_they_read():
     # pyarrow refuses to build an array whose buffers are too short, but the kernels check
     # what they read themselves: no read or write outside an array, whatever they are given.

@@ -24,12 +24,12 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self, cast
+from typing import Self
 
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak.arrow import encode_rows
+from batchkeccak.arrow import hash_encoded_rows
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.support.progress import progress_bar
 from batchkeccak.tables.keys import (
@@ -53,28 +53,11 @@ BLOCK_ROWS = 256 * 1024
 """Rows per block of a run, as written to the spill folder and as merged."""
 
 
-ENCODED_ROWS = 16 * 1024
-"""Rows encoded and hashed at a time: their encoding (1.4 MB for rows of 90 bytes) is hashed
-while it is still in the cache, and its memory is reused for the next rows rather than
-mapped afresh. A 10M-row table of 6 columns took 1.3 s of CPU this way against 1.6-2.0 s for
-whole 256k-row batches (``bench/bench_tables.py``'s files, one thread)."""
-
-
 def row_digests(batch: pa.RecordBatch, columns: Sequence[str], hasher: Hasher) -> np.ndarray:
     """``H(0x00 || encoding)`` of every row of ``batch`` over ``columns``: (N, d) uint8."""
     count = batch.num_rows
     fields = [pa.nulls(count)] + [batch.column(name) for name in columns]
-    rows = pa.RecordBatch.from_arrays(fields, names=["", *columns])
-    digests = np.empty((count, hasher.output_length), dtype=np.uint8)
-    for start in range(0, count, ENCODED_ROWS):
-        encoded = encode_rows(rows.slice(start, ENCODED_ROWS))
-        # encode_rows makes its FlatMessages of checked arrays (FlatMessages takes any buffer)
-        hasher.hash_flat(
-            cast(np.ndarray, encoded.data),
-            cast(np.ndarray, encoded.offsets),
-            out=digests[start : start + ENCODED_ROWS],
-        )
-    return digests
+    return hash_encoded_rows(pa.RecordBatch.from_arrays(fields, names=["", *columns]), hasher)
 
 
 def run_buffer(rows: int, width: int) -> np.ndarray:
