@@ -440,6 +440,8 @@ def row_encodable(arrow_type: pa.DataType) -> bool:
 _NO_BYTES = readonly(np.empty(0, dtype=np.uint8))
 _NO_OFFSETS = readonly(np.empty(0, dtype=np.int64))
 """Offsets of a field whose values all have one width (the kernels then step by it)."""
+_NO_BYTES_OUT = np.empty(0, dtype=np.uint8)
+"""The output of a pass that only measures."""
 
 
 def _field_layout(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray, int]:
@@ -496,56 +498,31 @@ def _presence(array: pa.Array) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, nogil=True)
-def _add_field_lengths(row_lengths, present, first_bit, data, offsets, width):
-    # One field's encoded length added to every row's. The buffers are checked here, as the
-    # kernel reads them: False (and lengths half added) where a value lies outside them.
-    count = row_lengths.shape[0]
-    if present.shape[0] != 0 and first_bit + count > 8 * present.shape[0]:
-        return False
-    if offsets.shape[0] != 0 and offsets.shape[0] < count + 1:
-        return False
-    every_row = present.shape[0] == 0
-    fixed = offsets.shape[0] == 0
-    if fixed and count * width > data.shape[0]:
-        return False
-    for row in range(count):
-        bit = first_bit + row
-        if not every_row and (present[bit >> 3] >> (bit & 7)) & 1 == 0:
-            row_lengths[row] += 1
-        elif fixed:
-            row_lengths[row] += 1 + ROW_LENGTH_BYTES + width
-        else:
-            size = offsets[row + 1] - offsets[row]
-            if offsets[row] < 0 or size < 0 or offsets[row + 1] > data.shape[0]:
-                return False
-            row_lengths[row] += 1 + ROW_LENGTH_BYTES + size
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _write_field(encoded, positions, present, first_bit, data, offsets, width):
-    # One field of every row at its position: tag, then (if present) 8-byte little-endian
-    # length and the bytes. Fields are written one column at a time, so a copy must not write
-    # past its value's end (the next row's first field is already there): values of 8 bytes
-    # or more are copied a word at a time, the last word overlapping the one before it.
-    # Checked again here (False): the buffers are read anew, and each write stays inside.
+def _encode_field(encoded, positions, present, first_bit, data, offsets, width, write):
+    # One field of every row: moves ``positions[row]`` past the row's field, and with
+    # ``write`` writes it there (tag, then if present 8-byte little-endian length and bytes).
+    # Without ``write`` it only measures: positions that start at 0 end at the rows' lengths.
+    # Every buffer is checked as it is read, in both passes (False where a value lies outside
+    # ``data`` or would be written outside ``encoded``).
+    # Fields are written one column at a time, so a copy must not write past its value's end
+    # (the next row's first field is already there): values of 8 bytes or more are copied a
+    # word at a time, the last word overlapping the one before it.
     count = positions.shape[0]
-    if present.shape[0] != 0 and first_bit + count > 8 * present.shape[0]:
-        return False
-    if offsets.shape[0] != 0 and offsets.shape[0] < count + 1:
-        return False
     every_row = present.shape[0] == 0
     fixed = offsets.shape[0] == 0
-    if fixed and count * width > data.shape[0]:
+    if not every_row and first_bit + count > 8 * present.shape[0]:
+        return False
+    if (fixed and count * width > data.shape[0]) or (not fixed and offsets.shape[0] < count + 1):
         return False
     end = encoded.shape[0]
     for row in range(count):
         pos = positions[row]
-        if pos < 0 or pos >= end:
-            return False
         bit = first_bit + row
         if not every_row and (present[bit >> 3] >> (bit & 7)) & 1 == 0:
-            encoded[pos] = ROW_NULL_TAG
+            if write:
+                if pos < 0 or pos >= end:
+                    return False
+                encoded[pos] = ROW_NULL_TAG
             positions[row] = pos + 1
             continue
         if fixed:
@@ -554,21 +531,23 @@ def _write_field(encoded, positions, present, first_bit, data, offsets, width):
             start, size = offsets[row], offsets[row + 1] - offsets[row]
             if start < 0 or size < 0 or start + size > data.shape[0]:
                 return False
-        if pos + 1 + ROW_LENGTH_BYTES + size > end:
-            return False
-        encoded[pos] = ROW_VALUE_TAG
-        store_le64(encoded, pos + 1, np.uint64(size))  # ROW_LENGTH_BYTES
-        pos += 1 + ROW_LENGTH_BYTES
-        if size >= 8:
-            copied = 0
-            while copied < size - 8:
-                store_le64(encoded, pos + copied, load_le64(data, start + copied))
-                copied += 8
-            store_le64(encoded, pos + size - 8, load_le64(data, start + size - 8))
-        else:
-            for b in range(size):
-                encoded[pos + b] = data[start + b]
-        positions[row] = pos + size
+        if write:
+            if pos < 0 or pos + 1 + ROW_LENGTH_BYTES + size > end:
+                return False
+            encoded[pos] = ROW_VALUE_TAG
+            store_le64(encoded, pos + 1, np.uint64(size))  # ROW_LENGTH_BYTES
+            value_at = pos + 1 + ROW_LENGTH_BYTES
+            if size >= 8:
+                copied = 0
+                while copied < size - 8:
+                    store_le64(encoded, value_at + copied, load_le64(data, start + copied))
+                    copied += 8
+                last = size - 8
+                store_le64(encoded, value_at + last, load_le64(data, start + last))
+            else:
+                for b in range(size):
+                    encoded[value_at + b] = data[start + b]
+        positions[row] = pos + 1 + ROW_LENGTH_BYTES + size
     return True
 
 
@@ -593,7 +572,7 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     row_lengths = np.zeros(count, dtype=np.int64)
     for name, column in zip(batch.schema.names, batch.columns):
         field = (*_presence(column), *_field_layout(column, name))
-        if not _add_field_lengths(row_lengths, *field):
+        if not _encode_field(_NO_BYTES_OUT, row_lengths, *field, False):
             raise ValueError(f"column {name!r}: its buffers are too short for its {count} rows")
         fields.append((name, field))
     row_offsets = np.zeros(count + 1, dtype=np.int64)
@@ -601,7 +580,7 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
     positions = row_offsets[:-1].copy()
     for name, field in fields:
-        if not _write_field(encoded, positions, *field):
+        if not _encode_field(encoded, positions, *field, True):
             raise RuntimeError(f"column {name!r} changed while its rows were encoded")
     if not np.array_equal(positions, row_offsets[1:]):
         raise RuntimeError("a column changed while the rows were encoded")
