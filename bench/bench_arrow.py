@@ -9,7 +9,11 @@ where the time of a Parquet rewrite goes.
    polars-hash ``sha3_256``, and per-value loops of hashlib.sha256 and blake3 over ready-made
    ``bytes``. Ratios compare like with like: the loops against batchkeccak's raw digests,
    DuckDB and polars-hash (which return hex strings) against batchkeccak with ``hex=True``.
-2. Parquet end to end: a 2^20-row file, read alone, hashed alone, written alone, then
+2. Rows: ``hash_rows`` over a 2^20-row table of 6 columns (int64, int64, string, 8-byte
+   binary, int32 with 10 % nulls, string with 30 % nulls: the columns of
+   ``bench_tables.py``), on every core and on one, against loops of hashlib and pycryptodome
+   over the same encoded rows (``encode_rows``), which give the same digests.
+3. Parquet end to end: a 2^20-row file, read alone, hashed alone, written alone, then
    ``batchkeccak.parquet.hash_file`` with its in-loop split.
 
 Prints the tables and writes every figure to JSON under bench/results/ (git-ignored).
@@ -29,11 +33,12 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 import batchkeccak
-from batchkeccak.arrow import hash_array
+from batchkeccak.arrow import encode_rows, hash_array, hash_rows
 from batchkeccak.benchmark.report import machine_info
 from batchkeccak.benchmark.timing import interleaved
 from batchkeccak.core.parallel import available_cores
@@ -160,6 +165,65 @@ def bench_column(rows: int, repeats: int) -> dict:
     }
 
 
+def row_table(rows: int, seed: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    ids = np.arange(rows, dtype=np.int64)
+    text = pa.array(ids).cast(pa.string())
+    return pa.table(
+        {
+            "id": ids,
+            "amount": rng.integers(0, 1 << 40, rows),
+            "name": pa.compute.binary_join_element_wise("customer-", text, ""),
+            "tag": binary_column(rows, 8, seed),
+            "score": pa.array(
+                rng.integers(0, 1000, rows, dtype=np.int32), mask=rng.random(rows) < 0.1
+            ),
+            "note": pa.array(
+                [
+                    None if drop else f"note {i % 997}"
+                    for i, drop in enumerate(rng.random(rows) < 0.3)
+                ]
+            ),
+        }
+    )
+
+
+def bench_rows(rows: int, repeats: int) -> dict:
+    from Crypto.Hash import SHA3_256
+
+    table = row_table(rows, seed=2026)
+    encoded = encode_rows(table.combine_chunks().to_batches()[0])
+    data, offsets = encoded.data, encoded.offsets
+    messages = [data[offsets[i] : offsets[i + 1]].tobytes() for i in range(rows)]
+    expected = [hashlib.sha3_256(m).digest() for m in messages[:100]]
+    assert hash_rows(table).slice(0, 100).to_pylist() == expected
+    candidates = {
+        "batchkeccak hash_rows": lambda: hash_rows(table),
+        "batchkeccak hash_rows, 1 thread": lambda: hash_rows(table, threads=1),
+        "hashlib.sha3_256 loop (rows encoded)": lambda: [
+            hashlib.sha3_256(m).digest() for m in messages
+        ],
+        "pycryptodome SHA3_256 loop (rows encoded)": lambda: [
+            SHA3_256.new(m).digest() for m in messages
+        ],
+    }
+    times = interleaved(candidates, repeats)
+    ns = {name: min(t) / rows * 1e9 for name, t in times.items()}
+    print(f"\nRows: {rows:,} x 6 columns, {available_cores()} cores, best of {repeats}")
+    print(f"{'':44} {'ns/row':>7} {'hash_rows is':>14}")
+    for name in candidates:
+        ratio = ns[name] / ns["batchkeccak hash_rows"]
+        shown = "" if name.startswith("batchkeccak") else f"{ratio:.1f}x faster"
+        print(f"{name:44} {ns[name]:7.0f} {shown:>14}")
+    return {
+        "rows": rows,
+        "mean_encoded_bytes": int(offsets[-1]) / rows,
+        "repeats": repeats,
+        "ns_per_row": ns,
+        "times_s": times,
+    }
+
+
 def sample_file(path: Path, rows: int) -> None:
     rng = np.random.default_rng(7)
     keys = binary_column(rows, 32, seed=8)
@@ -268,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     column = bench_column(rows, repeats)
+    row_figures = bench_rows(rows, repeats)
     with tempfile.TemporaryDirectory(prefix="bench-arrow-") as folder:
         parquet = bench_parquet(rows, repeats, Path(folder))
 
@@ -279,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                 "machine": machine_info(),
                 "compile_seconds": compile_seconds,
                 "column": column,
+                "rows": row_figures,
                 "parquet": parquet,
                 "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
                 "load_average_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
