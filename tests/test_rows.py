@@ -190,6 +190,21 @@ def test_encoding_of_random_columns_and_slices(seed):
     assert encoded.data.tobytes() == b"".join(expected)
 
 
+def test_dictionary_entries_that_are_null_encode_as_null_in_any_slice():
+    # Arrow counts only null indices as nulls; an index pointing at a null entry is one too.
+    indices = pa.array([0, 1, None, 0, 1] * 5, pa.int32())
+    column = pa.DictionaryArray.from_arrays(indices, pa.array(["a", None]))
+    for part in (column, column.slice(3), column.slice(7, 9)):
+        values = part.to_pylist()
+        encoded = encode_rows(pa.record_batch({"d": part}))
+        rows = [
+            encoded.data[encoded.offsets[i] : encoded.offsets[i + 1]].tobytes()
+            for i in range(len(part))
+        ]
+        assert rows == [field(None if v is None else v.encode()) for v in values]
+        assert values.count(None) > part.null_count  # the case this test is about
+
+
 @pytest.mark.parametrize("threads", [1, 3])
 def test_rows_of_several_encoding_blocks_on_threads(threads):
     """More rows than one block of ``ENCODED_ROWS``, over one thread and several: every digest
