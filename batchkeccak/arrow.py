@@ -484,11 +484,8 @@ def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _presence(array: pa.Array) -> tuple[np.ndarray, int]:
     """The rows that hold a value, as a little-endian bitmap and the bit of row 0; an empty
-    bitmap where every row does."""
-    if pa.types.is_dictionary(array.type) and array.dictionary.null_count:
-        valid = _valid_rows(array)
-        assert valid is not None  # a dictionary with null entries always gives a mask
-        return readonly(np.packbits(valid, bitorder="little")), 0
+    bitmap where every row does. Not for dictionaries: decoded first, their null entries are
+    nulls of the result (Arrow counts only null indices)."""
     if array.null_count == 0:
         return _NO_BYTES, 0
     bitmap = array.buffers()[0]
@@ -571,6 +568,8 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     fields = []
     row_lengths = np.zeros(count, dtype=np.int64)
     for name, column in zip(batch.schema.names, batch.columns):
+        if pa.types.is_dictionary(column.type):
+            column = decode_dictionary(column)
         field = (*_presence(column), *_field_layout(column, name))
         if not _encode_field(_NO_BYTES_OUT, row_lengths, *field, False):
             raise ValueError(f"column {name!r}: its buffers are too short for its {count} rows")
