@@ -205,10 +205,25 @@ def test_dictionary_entries_that_are_null_encode_as_null_in_any_slice():
         assert values.count(None) > part.null_count  # the case this test is about
 
 
+def _kmac128(message, key=b"sixteen-byte key"):
+    from Crypto.Hash import KMAC128
+
+    return KMAC128.new(key=key, mac_len=32).update(message).digest()
+
+
 @pytest.mark.parametrize("threads", [1, 3])
-def test_rows_of_several_encoding_blocks_on_threads(threads):
-    """More rows than one block of ``ENCODED_ROWS``, over one thread and several: every digest
-    where its row is, as the spec's encoding hashed by hashlib gives it."""
+@pytest.mark.parametrize(
+    "algorithm, params, reference",
+    [
+        ("sha3_256", {}, lambda m: hashlib.sha3_256(m).digest()),
+        ("shake_128", {"length": 20}, lambda m: hashlib.shake_128(m).digest(20)),
+        ("kmac128", {"key": b"sixteen-byte key", "length": 32}, _kmac128),
+    ],
+)
+def test_rows_of_several_encoding_blocks_on_threads(threads, algorithm, params, reference):
+    """More rows than one block of ``ENCODED_ROWS``, over one thread and several, with a
+    fixed-length hash, an XOF and a keyed mode: every digest where its row is, as the spec's
+    encoding hashed by hashlib or pycryptodome gives it."""
     from batchkeccak.arrow import ENCODED_ROWS
 
     count = 2 * ENCODED_ROWS + 5
@@ -216,12 +231,10 @@ def test_rows_of_several_encoding_blocks_on_threads(threads):
     numbers = [None if i % 5 == 0 else i * 7919 for i in range(count)]
     table = pa.table({"name": names, "number": pa.array(numbers, pa.int64())})
     expected = [
-        hashlib.sha3_256(
-            field(None if name is None else name.encode()) + field(le_int(number, 8))
-        ).digest()
+        reference(field(None if name is None else name.encode()) + field(le_int(number, 8)))
         for name, number in zip(names, numbers)
     ]
-    assert hash_rows(table, threads=threads).to_pylist() == expected
+    assert hash_rows(table, algorithm=algorithm, threads=threads, **params).to_pylist() == expected
 
 
 def test_row_encoding_kernel_checks_every_buffer_it_reads():
