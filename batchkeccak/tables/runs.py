@@ -94,8 +94,17 @@ def rows_differ(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return np.any(left != right, axis=1)
 
 
+def _grown(rows: np.ndarray | None, capacity: int, width: int, filled: int) -> np.ndarray:
+    """A run buffer of ``capacity`` rows holding the first ``filled`` rows of ``rows``."""
+    grown = run_buffer(capacity, width)
+    if rows is not None:
+        grown[:filled] = rows[:filled]
+    return grown
+
+
 def digests_as_keys(digests: np.ndarray) -> pa.Array:
-    """(N, d) digests as a ``fixed_size_binary(d)`` array over the same memory."""
+    """(N, d) digests (or fixed-width keys) as a ``fixed_size_binary(d)`` array over the same
+    memory."""
     count, width = digests.shape
     return pa.Array.from_buffers(pa.binary(width), count, [None, pa.py_buffer(digests)])
 
@@ -209,34 +218,43 @@ class RunBuilder:
     """Bytes per digest."""
     runs: list[Run] = field(default_factory=list)
     _keys: list[pa.Array] = field(default_factory=list)
+    """Keys of varying width, as they arrived."""
     _key_bytes: int = 0
     _digests: np.ndarray | None = None
     """The run's digests, written in place as they arrive (no copy when the run is sealed)."""
+    _fixed_keys: np.ndarray | None = None
+    """Keys of one width, written in place like the digests. Concatenating them at the end
+    took 0.16 s for 10M 8-byte keys, nearly all of it the first touch of fresh memory (in
+    huge pages) on the thread that finishes the run, while nothing else runs."""
     _filled: int = 0
 
     def add(self, keys: pa.Array | None, digests: np.ndarray) -> None:
         count = digests.shape[0]
         if self._filled and (self._filled + count) * self.width + self._key_bytes > self.budget:
             self._seal(spill=True)
+        key_width = self.encoder.fixed_width if self.encoder is not None else 0
         if self._digests is None or self._filled + count > self._digests.shape[0]:
             # Pages are mapped lazily: a small table touches only what it fills.
             capacity = max(self.budget // max(self.width, 1), self._filled + count)
-            grown = run_buffer(capacity, self.width)
-            if self._digests is not None:
-                grown[: self._filled] = self._digests[: self._filled]
-            self._digests = grown
+            self._digests = _grown(self._digests, capacity, self.width, self._filled)
+            if key_width:
+                self._fixed_keys = _grown(self._fixed_keys, capacity, key_width, self._filled)
         self._digests[self._filled : self._filled + count] = digests
-        self._filled += count
         if keys is not None:
-            self._keys.append(keys)
+            if key_width:
+                assert self._fixed_keys is not None
+                self._fixed_keys[self._filled : self._filled + count] = _fixed_matrix(keys)
+            else:
+                self._keys.append(keys)
             self._key_bytes += keys.nbytes
+        self._filled += count
 
     def finish(self) -> list[Run]:
         """The runs, sorted: every one spilled but the last, which stays in memory (it fits
         the budget, and writing it out only to read it back would cost a pass)."""
         if self._filled or not self.runs:
             self._seal(spill=False)
-        self._digests = None
+        self._digests = self._fixed_keys = None  # the last run holds them now
         return self.runs
 
     def _seal(self, spill: bool) -> None:
@@ -245,6 +263,8 @@ class RunBuilder:
         filled = self._digests[: self._filled]
         if self.encoder is None:
             keys = digests_as_keys(filled)
+        elif self._fixed_keys is not None:
+            keys = digests_as_keys(self._fixed_keys[: self._filled])
         elif self._keys:
             keys = pa.concat_arrays(self._keys)
         else:
