@@ -83,3 +83,26 @@ def test_equal_neighbours_compares_every_byte_of_fixed_width_keys(width):
     expected = [keys[i].as_py() == keys[i + 1].as_py() for i in range(len(keys) - 1)]
     assert equal_neighbours(keys).tolist() == expected
     assert any(expected) and not all(expected)
+
+
+@pytest.mark.parametrize("digest_width", [20, 28, 32, 64])
+def test_walk_finds_a_change_in_any_byte_of_the_digests(digest_width):
+    # The walk compares digests a word at a time, then the bytes past the last whole word:
+    # one row per byte position, its two digests differing in that byte only, plus equal rows.
+    import numpy as np
+
+    rows = 2 * digest_width
+    words = np.arange(rows, dtype=np.uint64).reshape(rows, 1)
+    rng = np.random.default_rng(digest_width)
+    digests_a = rng.integers(0, 256, (rows, digest_width), dtype=np.uint8)
+    digests_b = digests_a.copy()
+    for position in range(digest_width):
+        digests_b[2 * position, position] ^= 0x80  # odd rows stay equal
+    found_a = np.empty(rows, dtype=np.int64)
+    found_b = np.empty(rows, dtype=np.int64)
+    written, matched, end_a, end_b = join._walk(
+        words, words, digests_a, digests_b, 0, 0, True, True, found_a, found_b
+    )
+    assert (matched, end_a, end_b) == (rows, rows, rows)
+    assert found_a[:written].tolist() == list(range(0, rows, 2))
+    assert found_b[:written].tolist() == list(range(0, rows, 2))

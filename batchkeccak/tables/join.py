@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from batchkeccak.core.jit import njit
+from batchkeccak.permutation._words import load_le64
 from batchkeccak.tables.keys import fixed_key_bytes, key_words
 from batchkeccak.tables.runs import Chunk
 
@@ -35,6 +36,11 @@ def _walk(words_a, words_b, digests_a, digests_b, start_a, start_b, a_done, b_do
     # (row in a, -1), only in b as (-1, row in b), in both with other digests as (row, row).
     count_a, count_b = words_a.shape[0], words_b.shape[0]
     width, digest_width = words_a.shape[1], digests_a.shape[1]
+    if digests_a.shape[0] < count_a or digests_b.shape[0] < count_b:
+        raise ValueError("_walk: fewer digests than keys")
+    if digests_b.shape[1] != digest_width:
+        raise ValueError("_walk: the two sides' digests differ in width")
+    flat_a, flat_b = digests_a.reshape(-1), digests_b.reshape(-1)
     i, j, written, matched = start_a, start_b, 0, 0
     while written < rows_a.shape[0]:
         if i == count_a:
@@ -66,14 +72,27 @@ def _walk(words_a, words_b, digests_a, digests_b, start_a, start_b, a_done, b_do
             j += 1
         else:
             matched += 1
-            for k in range(digest_width):
-                if digests_a[i, k] != digests_b[j, k]:
-                    rows_a[written], rows_b[written] = i, j
-                    written += 1
-                    break
+            if _digests_differ(flat_a, i * digest_width, flat_b, j * digest_width, digest_width):
+                rows_a[written], rows_b[written] = i, j
+                written += 1
             i += 1
             j += 1
     return written, matched, i, j
+
+
+@njit(cache=True, nogil=True)
+def _digests_differ(flat_a, at_a, flat_b, at_b, width):
+    # A word at a time (a byte loop cost a third of the walk), then the last bytes.
+    k = 0
+    while k + 8 <= width:
+        if load_le64(flat_a, at_a + k) != load_le64(flat_b, at_b + k):
+            return True
+        k += 8
+    while k < width:
+        if flat_a[at_a + k] != flat_b[at_b + k]:
+            return True
+        k += 1
+    return False
 
 
 class _Side:
