@@ -12,7 +12,7 @@ import pytest
 from batchkeccak import merkle
 from batchkeccak.cli import main
 
-from merkle_reference import keccak256
+from merkle_reference import keccak256, oz_proof, oz_tree
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
 
@@ -67,7 +67,8 @@ def test_cli_reads_simple_tree_values_as_json(capsys, tmp_path, case):
     [
         ('{"a": 1}', "address", "expected a JSON array of values, got a JSON dict"),
         ("[1, 2", "address", "is not JSON"),
-        ('[["0x' + "11" * 20 + '"]]', "address,uint256", "expected an array of 2 values"),
+        ('[["0x' + "11" * 20 + '"]]', "address,uint256", "row 0: expected 2 fields"),
+        ('["0x' + "11" * 20 + '"]', "address,uint256", "row 0 is \"0x11"),
         ('[["0x' + "11" * 20 + '", "5"]]', None, "is an array (a row): give its --types"),
     ],
 )
@@ -138,3 +139,52 @@ def test_render_matches_the_javascript_layout():
     assert tree.render() == RENDERED_SIMPLE
     one = merkle.MerkleTree.build(leaves[:1], scheme="openzeppelin")
     assert one.render() == "0) 0x" + leaves[0].hex()
+
+
+# --- row arity: every row of a value file has one field per --types entry ------------------
+# (CSV: one per header column). Exit status 2, one line naming the file, the row and both
+# counts.
+
+A1, A2 = "0x" + "11" * 20, "0x" + "22" * 20
+
+
+@pytest.mark.parametrize(
+    "name, text, where, found",
+    [
+        ("short.csv", f"account,amount\n{A1},5\n{A2}\n", "line 3", 1),
+        ("long.csv", f"account,amount\n{A1},5\n{A2},6,7\n", "line 3", 3),
+        ("empty-field.csv", f"account,amount\n{A1},5,\n", "line 2", 3),
+        ("quoted.csv", f'account,amount\n"{A1}",5\n"{A2}\n",6,x\n', "line 3", 3),
+        ("short.json", json.dumps([[A1, "5"], [A2]]), "row 1", 1),
+        ("long.json", json.dumps([[A1, "5"], [A2, "6", "7"]]), "row 1", 3),
+    ],
+)
+def test_value_file_rows_of_the_wrong_arity_are_refused(
+    capsys, tmp_path, name, text, where, found
+):
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = run(
+        capsys, "merkle", "root", str(path), "-s", "openzeppelin", "--types", "address,uint256"
+    )
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("batchkeccak: error: ")
+    what = "account,amount" if name.endswith(".csv") else "address,uint256"  # header or types
+    assert f"{path}: {where}: expected 2 fields ({what}), found {found}" in err
+
+
+def test_csv_arity_counts_the_header_when_columns_are_picked(capsys, tmp_path):
+    path = tmp_path / "picked.csv"
+    path.write_text(f"account,amount,note\n{A1},5,x\n{A2},6\n")
+    argv = ["-s", "openzeppelin", "--types", "address,uint256", "-c", "account", "-c", "amount"]
+    code, _, err = run(capsys, "merkle", "root", str(path), *argv)
+    assert code == 2
+    assert f"{path}: line 3: expected 3 fields (account,amount,note), found 2" in err
+    # Rows of the right arity give the reference root: the picked columns, in --column order.
+    path.write_text(f"note,amount,account\nx,5,{A1}\ny,6,{A2}\n")
+    code, out, _ = run(capsys, "merkle", "root", str(path), *argv)
+    leaves = [
+        keccak256(keccak256(bytes(12) + bytes.fromhex(a[2:]) + v.to_bytes(32, "big")))
+        for a, v in ((A1, 5), (A2, 6))
+    ]
+    assert (code, out.strip()) == (0, "0x" + oz_tree(leaves, True)[0][0].hex())

@@ -361,7 +361,20 @@ def _read_csv(name: str, data: bytes, columns: list[str], types: list[str]) -> o
     if len(names) != len(types):
         raise CommandError(f"{len(names)} columns but {len(types)} --types")
     picks = [header.index(c) for c in names]
-    return [[row[k] for k in picks] for row in reader if row]
+    rows = []
+    start = reader.line_num + 1  # the file line where the next row starts
+    for row in reader:
+        if row:
+            if len(row) != len(header):
+                raise _arity_error(name, f"line {start}", len(header), len(row), ",".join(header))
+            rows.append([row[k] for k in picks])
+        start = reader.line_num + 1
+    return rows
+
+
+def _arity_error(name: str, where: str, expected: int, found: int, what: str) -> CommandError:
+    """The one error for a row of a value file with too few or too many fields."""
+    return CommandError(f"{name}: {where}: expected {expected} fields ({what}), found {found}")
 
 
 def _read_json(name: str, data: bytes, types: list[str] | None) -> list:
@@ -381,11 +394,13 @@ def _read_json(name: str, data: bytes, types: list[str] | None) -> list:
         )
     if types is not None:
         for number, row in enumerate(values):
-            if not isinstance(row, list) or len(row) != len(types):
+            if not isinstance(row, list):
                 raise CommandError(
-                    f"{name}: value {number} is {json.dumps(row)[:80]}; expected an array of "
+                    f"{name}: row {number} is {json.dumps(row)[:80]}; expected an array of "
                     f"{len(types)} values, one per --types entry"
                 )
+            if len(row) != len(types):
+                raise _arity_error(name, f"row {number}", len(types), len(row), ",".join(types))
         return values
     for number, value in enumerate(values):
         if isinstance(value, list):
