@@ -6,10 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-class NotContiguousError(BufferError, ValueError):
-    """A strided buffer where contiguous bytes are needed: a ``BufferError``, as hashlib
-    raises for one, and a ``ValueError``, as every other refused input here is."""
+from batchkeccak.errors import NotContiguousError
 
 
 def changed_while_hashing() -> RuntimeError:

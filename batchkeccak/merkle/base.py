@@ -18,6 +18,7 @@ from typing import ClassVar, TypedDict
 import numpy as np
 
 from batchkeccak.core.parameters import canonical_name
+from batchkeccak.errors import LeafIndexError
 from batchkeccak.merkle._bytes import json_item
 from batchkeccak.support.checks import check_int
 from batchkeccak.support.hextext import hex_0x
@@ -46,10 +47,6 @@ cost (about 0.1 ms) stays under 2 % of it, small enough that the scratch buffer 
 
 DUMP_FORMATS = ("simple-v1", "standard-v1", "rfc9162-v1")
 """``format`` values of :meth:`MerkleTree.dump`: the first two are the JavaScript library's."""
-
-
-class LeafIndexError(IndexError, ValueError):
-    """A leaf index outside ``0 .. size - 1`` (both an IndexError and a ValueError)."""
 
 
 _TREE_CLASSES: dict[str, type[MerkleTree]] = {}

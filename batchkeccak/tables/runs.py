@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from batchkeccak.arrow import hash_encoded_rows
 from batchkeccak.core.hashers import Hasher
+from batchkeccak.errors import DuplicateKeyError
 from batchkeccak.support.progress import progress_bar
 from batchkeccak.tables.keys import (
     KeyEncoder,
@@ -196,10 +197,6 @@ def _fixed_matrix(array: pa.Array) -> np.ndarray:
     data = np.frombuffer(array.buffers()[1], dtype=np.uint8)
     start = array.offset * width
     return data[start : start + len(array) * width].reshape(len(array), width)
-
-
-class DuplicateKeyError(ValueError):
-    """A key that appears twice in one source."""
 
 
 @dataclass
