@@ -15,7 +15,7 @@ import numpy as np
 from batchkeccak.core import parallel as _parallel
 from batchkeccak.core.dispatch import forced_backend
 from batchkeccak.core.hashers import Hasher, plain_hasher
-from batchkeccak.core.parameters import Algorithm, canonical_name
+from batchkeccak.core.parameters import Algorithm, canonical_name, unknown_algorithm
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
 from batchkeccak.support.hextext import encode_hex_rows
 
@@ -77,9 +77,7 @@ def hasher(
     if isinstance(algorithm, str):
         name = canonical_name(algorithm, algorithm_names())
         if name is None:
-            raise ValueError(
-                f"unknown algorithm {algorithm!r}; valid algorithms: {', '.join(algorithm_names())}"
-            )
+            raise unknown_algorithm(algorithm, algorithm_names())
         if name in MODES:
             return MODES[name](length=length, threads=threads, **params)
         algorithm = name

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak._sql import no_such_method, sql_functions
+from batchkeccak._sql import sql_functions
 from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.parameters import Algorithm
+from batchkeccak.core.parameters import Algorithm, unknown_method
 from batchkeccak.inputs.arrow_buffers import is_value_type
 
 try:
@@ -132,7 +132,7 @@ class HashSeriesAccessor:
         # Only for names that are not there: a typo (``.bk.sha256()``) hears what is.
         if name.startswith("_"):
             raise AttributeError(name)
-        raise no_such_method(f"Series.{ACCESSOR} (batchkeccak.pandas)", name, ("hash",))
+        raise unknown_method(f"Series.{ACCESSOR} (batchkeccak.pandas)", name, ("hash",))
 
     def hash(
         self,
@@ -193,7 +193,7 @@ class HashFrameAccessor:
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        raise no_such_method(f"DataFrame.{ACCESSOR} (batchkeccak.pandas)", name, ("hash_rows",))
+        raise unknown_method(f"DataFrame.{ACCESSOR} (batchkeccak.pandas)", name, ("hash_rows",))
 
     def hash_rows(
         self,

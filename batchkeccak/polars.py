@@ -15,12 +15,12 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from batchkeccak._sql import no_such_method, sql_functions
+from batchkeccak._sql import sql_functions
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.parameters import Algorithm
+from batchkeccak.core.parameters import Algorithm, unknown_method
 
 try:
     import polars as pl
@@ -110,7 +110,7 @@ class _Methods:
         # Only for names that are not there: a typo (``.bk.sha256()``) hears what is.
         if name.startswith("_"):
             raise AttributeError(name)
-        raise no_such_method(f"{NAMESPACE} (batchkeccak.polars)", name, ("hash", "hash_rows"))
+        raise unknown_method(f"{NAMESPACE} (batchkeccak.polars)", name, ("hash", "hash_rows"))
 
     def hash(
         self,

@@ -103,12 +103,12 @@ def run(args) -> int:
     import batchkeccak
     from batchkeccak import benchmark
     from batchkeccak.cli import CommandError
-    from batchkeccak.core.parameters import canonical_name
+    from batchkeccak.core.parameters import canonical_name, unknown_algorithm
 
     algorithm = canonical_name(args.algorithm, batchkeccak.algorithms)
     if algorithm is None:
-        choices = ", ".join(batchkeccak.algorithms)
-        raise CommandError(f"unknown --algorithm {args.algorithm!r}; choose from {choices}")
+        error = unknown_algorithm(args.algorithm, batchkeccak.algorithms, "--algorithm")
+        raise CommandError(str(error))
     if args.repeats is not None and args.repeats < 1:
         raise CommandError(f"--repeats must be >= 1, got {args.repeats}")
     if args.workload:

@@ -109,15 +109,13 @@ def stderr_line(message: str) -> None:
 
 def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Choice:
     """The :class:`Choice` of ``-a`` (any spelling the library reads, or sha3sum's bit
-    counts); ValueError naming every valid name when there is none."""
-    from batchkeccak.core.parameters import canonical_name
+    counts); ValueError with a did-you-mean when there is none."""
+    from batchkeccak.core.parameters import canonical_name, unknown_algorithm
     from batchkeccak.derived.table import algorithm_names
 
     key = canonical_name(name, algorithm_names())
     if key is None:
-        raise ValueError(
-            f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithm_names())}"
-        )
+        raise unknown_algorithm(name, algorithm_names())
     if key not in TAGS:
         raise ValueError(
             f"{key} frames each string with its length first, so it cannot hash a file "

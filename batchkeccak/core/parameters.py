@@ -8,6 +8,8 @@ domain byte 0x1F with 12 rounds.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -165,5 +167,88 @@ def get_algorithm(name: object) -> Algorithm:
         raise TypeError(f"algorithm must be a str, got {type(name).__name__}")
     key = canonical_name(name, algorithms)
     if key is None:
-        raise ValueError(f"unknown algorithm {name!r}; valid algorithms: {', '.join(algorithms)}")
+        raise unknown_algorithm(name, algorithms)
     return algorithms[key]
+
+
+EVERY_NAME = "see batchkeccak.algorithms and batchkeccak.modes, or batchkeccak hash --help"
+"""Where an unknown name's message sends the user for the full list."""
+
+_SHA2 = re.compile(r"sha(?:2|_?2_)?_?(224|256|384|512)(?:_?(224|256))?")
+_NOT_KECCAK = {
+    "md5": "MD5",
+    "sha1": "SHA-1",
+    "sha": "SHA-1",
+    "blake2b": "BLAKE2b",
+    "blake2s": "BLAKE2s",
+    "blake2": "BLAKE2",
+    "blake3": "BLAKE3",
+    "ripemd160": "RIPEMD-160",
+    "sm3": "SM3",
+    "whirlpool": "Whirlpool",
+    "xxhash": "xxHash",
+    "xxh3": "xxHash",
+    "xxh64": "xxHash",
+    "crc32": "CRC-32",
+    "murmur3": "MurmurHash3",
+}
+"""Hashes a user may reach for that are not Keccak-based: their names, as they are written."""
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """The hint for an unknown ``name`` among ``names``: what it is when it is a well-known
+    hash that is not Keccak (SHA-2, BLAKE3...), and the closest names; "" when nothing is
+    close. The one place every entry point (``hash_many``, ``hasher``, ``new``, the command
+    line's ``-a``, files, tables, SQL, the Polars and pandas accessors) words it."""
+    names = tuple(names)
+    key = name.strip().lower().replace("-", "_").replace("/", "_")
+    compact = key.replace("_", "")
+    hint = ""
+    sha2 = _SHA2.fullmatch(key) or _SHA2.fullmatch(compact)
+    if sha2 is not None:
+        bits, truncated = sha2.group(1), sha2.group(2)
+        shown = f"SHA-{bits}/{truncated}" if truncated else f"SHA-{bits}"
+        close = [f"sha3_{truncated or bits}"]
+        hint = f"{shown} is SHA-2, not SHA-3 (hashlib computes it)"
+    else:
+        family = _NOT_KECCAK.get(compact)
+        if family is not None:
+            return (
+                f"{family} is not a Keccak hash: batchkeccak computes SHA-3, SHAKE, Keccak, "
+                "TurboSHAKE and the modes built on them"
+            )
+        spelled = {known.replace("_", ""): known for known in names}
+        close = [
+            spelled[match]
+            for match in difflib.get_close_matches(compact, list(spelled), n=3, cutoff=0.7)
+        ]
+    close = [c for c in close if c in names]
+    if close:
+        suggestion = f"did you mean {' or '.join(repr(c) for c in close)}?"
+        hint = f"{hint}; {suggestion}" if hint else suggestion
+    return hint
+
+
+def unknown_algorithm(name: str, names: Iterable[str], argument: str = "algorithm") -> ValueError:
+    """The ValueError for an unknown algorithm ``name`` given as ``argument``: a short
+    did-you-mean (:func:`did_you_mean`) and where the full list is, not the list itself."""
+    hint = did_you_mean(name, names)
+    return ValueError(
+        f"unknown {argument} {name!r}: {hint} ({EVERY_NAME})"
+        if hint
+        else f"unknown {argument} {name!r} ({EVERY_NAME})"
+    )
+
+
+def unknown_method(namespace: str, name: str, general: Iterable[str]) -> AttributeError:
+    """The error for ``namespace.name`` where a column accessor (Polars' or pandas' ``bk``)
+    has no such method: the same hint as an unknown algorithm, the ``general`` methods, and
+    where the rest (one per algorithm and mode) are listed."""
+    from batchkeccak.derived.table import algorithm_names
+
+    general = tuple(general)
+    hint = did_you_mean(name, (*general, *algorithm_names()))
+    return AttributeError(
+        f"{namespace} has no method {name!r}{': ' + hint if hint else ''} (its methods are "
+        f"{', '.join(general)} and one per algorithm and mode: {EVERY_NAME})"
+    )
