@@ -68,7 +68,7 @@ def test_cli_reads_simple_tree_values_as_json(capsys, tmp_path, case):
         ('{"a": 1}', "address", "expected a JSON array of values, got a JSON dict"),
         ("[1, 2", "address", "is not JSON"),
         ('[["0x' + "11" * 20 + '"]]', "address,uint256", "row 0: expected 2 fields"),
-        ('["0x' + "11" * 20 + '"]', "address,uint256", "row 0 is \"0x11"),
+        ('["0x' + "11" * 20 + '"]', "address,uint256", 'row 0 is "0x11'),
         ('[["0x' + "11" * 20 + '", "5"]]', None, "is an array (a row): give its --types"),
     ],
 )
@@ -159,9 +159,7 @@ A1, A2 = "0x" + "11" * 20, "0x" + "22" * 20
         ("long.json", json.dumps([[A1, "5"], [A2, "6", "7"]]), "row 1", 3),
     ],
 )
-def test_value_file_rows_of_the_wrong_arity_are_refused(
-    capsys, tmp_path, name, text, where, found
-):
+def test_value_file_rows_of_the_wrong_arity_are_refused(capsys, tmp_path, name, text, where, found):
     path = tmp_path / name
     path.write_text(text)
     code, out, err = run(
@@ -188,3 +186,72 @@ def test_csv_arity_counts_the_header_when_columns_are_picked(capsys, tmp_path):
         for a, v in ((A1, 5), (A2, 6))
     ]
     assert (code, out.strip()) == (0, "0x" + oz_tree(leaves, True)[0][0].hex())
+
+
+# --- by value, a repeated leaf is its last copy ----------------------------------------------
+# @openzeppelin/merkle-tree builds hashLookup with Object.fromEntries(values.map(... =>
+# [hash, valueIndex])), so a later copy of a leaf overwrites an earlier one and getProof(value)
+# proves the last copy. A Python dict built in input order does the same.
+
+
+def _js_lookup(leaves: list) -> dict:
+    return {leaf: index for index, leaf in enumerate(leaves)}
+
+
+@pytest.mark.parametrize("sort_leaves", [True, False])
+def test_proof_for_a_repeated_simple_leaf_is_the_last_copys(sort_leaves):
+    case = next(
+        c
+        for c in FIXTURES["simple"]
+        if c["name"] == "duplicates-7" and c["sortLeaves"] == sort_leaves
+    )
+    lookup = _js_lookup(case["leaves"])
+    assert len(lookup) < len(case["leaves"])  # the fixture does repeat leaves
+    leaves = [bytes.fromhex(x[2:]) for x in case["leaves"]]
+    tree = merkle.MerkleTree.build(leaves, scheme="openzeppelin", sort_leaves=sort_leaves)
+    for text, leaf in zip(case["leaves"], leaves):
+        assert tree.index_of(leaf) == lookup[text]
+        # The JavaScript library's recorded getProof(valueIndex) of the last copy.
+        assert ["0x" + p.hex() for p in tree.proof_for(leaf)] == case["proofs"][lookup[text]]
+
+
+def _airdrop_leaf(address: str, amount: int) -> bytes:
+    return keccak256(keccak256(bytes(12) + bytes.fromhex(address[2:]) + amount.to_bytes(32, "big")))
+
+
+@pytest.mark.parametrize("sort_leaves", [True, False])
+def test_repeated_rows_by_value_and_address_prove_the_last_copy(capsys, tmp_path, sort_leaves):
+    rows = [[A1, 5], [A2, 6], [A1, 5], [A1, 7], [A2, 6], [A1, 5]]
+    leaves = [_airdrop_leaf(a, v) for a, v in rows]
+    nodes, tree_index = oz_tree(leaves, sort_leaves)
+    lookup = _js_lookup(leaves)
+    assert [lookup[leaf] for leaf in leaves] == [5, 4, 5, 3, 4, 5]
+
+    def expected(index):
+        return ["0x" + p.hex() for p in oz_proof(nodes, tree_index[index])]
+
+    tree = merkle.MerkleTree.build(
+        rows, scheme="openzeppelin", types=["address", "uint256"], sort_leaves=sort_leaves
+    )
+    for row, leaf in zip(rows, leaves):
+        assert tree.index_of(row) == lookup[leaf]
+        assert ["0x" + p.hex() for p in tree.proof_for(row)] == expected(lookup[leaf])
+
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([[a, str(v)] for a, v in rows]))
+    options = ["-s", "openzeppelin", "--types", "address,uint256"]
+    options += [] if sort_leaves else ["--keep-order"]
+    code, out, err = run(capsys, "merkle", "proof", str(path), *options, "--value", f"{A1},5")
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["index"], document["proof"]) == (5, expected(5))
+    # --address: each distinct row of the address once, at its last copy, in input order.
+    code, out, err = run(capsys, "merkle", "proof", str(path), *options, "--address", A1)
+    assert code == 0, err
+    found = json.loads(out)["proofs"]
+    assert [p["index"] for p in found] == [3, 5]
+    assert [p["proof"] for p in found] == [expected(3), expected(5)]
+    code, out, err = run(capsys, "merkle", "proof", str(path), *options, "--address", A2)
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["index"], document["proof"]) == (4, expected(4))

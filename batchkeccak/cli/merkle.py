@@ -593,7 +593,8 @@ _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 
 def _indices_of_addresses(tree, types: list[str] | None, addresses: list[str]) -> list[int]:
     """Every row whose one ``address`` column holds one of ``addresses``, in address order
-    and row order; the EIP-55 checksum is not checked (as the trees do not check it)."""
+    and row order; the EIP-55 checksum is not checked (as the trees do not check it). A row
+    given several times counts once, at its last copy, as ``--value`` finds it."""
     columns = [k for k, t in enumerate(types or ()) if t == "address"]
     if len(columns) != 1:
         raise CommandError(
@@ -602,7 +603,11 @@ def _indices_of_addresses(tree, types: list[str] | None, addresses: list[str]) -
         )
     column = columns[0]
     held: dict[str, list[int]] = {}
+    leaves = [bytes(leaf) for leaf in tree.nodes[tree.tree_index]]
+    last = {leaf: index for index, leaf in enumerate(leaves)}
     for index, row in enumerate(tree.json_values()):
+        if last[leaves[index]] != index:
+            continue  # an earlier copy of a repeated row
         value = row[column]
         key = value.lower() if isinstance(value, str) else hex_0x(value)
         held.setdefault(key, []).append(index)

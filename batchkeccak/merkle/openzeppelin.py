@@ -369,8 +369,12 @@ class OpenZeppelinTree(MerkleTree):
             yield index, self.value(index)
 
     def index_of(self, value: object) -> int:
-        """The input index of the first leaf equal to ``value``: a 32-byte leaf (simple tree)
+        """The input index of the last leaf equal to ``value``: a 32-byte leaf (simple tree)
         or a row of values (standard tree), hashed as :meth:`MerkleTree.build` hashes it.
+
+        A leaf given several times is found at its last copy, as the JavaScript library's
+        ``getProof(value)`` finds it (its ``hashLookup`` maps each leaf hash to the last input
+        index that has it).
 
         Raises
         ------
@@ -383,7 +387,7 @@ class OpenZeppelinTree(MerkleTree):
         found = np.flatnonzero((leaves == leaf).all(axis=1))
         if found.shape[0] == 0:
             raise ValueError(f"value is not a leaf of this tree: {value!r:.100}")
-        return int(found[0])
+        return int(found[-1])
 
     def proof_for(self, value: object) -> list[bytes]:
         """:meth:`proof` of the leaf equal to ``value`` (the JavaScript library's
