@@ -110,7 +110,9 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    # The public names only: not this module's own imports (importlib, TYPE_CHECKING,
+    # annotations) nor its tables.
+    return sorted(__all__)
 
 
 if TYPE_CHECKING:  # what the names above resolve to, for type checkers and editors

@@ -102,3 +102,15 @@ def test_an_unknown_name_is_an_attribute_error():
         assert "no_such_function" in str(exc)
     else:
         raise AssertionError("bk.no_such_function resolved")
+
+
+def test_dir_lists_the_public_names_only():
+    import batchkeccak
+
+    listed = dir(batchkeccak)
+    assert listed == sorted(batchkeccak.__all__)
+    for internal in ("TYPE_CHECKING", "annotations", "importlib", "_EXPORTS"):
+        assert internal not in listed
+    assert {"hash_many", "sha3_256", "table_digest", "__version__"} <= set(listed)
+    for name in listed:  # every name listed resolves
+        assert getattr(batchkeccak, name) is not None
