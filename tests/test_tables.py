@@ -295,6 +295,46 @@ def test_digest_with_another_algorithm_and_a_hasher():
     assert len(xof.digest) == 20
 
 
+@pytest.mark.parametrize("length", [0, 1, 15])
+@pytest.mark.parametrize("entry", ["table_digest", "keyed_digest", "segment_digests", "diff"])
+def test_a_hash_too_short_for_a_table_is_refused(entry, length):
+    table = pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"]})
+    short = bk.hasher("shake_128", length=length)
+    calls = {
+        "table_digest": lambda: bk.table_digest(table, algorithm=short),
+        "keyed_digest": lambda: bk.table_digest(table, key="id", algorithm=short),
+        "segment_digests": lambda: bk.segment_digests(table, key="id", algorithm=short),
+        "diff": lambda: bk.diff(table, table, key="id", algorithm=short),
+    }
+    with pytest.raises(ValueError, match=r"^algorithm: .*at least 16 bytes"):
+        calls[entry]()
+
+
+def test_the_shortest_table_hash_is_16_bytes_of_the_xof():
+    import hashlib
+    import json
+
+    def shake(data: bytes) -> bytes:
+        return hashlib.shake_128(data).digest(16)
+
+    result = bk.table_digest(pa.table({"id": [7]}), algorithm=bk.hasher("shake_128", length=16))
+    leaf = shake(b"\x00" + ref.row_encoding({"id": 7}, {"id": "int64"}, ["id"]))
+    header = json.dumps(
+        {
+            "algorithm": "shake_128",
+            "columns": [["id", "int64"]],
+            "format": "batchkeccak-table-v1",
+            "key": None,
+            "order": "digest",
+            "rows": 1,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
+    assert result.root == leaf
+    assert result.digest() == shake(header + b"\n" + leaf)
+
+
 # ---------------------------------------------------------------------------------------------
 # diff
 
@@ -501,6 +541,48 @@ def test_one_segment_is_the_keyed_root():
     segments = bk.segment_digests(table, key="id", segments=1)
     assert segments.digests == (bk.table_digest(table, key="id").root,)
     assert segments.boundaries == () and segments.counts == (3,)
+
+
+def test_more_segments_than_rows_is_one_segment_a_row_whatever_the_count():
+    table = pa.table({"id": [3, 1, 2]})
+    one_a_row = bk.segment_digests(table, key="id", boundaries=[2, 3])
+    for count in (3, 4, 10**12, np.int64(2**62)):  # 10**12 ran for ever
+        segments = bk.segment_digests(table, key="id", segments=count)
+        assert segments.boundaries == (2, 3) and segments.counts == (1, 1, 1)
+        assert segments.digest == one_a_row.digest
+        assert segments.digests == tuple(
+            ref.sha3(b"\x00" + ref.row_encoding({"id": v}, {"id": "int64"}, ["id"]))
+            for v in (1, 2, 3)
+        )
+    empty = bk.segment_digests(table.slice(0, 0), key="id", segments=10**12)
+    assert empty.counts == (0,) and empty.digests == (ref.sha3(b""),)
+
+
+@pytest.mark.parametrize("limit", [10**12, 10**30])
+def test_a_memory_limit_past_the_machine_is_the_machine(limit):
+    table = pa.table({"id": [1, 2]})
+    expected = bk.segment_digests(table, key="id", segments=2)
+    got = bk.segment_digests(table, key="id", segments=2, memory_limit=limit)
+    assert (got.digest, got.digests) == (expected.digest, expected.digests)
+    assert bk.table_digest(table, key="id", memory_limit=limit) == bk.table_digest(table, key="id")
+    assert bk.diff(table, table, key="id", memory_limit=limit).num_rows == 0
+
+
+@pytest.mark.parametrize(
+    "keywords, error, message",
+    [
+        ({"segments": 0}, ValueError, "^segments must be at least 1"),
+        ({"segments": -(10**12)}, ValueError, "^segments must be at least 1"),
+        ({"segments": 2.0}, TypeError, "^segments must be an int"),
+        ({"segments": True}, TypeError, "^segments must be an int"),
+        ({"threads": 0}, ValueError, "^threads"),
+        ({"memory_limit": 10}, ValueError, "^memory_limit"),
+        ({"memory_limit": 2.0**40}, TypeError, "^memory_limit"),
+    ],
+)
+def test_segment_counts_are_checked(keywords, error, message):
+    with pytest.raises(error, match=message):
+        bk.segment_digests(pa.table({"id": [1]}), key="id", **keywords)
 
 
 @pytest.mark.every_backend

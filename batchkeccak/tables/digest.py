@@ -43,6 +43,13 @@ FORMAT = "batchkeccak-table-v1"
 
 MIN_MEMORY_LIMIT = 1 << 16
 
+MIN_TABLE_HASH_BYTES = 16
+"""The shortest output ``algorithm`` may have for a table digest, diff or segment digest:
+128 bits, so a changed table keeps its digest by chance with probability about 2^-128, and
+finding two tables with one digest (a collision of ``H``) takes about 2^64 work; docs/tables.md
+says why."""
+
+
 
 @dataclass(frozen=True)
 class TableDigest:
@@ -100,12 +107,21 @@ def header_bytes(
 
 
 def resolve_table_hasher(algorithm: object, threads: object) -> Hasher:
-    """``algorithm`` (a name, an :class:`Algorithm` or a :class:`Hasher`) on ``threads``."""
+    """``algorithm`` (a name, an :class:`Algorithm` or a :class:`Hasher`) on ``threads``: the
+    one check of what a hasher must be for :func:`table_digest`, :func:`segment_digests`,
+    :func:`diff` and the CLI's ``digest`` and ``diff`` (one hasher for every row, an output of
+    at least :data:`MIN_TABLE_HASH_BYTES`)."""
     resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]  # resolve_hasher checks both and names the argument it rejects
     if resolved.batch_size is not None:
         raise ValueError(
             f"algorithm: {resolved.name} holds one key (or state) per message; a table digest "
             "needs one hasher for every row"
+        )
+    if resolved.output_length < MIN_TABLE_HASH_BYTES:
+        raise ValueError(
+            f"algorithm: {resolved.name} with a {resolved.output_length}-byte output is too "
+            f"short for a table digest; it needs at least {MIN_TABLE_HASH_BYTES} bytes "
+            f"({8 * MIN_TABLE_HASH_BYTES} bits) so that different tables do not collide"
         )
     return resolved
 
@@ -119,7 +135,17 @@ def check_memory_limit(memory_limit: object) -> int:
         raise ValueError(
             f"memory_limit must be at least {MIN_MEMORY_LIMIT} bytes, got {memory_limit}"
         )
-    return memory_limit
+    # A limit past the machine's memory could never be used; taken as given it reserves
+    # (lazily) more address space than the system grants and fails with an OSError.
+    return max(min(memory_limit, physical_memory()), MIN_MEMORY_LIMIT)
+
+
+def physical_memory() -> int:
+    """The machine's memory in bytes (``1 << 48`` where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 1 << 48
 
 
 def check_spill_dir(spill_dir: object) -> str | None:

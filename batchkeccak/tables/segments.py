@@ -244,8 +244,13 @@ def segment_digests(
         rows = digest_source(opened, builder, covered, hasher, threads, progress)
         if cuts is None:
             assert segments is not None  # set above whenever no boundaries are given
-            # Segment k starts at row ceil(k * rows / segments) in key order.
-            starts = sorted({-(-k * rows // segments) for k in range(1, int(segments))} - {0, rows})
+            # Segment k starts at row ceil(k * rows / segments) in key order. With at least as
+            # many segments as rows every row starts one, and the work is bounded by the rows,
+            # not by the count asked for.
+            if segments >= rows:
+                starts = list(range(1, rows))
+            else:
+                starts = sorted({-(-k * rows // segments) for k in range(1, int(segments))})
         roots, counts = [StreamingRoot(hasher)], [0]
         found: list[bytes] = []
         seen = 0
