@@ -33,11 +33,10 @@ from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
     buffer_as_uint8,
     check_hashable_type,
-    decode_dictionary,
-    is_value_type,
     value_buffers,
 )
 from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
+from batchkeccak.inputs.arrow_types import normalize, type_rule
 from batchkeccak.permutation._words import load_le64, store_le64
 
 __all__ = [
@@ -174,10 +173,10 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
         dictionary = array.dictionary
         if resolved.batch_size is not None:
             # One key per row: rows sharing a value still differ in their keys.
-            return _digests_of_chunk(decode_dictionary(array), resolved, argument)
+            return _digests_of_chunk(normalize(array), resolved, argument)
         if len(dictionary) > count:
             # A slice of a large dictionary array: decoding the few values used is cheaper.
-            return _digests_of_chunk(decode_dictionary(array), resolved, argument)
+            return _digests_of_chunk(normalize(array), resolved, argument)
         # Each distinct value is hashed once; rows then copy their value's digest.
         distinct = _digests_of_chunk(dictionary, resolved, argument)
         indices = array.indices.fill_null(0).to_numpy(zero_copy_only=False)
@@ -410,31 +409,11 @@ ROW_TYPES = (
 )
 
 
-_FIXED_WIDTH_NUMBERS = (
-    pa.types.is_integer,
-    pa.types.is_floating,
-    pa.types.is_date,
-    pa.types.is_time,
-    pa.types.is_timestamp,
-    pa.types.is_duration,
-    pa.types.is_decimal,
-)
-
-
-def _is_fixed_width_number(arrow_type: pa.DataType) -> bool:
-    return any(is_kind(arrow_type) for is_kind in _FIXED_WIDTH_NUMBERS)
-
-
 def row_encodable(arrow_type: pa.DataType) -> bool:
-    """Whether :func:`hash_rows` has an encoding for a column of this type."""
-    if pa.types.is_dictionary(arrow_type):
-        arrow_type = arrow_type.value_type
-    return (
-        _is_fixed_width_number(arrow_type)
-        or pa.types.is_boolean(arrow_type)
-        or pa.types.is_null(arrow_type)
-        or is_value_type(arrow_type)
-    )
+    """Whether :func:`hash_rows` has an encoding for a column of this type (the type table's
+    ``row``, :mod:`batchkeccak.inputs.arrow_types`)."""
+    rule = type_rule(arrow_type)
+    return rule is not None and rule.row
 
 
 _NO_BYTES = readonly(np.empty(0, dtype=np.uint8))
@@ -451,18 +430,19 @@ def _field_layout(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray, i
     ``data[i * width:(i + 1) * width]`` (numbers need no offsets array). Read-only arrays, so
     that every column shares one compiled kernel.
     """
+    array = normalize(array)
     arrow_type = array.type
     count = len(array)
-    if pa.types.is_dictionary(arrow_type):
-        return _field_layout(decode_dictionary(array), name)
-    if pa.types.is_null(arrow_type):
+    rule = type_rule(arrow_type)
+    layout = "" if rule is None else rule.layout
+    if layout == "none":
         return _NO_BYTES, _NO_OFFSETS, 0
-    if pa.types.is_boolean(arrow_type):
+    if layout == "bits":
         bits = buffer_as_uint8(array.buffers()[1], name)
         first_byte, first_bit = divmod(array.offset, 8)
         values = np.unpackbits(bits[first_byte:], count=first_bit + count, bitorder="little")
         return readonly(values[first_bit:]), _NO_OFFSETS, 1
-    if _is_fixed_width_number(arrow_type):
+    if layout == "fixed":
         width = arrow_type.byte_width
         data = buffer_as_uint8(array.buffers()[1], name)
         data = data[array.offset * width : (array.offset + count) * width]
@@ -568,8 +548,7 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     fields = []
     row_lengths = np.zeros(count, dtype=np.int64)
     for name, column in zip(batch.schema.names, batch.columns):
-        if pa.types.is_dictionary(column.type):
-            column = decode_dictionary(column)
+        column = normalize(column)
         field = (*_presence(column), *_field_layout(column, name))
         if not _encode_field(_NO_BYTES_OUT, row_lengths, *field, False):
             raise ValueError(f"column {name!r}: its buffers are too short for its {count} rows")
@@ -622,6 +601,7 @@ def _hash_tuple_rows(batch: pa.RecordBatch, resolved) -> np.ndarray:
     """TupleHash of every row's fields (``hash_rows(..., encoding="tuplehash")``)."""
     fields = []
     for name, column in zip(batch.schema.names, batch.columns):
+        column = normalize(column)  # a dictionary's null entries are nulls too
         if column.null_count:
             raise ValueError(
                 f"hash_rows: column {name!r} has nulls, which encoding='tuplehash' cannot "

@@ -35,6 +35,7 @@ import batchkeccak as bk
 from batchkeccak import arrow as bk_arrow
 from batchkeccak import ethereum, merkle
 from batchkeccak.inputs import arrow_buffers, to_flat
+from batchkeccak.inputs import arrow_types as type_table
 
 from merkle_reference import RFC9162Reference, keccak256
 
@@ -248,14 +249,34 @@ READERS: dict[str, tuple[Reader, ...]] = {
             forms=(*PLAIN_FORMS, "view offset 9"),
         ),
     ),
-    "batchkeccak.inputs.arrow_buffers.decode_dictionary": (
+    "batchkeccak.inputs.arrow_types.normalize": (
         Reader(
-            arrow_buffers.decode_dictionary,
+            type_table.normalize,
             TEXTS,
             "string",
             list,
             "keep",
-            forms=("dictionary offset 9",),
+            forms=("dictionary offset 9", "view offset 9"),
+        ),
+        Reader(
+            lambda c: type_table.normalize(c, offsets=True),
+            TEXTS,
+            "string",
+            list,
+            "keep",
+            forms=("dictionary offset 9", "view offset 9", "offset 9"),
+        ),
+    ),
+    "batchkeccak.inputs.arrow_types.normalize_batch": (
+        Reader(
+            lambda c: type_table.normalize_batch(
+                pa.record_batch([c], names=["v"]), offsets=True
+            ).column(0),
+            TEXTS,
+            "string",
+            list,
+            "keep",
+            forms=("dictionary offset 9", "view offset 9", "offset 9"),
         ),
     ),
     "batchkeccak.arrow.hash_array": (
@@ -586,6 +607,10 @@ NOT_COLUMN_READERS = {
     "batchkeccak.inputs.arrow_producers.arrow_table": "hash_rows' import of a producer; "
     "tests/test_arrow_producers.py runs it on every producer",
     "batchkeccak.inputs.exports_arrow": "says whether a value exports Arrow; reads no data",
+    "batchkeccak.inputs.arrow_types.key_kind": "an Arrow type, not a column; "
+    "tests/test_arrow_type_matrix.py runs every type through the key encoder",
+    "batchkeccak.inputs.arrow_types.logical_type": "an Arrow type, not a column; "
+    "tests/test_arrow_type_matrix.py runs every type through the digest header",
 }
 """Public functions the source scan finds that are not run on Arrow layouts here, and why."""
 

@@ -68,23 +68,14 @@ def arrow_values(column: object) -> pa.Array:
     dictionary decoded (its null values become null rows), a view type cast to the large
     type of the same values (whose rows lie back to back, as every reader here needs)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from batchkeccak.inputs.arrow_buffers import decode_dictionary
+    from batchkeccak.inputs.arrow_types import normalize
 
     if isinstance(column, pa.ChunkedArray):
         chunks = column.chunks or [pa.array([], type=column.type)]
     else:
         chunks = [column]
-    plain = []
-    for chunk in chunks:
-        if pa.types.is_dictionary(chunk.type):
-            chunk = decode_dictionary(chunk)
-        if pa.types.is_string_view(chunk.type):
-            chunk = pc.cast(chunk, pa.large_string())
-        elif pa.types.is_binary_view(chunk.type):
-            chunk = pc.cast(chunk, pa.large_binary())
-        plain.append(chunk)
+    plain = [normalize(chunk, offsets=True) for chunk in chunks]
     return plain[0] if len(plain) == 1 else pa.concat_arrays(plain)
 
 

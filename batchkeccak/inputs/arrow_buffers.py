@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
+from batchkeccak.inputs.arrow_types import normalize, type_rule
 from batchkeccak.inputs.flat import check_flat, readonly
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "binary_buffers",
     "buffer_as_uint8",
     "check_hashable_type",
-    "decode_dictionary",
     "is_value_type",
     "value_buffers",
 ]
@@ -31,31 +30,16 @@ ACCEPTED_TYPES = (
 )
 
 
-def _is_offset_binary(arrow_type: pa.DataType) -> bool:
-    return (
-        pa.types.is_binary(arrow_type)
-        or pa.types.is_string(arrow_type)
-        or pa.types.is_large_binary(arrow_type)
-        or pa.types.is_large_string(arrow_type)
-    )
-
-
-def _is_view(arrow_type: pa.DataType) -> bool:
-    return pa.types.is_binary_view(arrow_type) or pa.types.is_string_view(arrow_type)
-
-
 def is_value_type(arrow_type: pa.DataType) -> bool:
-    return (
-        _is_offset_binary(arrow_type)
-        or _is_view(arrow_type)
-        or pa.types.is_fixed_size_binary(arrow_type)
-    )
+    """Whether ``hash_array`` hashes values of this type (the type table's ``values``); not
+    a dictionary, which :func:`check_hashable_type` looks through."""
+    rule = type_rule(arrow_type)
+    return rule is not None and rule.values and not pa.types.is_dictionary(arrow_type)
 
 
 def check_hashable_type(arrow_type: pa.DataType, argument: str, function: str) -> None:
-    if is_value_type(arrow_type):
-        return
-    if pa.types.is_dictionary(arrow_type) and is_value_type(arrow_type.value_type):
+    rule = type_rule(arrow_type)
+    if rule is not None and rule.values:
         return
     hint = ""
     if isinstance(arrow_type, pa.BaseExtensionType):
@@ -85,12 +69,10 @@ def value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarra
     producer left there); callers decide what a null's digest becomes.
     """
     count = len(array)
+    # Views point anywhere into several buffers, or hold short values inline; the sponge
+    # reads messages back to back, so they are gathered once (Arrow's own cast).
+    array = normalize(array, offsets=True)
     arrow_type = array.type
-    if _is_view(arrow_type):
-        # Views point anywhere into several buffers, or hold short values inline; the sponge
-        # reads messages back to back, so they are gathered once (Arrow's own cast).
-        array = pc.cast(array, pa.large_binary())
-        arrow_type = array.type
     if count == 0:
         return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
     if pa.types.is_fixed_size_binary(arrow_type):
@@ -114,20 +96,6 @@ def value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarra
     # Only this array's window of the offsets: a slice shares its parent's buffers.
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type, count=needed)[array.offset :]
     return check_flat(buffer_as_uint8(data_buffer, argument), offsets)
-
-
-def decode_dictionary(array: pa.Array) -> pa.Array:
-    """A dictionary array's values, row by row.
-
-    pyarrow has no ``take`` for view types, so ``dictionary_decode`` of a sliced dictionary of
-    ``binary_view`` / ``string_view`` values fails; such a dictionary is first cast to the
-    large offset type (the same bytes), whose ``take`` exists.
-    """
-    dictionary = array.dictionary
-    if _is_view(dictionary.type):
-        large = pa.large_string() if pa.types.is_string_view(dictionary.type) else pa.large_binary()
-        array = pa.DictionaryArray.from_arrays(array.indices, pc.cast(dictionary, large))
-    return array.dictionary_decode()
 
 
 def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +134,7 @@ def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray
     else:
         chunks = [values]
     # Decoded first: a dictionary's nulls may sit in its values, which null_count omits.
-    chunks = [decode_dictionary(c) if pa.types.is_dictionary(c.type) else c for c in chunks]
+    chunks = [normalize(c) for c in chunks]
     null_count = sum(chunk.null_count for chunk in chunks)
     if null_count:
         raise ValueError(

@@ -33,14 +33,11 @@ import pyarrow.compute as pc
 
 from batchkeccak.core.jit import njit
 from batchkeccak.inputs import check_flat
-from batchkeccak.inputs.arrow_buffers import decode_dictionary, value_buffers
-from batchkeccak.tables.sources import TableSource, logical_type
+from batchkeccak.inputs.arrow_buffers import value_buffers
+from batchkeccak.inputs.arrow_types import key_kind, normalize
+from batchkeccak.tables.sources import TableSource
 
 SIGN_BIT = np.uint64(1 << 63)
-
-_TEMPORAL = (
-    pa.types.is_date, pa.types.is_time, pa.types.is_timestamp, pa.types.is_duration,
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,8 @@ class KeyPart:
 
     name: str
     kind: str
-    """``int``, ``uint``, ``bool``, ``string``, ``binary``, or a temporal type's name."""
+    """``int``, ``uint``, ``bool``, ``string``, ``binary``, or a temporal type's logical name
+    (:func:`batchkeccak.inputs.arrow_types.key_kind`)."""
     width: int
     """Bytes of the encoding, or 0 for strings and binary values (variable length)."""
     arrow_type: pa.DataType
@@ -77,19 +75,12 @@ def key_names(key: object) -> list[str]:
 
 def key_part(name: str, arrow_type: pa.DataType, argument: str) -> KeyPart:
     """The encoding of key column ``name``; TypeError for a type that makes no key."""
+    kind = key_kind(arrow_type)
     if pa.types.is_dictionary(arrow_type):
         arrow_type = arrow_type.value_type
-    if pa.types.is_signed_integer(arrow_type):
-        return KeyPart(name, "int", 8, arrow_type)
-    if pa.types.is_unsigned_integer(arrow_type):
-        return KeyPart(name, "uint", 8, arrow_type)
-    if pa.types.is_boolean(arrow_type):
-        return KeyPart(name, "bool", 1, arrow_type)
-    if any(is_kind(arrow_type) for is_kind in _TEMPORAL):
-        return KeyPart(name, str(arrow_type), 8, arrow_type)
-    kind = logical_type(arrow_type)
-    if kind in ("string", "binary"):
-        return KeyPart(name, kind, 0, arrow_type)
+    if kind is not None:
+        width = {"string": 0, "binary": 0, "bool": 1}.get(kind, 8)
+        return KeyPart(name, kind, width, arrow_type)
     raise TypeError(
         f"{argument}: key column {name!r} has type {arrow_type}; a key must be integers, "
         "strings, binary values, booleans, dates, times, timestamps or durations"
@@ -141,14 +132,13 @@ class KeyEncoder:
         count = batch.num_rows
         pieces = []
         for position, part in enumerate(self.parts):
-            column = batch.column(part.name)
+            # Decoded first: a dictionary's null entries are null keys too.
+            column = normalize(batch.column(part.name))
             if column.null_count:
                 raise ValueError(
                     f"{self.argument}: key column {part.name!r} holds {column.null_count} null "
                     "value(s); a row without a key cannot be matched (filter or fill them first)"
                 )
-            if pa.types.is_dictionary(column.type):
-                column = decode_dictionary(column)
             escape = part.width == 0 and position < len(self.parts) - 1
             pieces.append((*_part_bytes(column, part), escape))
         if len(pieces) == 1 and not pieces[0][2]:

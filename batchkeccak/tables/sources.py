@@ -8,11 +8,13 @@ DuckDB relations; ``__arrow_c_array__``: a struct array). Paths are read one row
 time (:func:`batchkeccak.parquet.file_batches`), so memory follows the row groups, not the
 file.
 
-Columns are compared by their *logical* type (:func:`logical_type`): the string types are one
-type (``string``, ``large_string`` and ``string_view`` all encode a value as its UTF-8 bytes),
-so are the binary ones, and a dictionary column is its values. That is what lets a table read
-from Parquet, from an IPC file, by Polars (``string_view``) or by pandas (``large_string``)
-give one digest.
+Columns are compared by their *logical* type (``logical_type`` of the type table
+:mod:`batchkeccak.inputs.arrow_types`): the string types are one type (``string``,
+``large_string`` and ``string_view`` all encode a value as its UTF-8 bytes), so are the binary
+ones, a dictionary column is its values, and a timestamp in any time zone is
+``timestamp[unit, tz=UTC]`` (it stores UTC instants). That is what lets a table read from
+Parquet, from an IPC file, by Polars (``string_view``), by pandas (``large_string``) or by
+DuckDB (its session's time zone) give one digest.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from batchkeccak.arrow import ROW_TYPES, row_encodable
+from batchkeccak.inputs.arrow_producers import exported, exported_stream
 from batchkeccak.parquet import file_batches, open_dataset
 
 BATCH_ROWS = 64 * 1024
@@ -34,28 +37,6 @@ that every core gets batches to work on and a batch's row encoding stays small."
 
 IPC_SUFFIXES = (".arrow", ".feather", ".ipc")
 """File name endings read as Arrow IPC files; every other path is Parquet."""
-
-
-def logical_type(arrow_type: pa.DataType) -> str:
-    """The type a column is compared and described by: ``string`` for every string type,
-    ``binary`` for every binary type (fixed-size ones too), a dictionary's value type, else
-    pyarrow's own name (``int64``, ``timestamp[us, tz=UTC]``...)."""
-    if pa.types.is_dictionary(arrow_type):
-        arrow_type = arrow_type.value_type
-    if (
-        pa.types.is_string(arrow_type)
-        or pa.types.is_large_string(arrow_type)
-        or pa.types.is_string_view(arrow_type)
-    ):
-        return "string"
-    if (
-        pa.types.is_binary(arrow_type)
-        or pa.types.is_large_binary(arrow_type)
-        or pa.types.is_binary_view(arrow_type)
-        or pa.types.is_fixed_size_binary(arrow_type)
-    ):
-        return "binary"
-    return str(arrow_type)
 
 
 @dataclass
@@ -134,10 +115,10 @@ def _stream_source(producer: object, argument: str) -> TableSource:
     # The first stream serves the schema and the first read; each later read asks the
     # producer again (a Polars or pandas frame exports itself anew, a DuckDB relation
     # runs its query again).
-    first: list[pa.RecordBatchReader] = [pa.RecordBatchReader.from_stream(producer)]
+    first: list[pa.RecordBatchReader] = [exported_stream(producer, argument)]
 
     def read(columns: list[str]) -> Iterator[pa.RecordBatch]:
-        reader = first.pop() if first else pa.RecordBatchReader.from_stream(producer)
+        reader = first.pop() if first else exported_stream(producer, argument)
         for batch in reader:
             yield batch.select(columns)
 
@@ -185,7 +166,7 @@ def open_source(source: object, argument: str = "source") -> TableSource:
     if hasattr(source, "__arrow_c_stream__"):
         return _stream_source(source, argument)
     if hasattr(source, "__arrow_c_array__"):
-        batch = pa.record_batch(source)
+        batch = pa.record_batch(exported(source, "__arrow_c_array__", argument))
         return open_source(batch, argument)
     raise TypeError(
         f"{argument} must be a pyarrow Table, RecordBatch, RecordBatchReader or Dataset, a "
