@@ -299,7 +299,7 @@ def layouts_agree(a: Path, folder: Path) -> bool:
         "pandas": bk.table_digest(table.to_pandas(types_mapper=_arrow_dtype), key="id"),
     }
     ipc.unlink()
-    return len({d.digest for d in digests.values()}) == 1
+    return len({d.digest() for d in digests.values()}) == 1
 
 
 def _arrow_dtype(arrow_type):

@@ -92,7 +92,7 @@ def test_digest_matches_the_reference(data):
     for key in (None, ["id"]):
         expected_digest, expected_root = ref.table_digest(columns, types, key)
         got = bk.table_digest(table, key=key)
-        assert (got.digest, got.root) == (expected_digest, expected_root)
+        assert (got.digest(), got.root) == (expected_digest, expected_root)
         assert got.rows == table.num_rows
 
 
@@ -130,11 +130,11 @@ def test_digest_tells_tables_apart():
         table.slice(0, 2),
         pa.concat_tables([table, table.slice(2)]).set_column(0, "id", pa.array([1, 2, 3, 4])),
     ]
-    digests = {bk.table_digest(t, key="id").digest for t in different}
-    assert base.digest not in digests and len(digests) == len(different)
+    digests = {bk.table_digest(t, key="id").digest() for t in different}
+    assert base.digest() not in digests and len(digests) == len(different)
     # Without a key, duplicate rows count.
     doubled = pa.concat_tables([table, table])
-    assert bk.table_digest(doubled).digest != bk.table_digest(table).digest
+    assert bk.table_digest(doubled).digest() != bk.table_digest(table).digest()
     # Columns cover a subset; the key is always covered.
     assert bk.table_digest(table, key="id", columns=["v"]).columns == (
         ("id", "int64"),
@@ -263,7 +263,7 @@ def test_keyed_digest_of_rows_stored_in_key_order():
     expected_digest, expected_root = ref.table_digest(columns, types, ["id"])
     for memory_limit in (None, TINY_MEMORY):
         got = bk.table_digest(table, key="id", memory_limit=memory_limit)
-        assert (got.digest, got.root) == (expected_digest, expected_root)
+        assert (got.digest(), got.root) == (expected_digest, expected_root)
     in_order_twice = pa.table({"id": [1, 2, 2, 3], "v": ["a", "b", "c", "d"]})
     with pytest.raises(ValueError, match=r"source: key \(id\) is not unique: 2 appears"):
         bk.table_digest(in_order_twice, key="id")
@@ -290,9 +290,9 @@ def test_digest_with_another_algorithm_and_a_hasher():
     by_hasher = bk.table_digest(table, key="id", algorithm=bk.hasher("keccak_256"))
     assert by_name == by_hasher
     assert by_name.algorithm == "keccak_256"
-    assert by_name.digest != bk.table_digest(table, key="id").digest
+    assert by_name.digest() != bk.table_digest(table, key="id").digest()
     xof = bk.table_digest(table, algorithm=bk.hasher("shake_256", length=20))
-    assert len(xof.digest) == 20
+    assert len(xof.digest()) == 20
 
 
 @pytest.mark.parametrize("length", [0, 1, 15])
@@ -668,3 +668,18 @@ def test_keys_of_several_fixed_width_columns_and_of_time_types():
     starts = [-(-k * len(pairs) // 5) for k in range(1, 5)]  # ceil(k * rows / segments)
     assert list(segments.boundaries) == [sorted(pairs)[s] for s in starts]
     assert bk.segment_digests(table, key="d", segments=3).boundaries[0].__class__.__name__ == "date"
+
+
+def test_a_table_digest_reads_like_hashlib():
+    table = pa.table({"id": [2, 1]})
+    result = bk.table_digest(table, key="id")
+    expected, root = ref.table_digest({"id": [2, 1]}, {"id": "int64"}, ["id"])
+    assert result.digest() == expected == bytes(result)
+    assert result.hexdigest() == expected.hex()
+    assert result.root == root
+    assert repr(result) == (
+        f"TableDigest('{expected.hex()}', algorithm='sha3_256', rows=2, key=('id',))"
+    )
+    assert result == bk.table_digest(table.take([1, 0]), key="id")
+    assert result != bk.table_digest(table.slice(1), key="id")
+    assert len({result, bk.table_digest(table, key="id")}) == 1  # hashable, by value

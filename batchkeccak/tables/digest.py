@@ -50,16 +50,16 @@ finding two tables with one digest (a collision of ``H``) takes about 2^64 work;
 says why."""
 
 
-
 @dataclass(frozen=True)
 class TableDigest:
-    """The digest of a table, and what it covers.
+    """The digest of a table, and what it covers. It reads like a hashlib object:
+    ``digest()`` gives ``H(header || b"\\n" || root)`` and ``hexdigest()`` its lowercase hex,
+    equal for two tables exactly when their columns (names and logical types), key, row
+    count and rows agree; the repr shows the hex. Two results compare equal (``==``) when
+    all they hold is equal.
 
     Attributes
     ----------
-    digest
-        ``H(header || b"\\n" || root)``: equal for two tables exactly when their columns
-        (names and logical types), key, row count and rows agree.
     root
         The RFC 9162 Merkle root over the rows' leaf hashes in order (by key, or by leaf hash).
     rows
@@ -72,18 +72,29 @@ class TableDigest:
         The hash's name.
     """
 
-    digest: bytes
+    _digest: bytes
     root: bytes
     rows: int
     key: tuple[str, ...] | None
     columns: tuple[tuple[str, str], ...]
     algorithm: str
 
+    def digest(self) -> bytes:
+        """``H(header || b"\\n" || root)``, as bytes (hashlib's ``digest()``)."""
+        return self._digest
+
     def hexdigest(self) -> str:
-        return self.digest.hex()
+        """:meth:`digest` as lowercase hex (hashlib's ``hexdigest()``)."""
+        return self._digest.hex()
 
     def __bytes__(self) -> bytes:
-        return self.digest
+        return self._digest
+
+    def __repr__(self) -> str:
+        return (
+            f"TableDigest({self.hexdigest()!r}, algorithm={self.algorithm!r}, "
+            f"rows={self.rows}, key={self.key!r})"
+        )
 
     @property
     def header(self) -> bytes:
@@ -231,7 +242,7 @@ def table_digest(
     Returns
     -------
     TableDigest
-        ``digest`` (bytes), ``hexdigest()``, the Merkle ``root``, ``rows`` and what was covered.
+        ``digest()`` (bytes), ``hexdigest()``, the Merkle ``root``, ``rows`` and what was covered.
 
     Raises
     ------
