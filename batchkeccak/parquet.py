@@ -5,7 +5,8 @@ Files are read with ``ParquetFile.iter_batches`` (one row group decoded at a tim
 straight to a ``ParquetWriter``. Memory therefore follows the batch and the source's row
 groups, not the file. The output is written to a temporary file beside ``dst`` and renamed
 over it only once complete, so an error or a crash leaves the old ``dst`` (or none), never
-half a file.
+half a file; a ``dst`` that is a device or a FIFO (``/dev/stdout`` into a pipe) is written
+through as a stream (:mod:`batchkeccak.support.output`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from batchkeccak.core.parameters import Algorithm
 from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
 from batchkeccak.inputs.arrow_producers import arrow_table
-from batchkeccak.support.atomic import atomic_output
 from batchkeccak.support.checks import check_int
+from batchkeccak.support.output import arrow_sink, open_output
 from batchkeccak.support.progress import progress_bar
 
 __all__ = ["HashFileReport", "hash_file"]
@@ -379,9 +380,11 @@ def hash_file(
     bar = _progress_bar(dataset, f"{resolved.name} {', '.join(digest_columns)}", progress)
     try:
         scan = _record_batches(dataset, batch_size, opened_here=src_path is not None)
+        # pyarrow gets an opened file object, never the path: it removes a path it fails to
+        # write, and a FIFO or /dev/stdout is written through as a stream.
         with (
-            atomic_output(dst_path) as temporary,
-            pq.ParquetWriter(temporary, out_schema, **writer_options) as writer,
+            open_output(dst_path) as sink,
+            pq.ParquetWriter(arrow_sink(sink), out_schema, **writer_options) as writer,
         ):
             for batch in _timed(scan, report):
                 if batch.num_rows == 0:

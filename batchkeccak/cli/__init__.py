@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import importlib
 import os
 import signal
@@ -10,6 +9,8 @@ import sys
 import threading
 from typing import Any
 
+from batchkeccak.errors import BatchKeccakError, WriteError
+from batchkeccak.support.output import GuardedStream
 from batchkeccak.support.signals import STOP_SIGNALS, deferring
 
 SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "warmup")
@@ -18,9 +19,16 @@ SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "
 USAGE_STATUS = 1
 """Exit status of a misused command line, as GNU's ``sha256sum``, ``cp`` or ``ls`` give it."""
 
+TROUBLE_STATUS = 2
+"""Exit status of bad input and of a write error where a subcommand declares none: each
+subcommand module declares its own ``TROUBLE_STATUS`` (``hash`` 1 as ``sha256sum``; ``diff``
+2 as GNU diff, whose 1 means "the tables differ"). Without a subcommand (``batchkeccak
+--help``), :data:`USAGE_STATUS`."""
+
 
 class CommandError(Exception):
-    """A user-facing failure: printed as ``batchkeccak: error: ...`` with exit status 2."""
+    """A user-facing failure: printed as ``batchkeccak: error: ...`` with the subcommand's
+    trouble status (its module's ``TROUBLE_STATUS``)."""
 
 
 class UsageError(CommandError):
@@ -145,6 +153,7 @@ def build_parser(argv: list[str] | None = None):
                 raise
             continue
         module.register(subparsers)
+        subparsers.choices[name].set_defaults(trouble_status=module.TROUBLE_STATUS)
     parser.set_defaults(subcommands=subparsers.choices)
     return parser
 
@@ -187,87 +196,150 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-class ClosedStdoutError(OSError):
+class ClosedStdoutError(WriteError):
     """A write to the standard output the program was started without (``>&-``)."""
 
 
-class ClosedStdout:
-    """Standard output when the program was started without one (``>&-``): Python leaves
-    ``sys.stdout`` None there, and ``print`` would then drop every line without a word.
-    Each write fails with EBADF instead, as a write to the closed descriptor does in GNU's
-    tools, and is remembered, for the writers that swallow errors (argparse's ``--help``)."""
-
-    def __init__(self) -> None:
-        self.failed = False
-
-    def write(self, text: str) -> int:
-        self.failed = True
-        raise ClosedStdoutError(errno.EBADF, os.strerror(errno.EBADF))
-
-    def flush(self) -> None:
-        pass  # nothing was written, so nothing is lost: only a write fails, as GNU's does
+def discard_stdout() -> None:
+    """Point descriptor 1 at the null device once a write to it failed: what is still
+    buffered would fail again when Python flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 def _run(argv: list[str]) -> int:
-    """The command, its errors reported; KeyboardInterrupt (a stop signal) goes on."""
-    if sys.stdout is None:
-        sys.stdout = closed = ClosedStdout()
+    """The command, its errors reported; KeyboardInterrupt (a stop signal) goes on.
+
+    Standard output is the one output writer's (:class:`GuardedStream`) while the command
+    runs, so that every failed write is a :class:`WriteError`, whatever wrote it; a closed
+    one (``>&-``, which Python leaves None) fails each write with EBADF."""
+    original = sys.stdout
+    sys.stdout = guarded = GuardedStream(original)
+    try:
+        return _run_command(argv, guarded)
+    finally:
+        sys.stdout = original
+
+
+def _trouble_status(argv: list[str], parser, args) -> int:
+    """The trouble status of the subcommand ``argv`` names (USAGE_STATUS without one)."""
+    status = getattr(args, "trouble_status", None)
+    if status is None and parser is not None and argv:
+        subcommand = parser.get_default("subcommands").get(argv[0])
+        status = None if subcommand is None else subcommand.get_default("trouble_status")
+    return USAGE_STATUS if status is None else int(status)
+
+
+def _run_command(argv: list[str], stdout: GuardedStream) -> int:
+    """The one error map: each failure the subcommand lets out, as one line on stderr and
+    its exit status."""
+    args = parser = None
+    try:
         try:
-            status = _run_command(argv)
+            parser = build_parser(argv)
+            subcommands = parser.get_default("subcommands")
+            if argv and argv[0] in subcommands:
+                # Straight to the subcommand's parser: the top level would read every argument
+                # (20,000 file names) once more only to hand them on.
+                args = subcommands[argv[0]].parse_args(argv[1:])
+                args.command = argv[0]
+            else:
+                args = parser.parse_args(argv)
+            status = int(args.run(args) or 0)
         except SystemExit as exc:  # argparse's --help and --version, after their output
             if exc.code:
                 raise
-            status = 0
-        finally:
-            sys.stdout = None
-        if closed.failed and status == 0:
-            # GNU's tools close stdout at exit and report a failed write there, once.
-            _say(f"batchkeccak: write error: {os.strerror(errno.EBADF)}")
-            return 1
+            _close_stdout(stdout)
+            raise
+        _close_stdout(stdout)
         return status
-    return _run_command(argv)
-
-
-def _run_command(argv: list[str]) -> int:
-    args = None
-    try:
-        parser = build_parser(argv)
-        subcommands = parser.get_default("subcommands")
-        if argv and argv[0] in subcommands:
-            # Straight to the subcommand's parser: the top level would read every argument
-            # (20,000 file names) once more only to hand them on.
-            args = subcommands[argv[0]].parse_args(argv[1:])
-            args.command = argv[0]
-        else:
-            args = parser.parse_args(argv)
-        return int(args.run(args) or 0)
     except UsageError as exc:
         prog = exc.prog or getattr(args, "usage_prog", None) or "batchkeccak"
-        status = exc.status if exc.status is not None else getattr(args, "usage_status", None)
+        usage = exc.status if exc.status is not None else getattr(args, "usage_status", None)
         say_usage(prog, str(exc))
-        return USAGE_STATUS if status is None else status
+        return USAGE_STATUS if usage is None else int(usage)
     except CommandError as exc:
         _say(f"batchkeccak: error: {exc}")
-        return 2
+        return _trouble_status(argv, parser, args)
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, as other Unix tools do, and keep
+        # Python from complaining again when it flushes stdout at exit.
+        discard_stdout()
+        return 141
+    except WriteError as exc:
+        # GNU's words: ``sort: write error: No space left on device``.
+        discard_stdout()
+        where = f"{exc.filename}: " if exc.filename and exc.filename != "/dev/stdout" else ""
+        _say(f"batchkeccak: write error: {where}{exc.strerror or exc}")
+        return _trouble_status(argv, parser, args)
+    except SystemExit as exc:
+        if exc.code or stdout.failed is None:
+            raise
+        discard_stdout()  # --help or --version that could not be written
+        _say(f"batchkeccak: write error: {stdout.failed.strerror}")
+        return _trouble_status(argv, parser, args)
     except MemoryError:
         # What GNU tools say when an allocation fails; the options that size a run are
         # checked before it starts, so this is the machine's limit, not a typo.
         _say("batchkeccak: memory exhausted")
         return 1
-    except BrokenPipeError:
-        # The reader went away (| head): stop quietly, as other Unix tools do, and keep
-        # Python from complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        return 141
     except RecursionError:
         _say("batchkeccak: input nested too deeply")
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
-        if isinstance(exc, ClosedStdoutError):
-            _say(f"batchkeccak: write error: {os.strerror(errno.EBADF)}")
-            return 2 if getattr(args, "usage_status", None) == 2 else 1
+        if is_user_error(exc):
+            _say(f"batchkeccak: error: {exc}")
+            return _trouble_status(argv, parser, args)
         _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
         return 1
+
+
+def _close_stdout(stdout: GuardedStream) -> None:
+    """GNU's ``close_stdout``: what is buffered is written now, and a write that failed
+    unseen (argparse swallows its own) is reported."""
+    stdout.flush()
+    if stdout.failed is not None:
+        raise stdout.failed
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is bad input rather than a bug: an error the library raises on purpose
+    (:mod:`batchkeccak.errors`), an operating system error (a missing file), one of
+    pyarrow's (a file that is not Parquet, a column that does not cast), text that does not
+    decode, or a ValueError / TypeError / OverflowError / RuntimeError raised by a ``raise``
+    statement of this package or pyarrow (the checks that name the argument). The same
+    exception types arising inside an operation (``int('x')``, a call with the wrong
+    arguments) are bugs."""
+    if isinstance(exc, (BatchKeccakError, OSError, UnicodeError)):
+        return True
+    arrow = sys.modules.get("pyarrow.lib")
+    if arrow is not None and isinstance(exc, arrow.ArrowException):
+        return True
+    if not isinstance(exc, (ValueError, TypeError, OverflowError, RuntimeError)):
+        return False
+    return _raised_on_purpose(exc)
+
+
+_CHECKED_PACKAGES = ("batchkeccak", "pyarrow")
+
+
+def _raised_on_purpose(exc: BaseException) -> bool:
+    import linecache
+
+    trace = exc.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    filename = trace.tb_frame.f_code.co_filename
+    parts = os.path.normpath(filename).split(os.sep)
+    if not any(package in parts for package in _CHECKED_PACKAGES):
+        return False
+    return linecache.getline(filename, trace.tb_lineno).lstrip().startswith("raise ")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@ WORKLOAD_NAMES = (
 load the kernels (``tests/test_bench.py`` checks that the two agree)."""
 
 
+TROUBLE_STATUS = 2
+"""Exit status on trouble: bad options, results that cannot be written, a write error."""
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench",

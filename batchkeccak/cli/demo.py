@@ -25,6 +25,10 @@ plain-Python sponge below (about a millisecond per row: a few seconds)."""
 PLAIN_CHECKS = 3_000
 
 
+TROUBLE_STATUS = 2
+"""Exit status on trouble: bad input (an unknown algorithm, a count below 1)."""
+
+
 def register(subparsers) -> None:
     from batchkeccak.cli import positive_int
 

@@ -17,6 +17,10 @@ from batchkeccak.cli.table_options import add_table_command, table_keywords
 CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
 
 
+TROUBLE_STATUS = 2
+"""Exit status on trouble: as GNU ``diff`` and ``cmp``, whose 1 means that the tables differ."""
+
+
 def register(subparsers) -> None:
     parser = add_table_command(
         subparsers,
@@ -85,32 +89,32 @@ def run(args) -> int:
             raise CommandError(f"--output: {args.output!r} is a directory; name the file to write")
         if not output.parent.is_dir():
             raise CommandError(f"--output: folder {str(output.parent)!r} does not exist")
-    try:
-        changes = diff(
-            args.a,
-            args.b,
-            key=args.key,
-            changed_columns=args.changed_columns and not args.quiet,
-            **table_keywords(args),
-        )
-    except (OSError, ValueError, TypeError, RuntimeError) as exc:
-        raise CommandError(str(exc)) from None
+    # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2, never 1.
+    changes = diff(
+        args.a,
+        args.b,
+        key=args.key,
+        changed_columns=args.changed_columns and not args.quiet,
+        **table_keywords(args),
+    )
     differ = changes.num_rows > 0
     if output is not None:
         import pyarrow.parquet as pq
 
-        from batchkeccak.support.atomic import atomic_output
+        from batchkeccak.support.output import arrow_sink, open_output
 
-        try:
-            with atomic_output(output) as temporary:
-                pq.write_table(changes, temporary)
-        except OSError as exc:
-            raise CommandError(f"--output: {exc}") from None
+        # An opened file object, never the path: pyarrow removes a path it fails to write
+        # (a FIFO, /dev/stdout).
+        with open_output(output) as sink:
+            pq.write_table(changes, arrow_sink(sink))
     if args.quiet:
         if differ:
             print(f"Tables {args.a} and {args.b} differ")
     elif output is not None:
-        print(_summary(changes))
+        from batchkeccak.support.output import is_standard_output
+
+        # Onto stderr when the Parquet data itself went to stdout (-o /dev/stdout).
+        print(_summary(changes), file=sys.stderr if is_standard_output(output) else sys.stdout)
     else:
         _print_changes(changes, len(args.key))
     return 1 if differ else 0

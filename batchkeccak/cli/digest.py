@@ -6,6 +6,9 @@ import json
 
 from batchkeccak.cli.table_options import add_table_command, table_keywords
 
+TROUBLE_STATUS = 2
+"""Exit status on trouble: bad input (a missing file, a bad column, a file that is not Parquet) or a write error."""
+
 
 def register(subparsers) -> None:
     parser = add_table_command(
@@ -34,14 +37,11 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from batchkeccak.cli import CommandError
     from batchkeccak.tables import table_digest
 
+    # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2.
     for dataset in args.datasets:
-        try:
-            result = table_digest(dataset, key=args.key, **table_keywords(args))
-        except (OSError, ValueError, TypeError, RuntimeError) as exc:
-            raise CommandError(str(exc)) from None
+        result = table_digest(dataset, key=args.key, **table_keywords(args))
         if args.json:
             print(
                 json.dumps(

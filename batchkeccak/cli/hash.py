@@ -21,7 +21,6 @@ from batchkeccak.cli.sums import (
     StdinUse,
     WriteError,
     digest_names,
-    discard_stdout,
     error_text,
     escape_text,
     files_per_batch,
@@ -37,6 +36,10 @@ __all__ = ["TAGS", "register", "resolve_algorithm"]
 
 _CHECK_ONLY = ("ignore_missing", "status", "warn", "quiet", "strict")
 """Options of --check, in the order GNU names the first misused one."""
+
+
+TROUBLE_STATUS = 1
+"""Exit status on trouble: as GNU's ``sha256sum``: a file that cannot be read, a write error, a failed check."""
 
 
 def register(subparsers) -> None:
@@ -208,14 +211,7 @@ def run(args) -> int:
     except CommandError as exc:  # a key that cannot be read, a parameter the mode lacks
         stderr_line(f"batchkeccak: {exc}")
         return 1
-    except WriteError as exc:
-        discard_stdout()
-        stderr_line(
-            f"batchkeccak: write error: {exc.strerror}"
-            if exc.strerror
-            else "batchkeccak: write error"
-        )
-        return 1
+    # A WriteError goes on to batchkeccak.cli's one map: "write error: ...", status 1.
     if StdinUse.asked and sys.stdin is None:
         # GNU's *sum close stdin last and report a closed one there, once more (``<&-``).
         stderr_line(f"batchkeccak: standard input: {os.strerror(errno.EBADF)}")

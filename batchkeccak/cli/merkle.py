@@ -7,6 +7,7 @@ This module parses the command line, reads the leaves and prints; trees come fro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import functools
 import io
@@ -17,13 +18,14 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from batchkeccak.cli import ClosedStdoutError, CommandError, UsageError
+from batchkeccak.cli import CommandError, UsageError
 from batchkeccak.cli.options import (
     add_algorithm_option,
     add_length_option,
     add_output_option,
     add_threads_option,
 )
+from batchkeccak.errors import WriteError
 from batchkeccak.support.hextext import hex_0x
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
@@ -43,6 +45,10 @@ input formats (--format):
   auto     parquet for .parquet/.pq, csv for .csv, json for .json, hex otherwise (the
            default)
 """
+
+
+TROUBLE_STATUS = 2
+"""Exit status on trouble: bad input (a malformed value, proof or dump) or a write error."""
 
 
 def register(subparsers) -> None:
@@ -478,7 +484,7 @@ def _user_errors(func):
             return func(args)
         except KeyError as exc:  # str() of a KeyError is the repr of its key
             raise CommandError(f"missing {exc.args[0]!r}") from None
-        except ClosedStdoutError:
+        except WriteError:
             raise  # the command's own failure to write, reported as GNU's tools report it
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
@@ -643,30 +649,30 @@ def _emit(args, chunks: str | Iterable[str]) -> int:
 def run_verify(args) -> int:
     from batchkeccak.merkle import proofs
 
+    # The proofs are read and checked proofs.VERIFY_BATCH at a time, so memory stays bounded
+    # however many the file holds (docs/merkle.md gives the bound).
     try:
-        text = (
-            _standard_input().read()
+        with (
+            contextlib.nullcontext(_standard_input())
             if args.proof_file == "-"
-            else Path(args.proof_file).read_text()
-        )
+            else open(args.proof_file, encoding="utf-8")
+        ) as stream:
+            result = proofs.verify_proof_stream(proofs.iter_proofs(stream), args.root, keep=10)
     except OSError as exc:
         raise CommandError(f"cannot read {args.proof_file}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise CommandError(f"{args.proof_file} is not UTF-8 text") from None
-    try:
-        entries = proofs.parse_proofs(text)
-    except ValueError as exc:
+    except proofs.ProofTextError as exc:
         raise CommandError(f"{args.proof_file}: {exc}") from None
-    failed = proofs.verify_proofs(entries, args.root)
     if args.root is None:
         print(
             "note: checked against the root written in the proof; pass --root to check "
             "against a root you trust",
             file=sys.stderr,
         )
-    if failed:
-        shown = ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else "")
-        print(f"invalid: {len(failed)} of {len(entries)} proofs fail ({shown})")
+    if result.failures:
+        shown = ", ".join(result.failed) + (" ..." if result.failures > 10 else "")
+        print(f"invalid: {result.failures} of {result.count} proofs fail ({shown})")
         return 1
-    print("valid" if len(entries) == 1 else f"valid: all {len(entries)} proofs")
+    print("valid" if result.count == 1 else f"valid: all {result.count} proofs")
     return 0

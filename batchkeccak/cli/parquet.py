@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from batchkeccak.cli.mode_options import add_mode_options, mode_params
 from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
+
+TROUBLE_STATUS = 2
+"""Exit status on trouble: bad input (a missing file, a column that is not binary) or a write error."""
 
 
 def register(subparsers) -> None:
@@ -73,31 +78,31 @@ def _check_output_size(args, default_batch_size: int) -> None:
 
 
 def run(args) -> int:
-    from batchkeccak.cli import CommandError
     from batchkeccak.parquet import DEFAULT_BATCH_SIZE, hash_file
+    from batchkeccak.support.output import is_standard_output
 
     params = mode_params(args, args.algorithm)
     _check_output_size(args, DEFAULT_BATCH_SIZE)
-    try:
-        report = hash_file(
-            args.src,
-            args.dst,
-            args.columns,
-            args.algorithm,
-            length=args.length,
-            hex=args.hex,
-            suffix=args.suffix,
-            batch_size=DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size,
-            threads=args.threads,
-            progress=True,
-            **params,
-        )
-    except (OSError, ValueError, TypeError, OverflowError) as exc:
-        raise CommandError(str(exc)) from None
+    # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2.
+    report = hash_file(
+        args.src,
+        args.dst,
+        args.columns,
+        args.algorithm,
+        length=args.length,
+        hex=args.hex,
+        suffix=args.suffix,
+        batch_size=DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size,
+        threads=args.threads,
+        progress=True,
+        **params,
+    )
     columns = ", ".join(f"{src} -> {dst}" for src, dst in report.digest_columns.items())
+    # Onto stderr when the Parquet data itself went to stdout (DST /dev/stdout).
     print(
         f"wrote {report.path}: {report.rows:,} rows, {columns}; {report.total_seconds:.2f} s "
         f"(read {report.read_seconds:.2f} s, hash {report.hash_seconds:.2f} s, "
-        f"write {report.write_seconds:.2f} s), {report.megabytes_per_second:,.0f} MB/s"
+        f"write {report.write_seconds:.2f} s), {report.megabytes_per_second:,.0f} MB/s",
+        file=sys.stderr if is_standard_output(args.dst) else sys.stdout,
     )
     return 0

@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from batchkeccak.errors import WriteError  # standard output refused our bytes
 from batchkeccak.io.lines import SingleReads
 
 FILES_PER_BATCH = 4096
@@ -122,20 +123,6 @@ def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Cho
             "read in pieces; use batchkeccak.tuplehash_many in Python"
         )
     return Choice(key, params or {})
-
-
-class WriteError(OSError):
-    """Standard output refused our bytes (a full disk, a closed descriptor)."""
-
-
-def discard_stdout() -> None:
-    # What is still buffered would fail again when Python flushes stdout at exit.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    except OSError:
-        pass
 
 
 class Output:

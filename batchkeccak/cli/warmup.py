@@ -11,6 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
+TROUBLE_STATUS = 1
+"""Exit status on trouble: no writable cache folder, or a write error."""
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
