@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_types import logical_type, normalize_batch
 from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,
@@ -44,7 +45,7 @@ from batchkeccak.tables.runs import (
     rows_differ,
     take_rows,
 )
-from batchkeccak.tables.sources import TableSource, logical_type, open_source
+from batchkeccak.tables.sources import TableSource, open_source
 
 CHANGE_KINDS = ("added", "removed", "changed")
 """Values of the ``change`` column: a key only in ``b``, only in ``a``, or in both with rows
@@ -297,6 +298,8 @@ def _changed_rows(
     tables, found = [], []
     needed = list(dict.fromkeys([*encoder.names, *columns]))
     for batch in source.batches(needed):
+        # Plain columns (views cast to their large form): pyarrow filters and takes no views.
+        batch = normalize_batch(batch, offsets=True)
         keys = encoder.encode(batch)
         mask = pc.is_in(keys, value_set=wanted)
         if pc.any(mask).as_py():

@@ -25,6 +25,7 @@ from batchkeccak.api import hasher as resolve_hasher
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_types import logical_type
 from batchkeccak.tables.keys import KeyEncoder, equal_neighbours, key_names
 from batchkeccak.tables.roots import StreamingRoot
 from batchkeccak.tables.runs import (
@@ -36,7 +37,7 @@ from batchkeccak.tables.runs import (
     duplicate_key,
     merged_chunks,
 )
-from batchkeccak.tables.sources import TableSource, logical_type, open_source
+from batchkeccak.tables.sources import TableSource, open_source
 
 FORMAT = "batchkeccak-table-v1"
 """The ``format`` field of the header: changes whenever the construction does."""
