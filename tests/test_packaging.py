@@ -16,35 +16,76 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# One build per run: the tests share it, and two builds at once (pytest-xdist) would write
-# the same build/ and egg-info folders of the checkout.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
+# Each build runs in a copy of the tree of its own (the fixture below), never in the checkout:
+# whichever workers pytest-xdist gives these tests, and whether or not it keeps a module's
+# tests on one worker, no two builds share a build/ or egg-info folder.
+pytestmark = pytest.mark.slow
+
+# What a copy leaves out where git cannot list the tree (an unpacked sdist): build outputs.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git",
+    "__pycache__",
+    "*.py[cod]",
+    "*.nbi",
+    "*.nbc",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".pytest_cache",
+    ".hypothesis",
+    ".venv",
+    "site",
+    "results",
+)
+
+
+def is_git_checkout() -> bool:
+    return shutil.which("git") is not None and (ROOT / ".git").exists()
+
+
+def git_files(*options: str) -> list[str]:
+    if not is_git_checkout():
+        pytest.skip("not a git checkout: the files the sdist must carry are git's list")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", *options], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    return [name for name in listed if name and (ROOT / name).is_file()]
 
 
 def tracked_files() -> list[str]:
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout: the files the sdist must carry are git's list")
-    listed = subprocess.run(
-        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.split()
-    return [name for name in listed if (ROOT / name).is_file()]
+    return git_files()
+
+
+def copy_of_the_tree(dest: Path) -> Path:
+    """The checkout's source in `dest`: the files git tracks, with those it would track (new,
+    not ignored), as a build in the checkout sees them; where git cannot list them (an
+    unpacked sdist), the tree less its build outputs."""
+    if is_git_checkout():
+        for name in git_files("--cached", "--others", "--exclude-standard"):
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target)
+    else:
+        shutil.copytree(ROOT, dest, ignore=NOT_SOURCE, dirs_exist_ok=True)
+    return dest
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> dict[str, Path]:
+    tree = copy_of_the_tree(tmp_path_factory.mktemp("tree"))
     out = tmp_path_factory.mktemp("dist")
     # Without isolation: the test extra installs setuptools, so nothing is downloaded.
     built = subprocess.run(  # noqa: PLW1510  (the status is checked below)
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
+        cwd=tree,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools' scratch folder
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
-    return {"sdist": sdist, "wheel": wheel}
+    return {"sdist": sdist, "wheel": wheel, "tree": tree}
 
 
 def sdist_names(sdist: Path) -> set[str]:
@@ -100,9 +141,10 @@ def test_the_wheel_carries_the_package_and_its_license_only(dist):
         ).decode()
     package = {n for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert all(n.startswith("batchkeccak/") for n in package), sorted(package)
+    tree = dist["tree"]
     source = {
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "batchkeccak").rglob("*.py")
+        str(p.relative_to(tree))
+        for p in (tree / "batchkeccak").rglob("*.py")
         if "__pycache__" not in p.parts
     }
     assert source <= package
