@@ -191,6 +191,13 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
 
 
 def _hash_arrow(messages: object, resolved: Hasher) -> np.ndarray:
+    """:func:`_hash_arrow_column`, with any producer's stream it opened closed on an error."""
+    from batchkeccak.inputs.arrow_producers import releases_on_error
+
+    return releases_on_error(_hash_arrow_column)(messages, resolved)
+
+
+def _hash_arrow_column(messages: object, resolved: Hasher) -> np.ndarray:
     """An Arrow column; a stream of record batches (a DuckDB relation, say) batch by batch,
     so that only one batch of messages is held at a time."""
     from batchkeccak.derived.mode_hashers import hash_chunks

@@ -35,7 +35,12 @@ from batchkeccak.inputs.arrow_buffers import (
     check_hashable_type,
     value_buffers,
 )
-from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column, arrow_table
+from batchkeccak.inputs.arrow_producers import (
+    ColumnStream,
+    arrow_column,
+    arrow_table,
+    releases_on_error,
+)
 from batchkeccak.inputs.arrow_types import normalize, type_rule
 from batchkeccak.permutation._words import load_le64, store_le64
 
@@ -299,6 +304,7 @@ def as_binary(digests: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(binary_type, count, [validity, offsets, data], digests.null_count)
 
 
+@releases_on_error
 def hash_array(
     values: object,
     algorithm: str | Algorithm | Hasher = "sha3_256",
@@ -645,6 +651,7 @@ def _select_columns(schema: pa.Schema, columns: Sequence[str] | str | None) -> l
     return selected
 
 
+@releases_on_error
 def hash_rows(
     table: pa.Table | pa.RecordBatch,
     columns: Sequence[str] | str | None = None,

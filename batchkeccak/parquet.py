@@ -28,7 +28,7 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
-from batchkeccak.inputs.arrow_producers import arrow_table
+from batchkeccak.inputs.arrow_producers import arrow_table, releases_on_error
 from batchkeccak.support.checks import check_int
 from batchkeccak.support.output import arrow_sink, open_output
 from batchkeccak.support.progress import progress_bar
@@ -300,6 +300,7 @@ def _count_batch(batch: pa.RecordBatch, report: HashFileReport, bar: Any, starte
     bar.set_postfix_str(f"{report.decoded_bytes / 1e6 / elapsed:,.0f} MB/s", refresh=False)
 
 
+@releases_on_error
 def hash_file(
     src: object,
     dst: str | os.PathLike,

@@ -260,6 +260,102 @@ def test_a_column_is_not_a_table():
         hash_file(ArrayOnly(pa.array([b"a"])), "unused.parquet", "a")
 
 
+_KEEP: list = []
+"""Names and memory the capsules below point at, alive for the whole run."""
+
+
+def _capsule(name: str):
+    """A capsule named ``name`` over a few zero bytes, with no destructor."""
+    import ctypes
+
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    memory, encoded = ctypes.create_string_buffer(128), name.encode()
+    _KEEP.extend([memory, encoded])
+    return new(ctypes.addressof(memory), encoded, None)
+
+
+def _renamed_array(names=("x", "y")):
+    def export(self, requested_schema=None):
+        return tuple(_capsule(name) for name in names)
+
+    return type("ArrayProducer", (), {"__arrow_c_array__": export})()
+
+
+def _renamed_stream(names=("x",)):
+    def export(self, requested_schema=None):
+        return _capsule(names[0])
+
+    return type("StreamProducer", (), {"__arrow_c_stream__": export})()
+
+
+def test_capsules_of_the_wrong_name_are_a_type_error_naming_the_argument():
+    column = pa.array([b"abc"])
+    table = pa.table({"a": [b"abc"]})
+    array_message = (
+        r"__arrow_c_array__ returned capsules named 'x' and 'y', expected capsules named "
+        r"'arrow_schema' and 'arrow_array'"
+    )
+    stream_message = (
+        r"__arrow_c_stream__ returned a capsule named 'x', expected a capsule named "
+        r"'arrow_array_stream'"
+    )
+    cases = [
+        (lambda: bk.hash_many(_renamed_array()), "^hash_many: messages: " + array_message),
+        (lambda: bk.hash_many(_renamed_stream()), "^hash_many: messages: " + stream_message),
+        (lambda: hash_array(_renamed_array()), "^hash_array: values: " + array_message),
+        (lambda: hash_rows(_renamed_stream()), "^hash_rows: table: " + stream_message),
+        (
+            lambda: hash_rows(_renamed_array()),
+            "^hash_rows: table: " + array_message,
+        ),
+        (lambda: bk.table_digest(_renamed_stream()), "^source: " + stream_message),
+        (
+            lambda: bk.table_digest(_renamed_array()),
+            "^source: " + array_message,
+        ),
+        (lambda: bk.diff(table, _renamed_stream(), key="a"), "^b: " + stream_message),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError, match=message):
+            call()
+    # A producer whose capsules are named right hashes as hashlib does.
+    good = type(
+        "ArrayProducer", (), {"__arrow_c_array__": lambda self, s=None: column.__arrow_c_array__()}
+    )()
+    assert bytes(bk.hash_many(good)[0]) == hashlib.sha3_256(b"abc").digest()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("duckdb") is None, reason="needs duckdb")
+def test_an_error_leaves_no_duckdb_stream_open():
+    import duckdb
+
+    connection = duckdb.connect()
+    two_columns = connection.sql("SELECT 'a' AS x, 'b' AS y")
+    with pytest.raises(TypeError, match="table of 2 columns") as raised:
+        bk.hash_many(two_columns)
+    # While the exception lives, the connection still answers.
+    assert raised.value is not None
+    assert connection.sql("SELECT 42").fetchall() == [(42,)]
+    for call in (
+        lambda: bk.hash_many(two_columns),
+        lambda: hash_array(two_columns),
+        lambda: hash_array(connection.sql("SELECT [1, 2] AS l")),
+        lambda: hash_rows(two_columns, columns=["nope"]),
+        lambda: hash_rows(two_columns, "no_such_algorithm"),
+        lambda: bk.table_digest(two_columns, key="nope"),
+    ):
+        try:
+            call()
+        except (TypeError, ValueError):
+            assert connection.sql("SELECT 43").fetchall() == [(43,)]
+        else:
+            raise AssertionError("no error")
+    one = connection.sql("SELECT 'abc'::BLOB AS m")
+    assert bytes(bk.hash_many(one)[0]) == hashlib.sha3_256(b"abc").digest()
+
+
 def test_a_list_type_from_a_producer_names_its_type():
     with pytest.raises(TypeError, match="has type list<item: int64>"):
         hash_array(StreamOnly(pa.chunked_array([[[1, 2]]])))

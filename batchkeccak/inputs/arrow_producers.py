@@ -22,11 +22,23 @@ as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import ctypes
+import functools
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import TypeVar
 
 import pyarrow as pa
 
-__all__ = ["ColumnStream", "arrow_column", "arrow_table"]
+__all__ = [
+    "ColumnStream",
+    "arrow_column",
+    "arrow_table",
+    "exported",
+    "exported_stream",
+    "release",
+    "releases_on_error",
+]
 
 
 class ColumnStream:
@@ -39,6 +51,11 @@ class ColumnStream:
     def __init__(self, reader: pa.RecordBatchReader) -> None:
         self._reader = reader
         self.type: pa.DataType = reader.schema.field(0).type
+
+    def close(self) -> None:
+        """Release the producer's stream (a DuckDB connection takes no query while one of
+        its results is open)."""
+        self._reader.close()
 
     @property
     def chunks(self) -> Iterator[pa.Array]:
@@ -57,21 +74,133 @@ COLUMN_FORMS = (
 )
 
 
-def _import_stream(value: object) -> pa.RecordBatchReader | pa.ChunkedArray:
+CAPSULE_NAMES = {
+    "__arrow_c_schema__": ("arrow_schema",),
+    "__arrow_c_array__": ("arrow_schema", "arrow_array"),
+    "__arrow_c_stream__": ("arrow_array_stream",),
+}
+"""What each method of the Arrow PyCapsule interface returns: capsules of these names."""
+
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype = ctypes.c_char_p
+_capsule_name.argtypes = [ctypes.py_object]
+
+
+def _name_of(capsule: object) -> str | None:
+    """A capsule's name (quoted), None for anything that is not a capsule."""
+    if type(capsule).__name__ != "PyCapsule":
+        return None
+    name = _capsule_name(capsule)
+    return repr(None if name is None else name.decode("utf-8", "replace"))
+
+
+def _capsules(names: tuple[str, ...]) -> str:
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return ("capsules named " if len(names) > 1 else "a capsule named ") + listed
+
+
+class _Exported:
+    """Capsules already taken from a producer, handed to pyarrow as a producer of its own:
+    the producer is asked once, and what it returned is checked first."""
+
+    def __init__(self, capsules: object) -> None:
+        self._capsules = capsules
+
+    def __arrow_c_schema__(self) -> object:
+        return self._capsules
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> object:
+        return self._capsules
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return self._capsules
+
+
+def exported(value: object, method: str, argument: str, function: str = "") -> _Exported:
+    """``value.method()``, checked: the capsules the Arrow PyCapsule interface names, else a
+    TypeError naming ``argument`` (after ``function``, where given) and what was expected.
+    The one check every entry point's producer goes through; what it returns is a producer
+    that gives pyarrow those capsules, once."""
+    capsules = getattr(value, method)()
+    expected = tuple(repr(name) for name in CAPSULE_NAMES[method])
+    parts = capsules if isinstance(capsules, tuple) else (capsules,)
+    names = tuple(_name_of(part) for part in parts)
+    if names != expected:
+        got = (
+            _capsules(names)  # type: ignore[arg-type]  # no None among them
+            if parts and None not in names
+            else f"{type(capsules).__name__} {capsules!r:.60}"
+        )
+        where = f"{function}: {argument}" if function else argument
+        raise TypeError(f"{where}: {method} returned {got}, expected {_capsules(expected)}")
+    return _Exported(capsules)
+
+
+def exported_stream(value: object, argument: str, function: str = "") -> pa.RecordBatchReader:
+    """``value.__arrow_c_stream__()`` (checked as :func:`exported` checks) as a reader,
+    closed if the entry point that opened it (see :func:`releases_on_error`) raises."""
+    reader = pa.RecordBatchReader.from_stream(
+        exported(value, "__arrow_c_stream__", argument, function)
+    )
+    opened = _opened.get()
+    if opened is not None:
+        opened.append(reader)
+    return reader
+
+
+_opened: ContextVar[list[pa.RecordBatchReader] | None] = ContextVar("_opened", default=None)
+"""The streams opened during the outermost :func:`releases_on_error` call now running."""
+
+F = TypeVar("F", bound=Callable)
+
+
+def releases_on_error(function: F) -> F:
+    """Make ``function`` close every producer's stream it opened before an exception leaves
+    it: a DuckDB connection refuses every query while one of its results is open, and the
+    exception's traceback would hold the stream for as long as the exception lives."""
+
+    @functools.wraps(function)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        if _opened.get() is not None:  # an outer entry point is watching already
+            return function(*args, **kwargs)
+        token = _opened.set([])
+        try:
+            return function(*args, **kwargs)
+        except BaseException:
+            for reader in _opened.get() or ():
+                reader.close()
+            raise
+        finally:
+            _opened.reset(token)
+
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature
+
+
+def release(imported: object) -> None:
+    """Close what an import holds of a producer's memory (a reader, a column stream), so that
+    an error raised after it leaves no stream open. Nothing for pyarrow's other objects."""
+    if isinstance(imported, (pa.RecordBatchReader, ColumnStream)):
+        imported.close()
+
+
+def _import_stream(
+    value: object, argument: str, function: str
+) -> pa.RecordBatchReader | pa.ChunkedArray:
     """A producer's stream: a reader when it carries record batches, else a whole column."""
     # Which kind of stream this is: from the schema where the producer gives it apart (which
     # opens no stream), else from a first export.
     reads_schema = hasattr(type(value), "__arrow_c_schema__")
     try:
         if reads_schema:
-            pa.schema(value)  # only a struct (a table's rows) imports as a schema
-        return pa.RecordBatchReader.from_stream(value)
+            # only a struct (a table's rows) imports as a schema
+            pa.schema(exported(value, "__arrow_c_schema__", argument, function))
+        return exported_stream(value, argument, function)
     except pa.ArrowInvalid as exc:
         if "non-struct" not in str(exc):
             raise
     # A stream of plain arrays (a Polars Series): producers without __arrow_c_schema__ export
     # a new stream on every call, so the column is asked for once more.
-    return pa.chunked_array(value)
+    return pa.chunked_array(exported(value, "__arrow_c_stream__", argument, function))
 
 
 def _import(value: object, argument: str, function: str, forms: str):
@@ -83,9 +212,9 @@ def _import(value: object, argument: str, function: str, forms: str):
     kind = type(value)
     try:
         if hasattr(kind, "__arrow_c_stream__"):
-            return _import_stream(value)
+            return _import_stream(value, argument, function)
         if hasattr(kind, "__arrow_c_array__"):
-            array = pa.array(value)
+            array = pa.array(exported(value, "__arrow_c_array__", argument, function))
             if pa.types.is_struct(array.type):
                 if array.null_count:
                     raise TypeError(
@@ -116,6 +245,7 @@ def arrow_column(
         return imported
     schema = imported.schema
     if len(schema) != 1:
+        release(imported)  # a DuckDB connection takes no query while its stream is open
         raise TypeError(
             f"{function}: {argument} is a table of {len(schema)} columns {schema.names}; "
             "pass one column (table['name'], or SELECT one column), or use hash_rows"

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_producers import releases_on_error
 from batchkeccak.inputs.arrow_types import logical_type, normalize_batch
 from batchkeccak.tables.digest import (
     check_memory_limit,
@@ -96,6 +97,7 @@ def _output_type(part_a: KeyPart, part_b: KeyPart) -> pa.DataType:
     }.get(part_a.kind, part_a.arrow_type)  # fmt: skip
 
 
+@releases_on_error
 def diff(
     a: object,
     b: object,

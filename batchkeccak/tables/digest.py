@@ -25,6 +25,7 @@ from batchkeccak.api import hasher as resolve_hasher
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_producers import releases_on_error
 from batchkeccak.inputs.arrow_types import logical_type
 from batchkeccak.tables.keys import KeyEncoder, equal_neighbours, key_names
 from batchkeccak.tables.roots import StreamingRoot
@@ -199,6 +200,7 @@ def described_columns(source: TableSource, names: Sequence[str]) -> tuple[tuple[
     return tuple((name, logical_type(source.schema.field(name).type)) for name in names)
 
 
+@releases_on_error
 def table_digest(
     source: object,
     *,

@@ -27,6 +27,7 @@ import pyarrow as pa
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
+from batchkeccak.inputs.arrow_producers import releases_on_error
 from batchkeccak.merkle.rfc9162 import RFC9162Tree
 from batchkeccak.tables.digest import (
     check_memory_limit,
@@ -190,6 +191,7 @@ def _decoded_boundaries(encoded: list[bytes], encoder: KeyEncoder) -> tuple:
     return tuple(values[0]) if len(values) == 1 else tuple(zip(*values))
 
 
+@releases_on_error
 def segment_digests(
     source: object,
     *,
