@@ -10,7 +10,7 @@ import pytest
 
 from batchkeccak.cli import main
 
-from merkle_reference import RFC9162Reference, keccak256, oz_tree
+from merkle_reference import RFC9162Reference, keccak256, oz_node, oz_tree
 
 
 @pytest.fixture
@@ -367,6 +367,144 @@ def test_verify_reports_each_failing_proof(capsys, tmp_path, hex_file):
     code, out, _ = run(capsys, "merkle", "verify", str(out_path))
     assert code == 1
     assert out.strip() == "invalid: 2 of 13 proofs fail (leaf 2, leaf 7)"
+
+
+# --- verify streams: proofs are read and checked a batch at a time --------------------------
+# Expected results come from the plain reference (merkle_reference): each proof document is
+# walked up one hash at a time and compared with the reference root.
+
+
+def _many_proofs(capsys, tmp_path, count=300, seed=7):
+    """JSON Lines of openzeppelin and rfc9162 inclusion proofs, interleaved, and the list
+    of what the reference says fails, in the order verify has always reported it:
+    openzeppelin inclusion proofs first (one group: one root), then the others."""
+    rng = random.Random(seed)
+    leaves = [rng.randbytes(32) for _ in range(count)]
+    path = tmp_path / "leaves.txt"
+    path.write_text("".join("0x" + x.hex() + "\n" for x in leaves))
+    lines = {}
+    for scheme in ("openzeppelin", "rfc9162"):
+        code, out, err = run(capsys, "merkle", "proof", str(path), "-s", scheme, "--all")
+        assert code == 0, err
+        lines[scheme] = [json.loads(line) for line in out.splitlines()]
+    oz_nodes, _ = oz_tree(leaves, True)
+    ref = RFC9162Reference(leaves)
+    zero = "0x" + "00" * 32
+    for k in (3, count // 2, count - 1):  # wrong proofs at the start, middle and end
+        lines["openzeppelin"][k]["proof"][-1] = zero
+    lines["rfc9162"][5]["proof"][0] = zero  # one in the first batch of the small batches
+    entries = [e for pair in zip(lines["openzeppelin"], lines["rfc9162"]) for e in pair]
+
+    def holds(entry):
+        if entry["scheme"] == "openzeppelin":
+            node = bytes.fromhex(entry["leaf"][2:])
+            for sibling in entry["proof"]:
+                node = oz_node(node, bytes.fromhex(sibling[2:]))
+            return node == oz_nodes[0]
+        return [bytes.fromhex(p[2:]) for p in entry["proof"]] == ref.path(entry["index"])
+
+    failed = [f"leaf {e['index']}" for e in lines["openzeppelin"] if not holds(e)]
+    failed += [f"leaf {e['index']}" for e in lines["rfc9162"] if not holds(e)]
+    assert failed == [f"leaf {k}" for k in (3, count // 2, count - 1, 5)]
+    return entries, failed
+
+
+@pytest.mark.parametrize("layout", ["lines", "document"])
+@pytest.mark.parametrize("batch, read_size", [(None, None), (16, 100), (1, 7)])
+def test_verify_in_batches_reports_what_the_reference_does(
+    capsys, monkeypatch, tmp_path, layout, batch, read_size
+):
+    from batchkeccak.merkle import proofs
+
+    entries, failed = _many_proofs(capsys, tmp_path)
+    path = tmp_path / "proofs.json"
+    if layout == "lines":
+        path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    else:  # as 'proof' writes several proofs
+        path.write_text(json.dumps({"proofs": entries}, indent=1) + "\n")
+    if batch is not None:
+        monkeypatch.setattr(proofs, "VERIFY_BATCH", batch)
+        monkeypatch.setattr(proofs, "READ_SIZE", read_size)
+    code, out, _ = run(capsys, "merkle", "verify", str(path))
+    assert code == 1
+    assert out == f"invalid: 4 of 600 proofs fail ({', '.join(failed)})\n"
+    assert proofs.verify_proofs(proofs.parse_proofs(path.read_text())) == failed
+    with open(path, encoding="utf-8") as stream:
+        streamed = proofs.verify_proof_stream(proofs.iter_proofs(stream), batch=batch)
+    assert streamed == (600, 4, failed)
+
+
+def test_verify_shows_the_first_ten_failures_in_order(capsys, monkeypatch, tmp_path, hex_file):
+    from batchkeccak.merkle import proofs
+
+    code, out, _ = run(capsys, "merkle", "proof", str(hex_file), "-s", "openzeppelin", "--all")
+    entries = [json.loads(line) for line in out.splitlines()]
+    for entry in entries[1:]:
+        entry["proof"][0] = "0x" + "00" * 32
+    path = tmp_path / "all.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    monkeypatch.setattr(proofs, "VERIFY_BATCH", 4)
+    code, out, _ = run(capsys, "merkle", "verify", str(path))
+    shown = ", ".join(f"leaf {k}" for k in range(1, 11))
+    assert (code, out) == (1, f"invalid: 12 of 13 proofs fail ({shown} ...)\n")
+
+
+class _CountingText:
+    """A text file that counts the characters it has handed out."""
+
+    def __init__(self, text):
+        import io
+
+        self.inner, self.given = io.StringIO(text), 0
+
+    def read(self, size=-1):
+        chunk = self.inner.read(size)
+        self.given += len(chunk)
+        return chunk
+
+    def readline(self):
+        line = self.inner.readline()
+        self.given += len(line)
+        return line
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+@pytest.mark.parametrize("layout", ["lines", "document"])
+def test_verify_reads_the_proofs_as_it_checks_them(capsys, monkeypatch, tmp_path, layout):
+    from batchkeccak.merkle import openzeppelin, proofs
+
+    entries, _ = _many_proofs(capsys, tmp_path)
+    entries = [e for e in entries if e["scheme"] == "openzeppelin"]
+    if layout == "lines":
+        text = "".join(json.dumps(e) + "\n" for e in entries)
+    else:
+        text = json.dumps({"proofs": entries}, indent=1) + "\n"
+    stream = _CountingText(text)
+    seen = []
+    verify_many = openzeppelin.verify_many
+
+    def counting(leaves, *args, **kwargs):
+        seen.append((len(leaves), stream.given))
+        return verify_many(leaves, *args, **kwargs)
+
+    monkeypatch.setattr(openzeppelin, "verify_many", counting)
+    monkeypatch.setattr(proofs, "READ_SIZE", 1000)
+    result = proofs.verify_proof_stream(proofs.iter_proofs(stream), batch=50)
+    assert (result.total, result.failures) == (300, 3)
+    assert [n for n, _ in seen] == [50] * 6
+    # Each batch is checked once it is read (its 50 proofs, a line or a read ahead), before
+    # the rest of the file is read.
+    per_proof = len(text) / 300
+    for k, (_, given) in enumerate(seen, start=1):
+        assert given <= 50 * k * per_proof * 1.2 + 1000
 
 
 # ----------------------------------------------------------------------------------------

@@ -672,7 +672,7 @@ def run_verify(args) -> int:
         )
     if result.failures:
         shown = ", ".join(result.failed) + (" ..." if result.failures > 10 else "")
-        print(f"invalid: {result.failures} of {result.count} proofs fail ({shown})")
+        print(f"invalid: {result.failures} of {result.total} proofs fail ({shown})")
         return 1
-    print("valid" if result.count == 1 else f"valid: all {result.count} proofs")
+    print("valid" if result.total == 1 else f"valid: all {result.total} proofs")
     return 0

@@ -17,26 +17,35 @@ Tree dumps (``MerkleTree.dump``) are written and read here too, atomically.
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import re
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple, TextIO
 
 import numpy as np
 
 from batchkeccak.merkle import abi, openzeppelin, rfc9162, schemes
 from batchkeccak.merkle._bytes import hex_to_bytes
 from batchkeccak.merkle.base import MerkleTree
-from batchkeccak.support.atomic import atomic_output
 from batchkeccak.support.hextext import encode_hex_rows, hex_0x
+from batchkeccak.support.output import open_output
 
 __all__ = [
+    "VERIFY_BATCH",
+    "ProofTextError",
+    "Verified",
     "consistency_proof_json",
     "inclusion_proof_json",
     "inclusion_proof_lines",
+    "iter_proofs",
     "load_dump",
     "multiproof_json",
     "parse_proofs",
+    "verify_proof_stream",
     "verify_proofs",
     "write_dump",
     "write_text_atomic",
@@ -46,6 +55,14 @@ BLOCK = 1 << 14
 """Proofs assembled per step of :func:`inclusion_proof_lines`: the sibling nodes of a block of
 leaves are gathered and hex-encoded level by level with numpy, and the block's lines are
 handed out before the next."""
+
+VERIFY_BATCH = 4096
+"""Proof documents held at once by :func:`verify_proof_stream`: they are read, checked (the
+OpenZeppelin inclusion proofs among them with one :func:`~batchkeccak.merkle.openzeppelin.\
+verify_many` call per root and types) and dropped before the next are read."""
+
+READ_SIZE = 1 << 16
+"""Characters read at a time by :func:`iter_proofs` from a ``{"proofs": [...]}`` document."""
 
 
 # ----------------------------------------------------------------------------------------
@@ -203,7 +220,7 @@ def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> N
         raise FileNotFoundError(
             f"cannot write {str(target)!r}: folder {str(target.parent)!r} does not exist"
         )
-    with atomic_output(target) as temporary, open(temporary, "w", encoding="utf-8") as handle:
+    with open_output(target, "w") as handle:
         handle.writelines([chunks] if isinstance(chunks, str) else chunks)
 
 
@@ -221,32 +238,188 @@ def load_dump(path: str | os.PathLike, *, threads: int | None = None) -> MerkleT
 # Reading and verifying proofs
 
 
+class ProofTextError(ValueError):
+    """Proof text that is neither a JSON document nor JSON Lines, or holds no proofs."""
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_CONTAINER = re.compile(r'[ \t\n\r]*\{[ \t\n\r]*"proofs"[ \t\n\r]*:[ \t\n\r]*\[')
+_DECODER = json.JSONDecoder()
+
+
 def parse_proofs(text: str) -> list:
     """The proof documents in ``text``: one JSON document, ``{"proofs": [...]}``, or JSON
-    Lines (as :func:`inclusion_proof_lines` writes).
+    Lines (as :func:`inclusion_proof_lines` writes). :func:`iter_proofs` reads them from a
+    file without holding them all.
 
     Raises
     ------
-    ValueError
-        When ``text`` is neither JSON nor JSON Lines, or holds no proofs.
+    ProofTextError
+        A ``ValueError``: when ``text`` is neither JSON nor JSON Lines, or holds no proofs.
     """
-    try:
-        document = json.loads(text)
-    except ValueError:
-        try:
-            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError as exc:
-            raise ValueError(f"proof text is neither JSON nor JSON Lines: {exc}") from None
+    return list(iter_proofs(io.StringIO(text)))
+
+
+def iter_proofs(stream: TextIO) -> Iterator[object]:
+    """The proof documents of a text stream, one at a time, read as they are needed.
+
+    The layouts :func:`parse_proofs` reads: JSON Lines are read line by line; a
+    ``{"proofs": [...]}`` document (``"proofs"`` its first member, as ``batchkeccak merkle
+    proof`` writes it) is read ``READ_SIZE`` characters at a time, one array item decoded
+    after another; any other text is one JSON document (one inclusion, multi- or consistency
+    proof), read whole. So what is held at once is a line or an item and a read buffer, not
+    the file.
+
+    Raises
+    ------
+    ProofTextError
+        As :func:`parse_proofs`; JSON Lines and array items are checked as they are reached,
+        so the proofs before a malformed one have been handed out.
+    """
+    head = stream.read(READ_SIZE)
+    container = _CONTAINER.match(head)
+    if container:
+        count = yield from _container_items(stream, head, container.end())
     else:
-        if isinstance(document, Mapping) and "proofs" in document:
-            entries = document["proofs"]
-            if not isinstance(entries, list):
-                raise ValueError("'proofs' must be a list of proof objects")
+        count = yield from _lines_or_document(stream, head)
+    if not count:
+        raise ProofTextError("proof text holds no proofs")
+
+
+def _container_items(stream: TextIO, head: str, start: int) -> Generator[object, None, int]:
+    """The items of ``{"proofs": [...]}``, from ``head[start:]`` (just past the ``[``) on;
+    returns how many there were."""
+    reader = _Reader(stream, head, start)
+    count = 0
+    try:
+        if reader.skip_whitespace() == "]":
+            reader.pos += 1
         else:
-            entries = [document]
-    if not entries:
-        raise ValueError("proof text holds no proofs")
-    return entries
+            while True:
+                if reader.skip_whitespace() == "":
+                    raise ValueError("the text ends inside 'proofs'")
+                yield reader.value()
+                count += 1
+                following = reader.skip_whitespace()
+                reader.pos += 1
+                if following == "]":
+                    break
+                if following != ",":
+                    raise ValueError(f"expected ',' or ']' after item {count - 1} of 'proofs'")
+        # The members after "proofs" (usually none): the object must still close.
+        tail = json.loads('{"proofs": []' + reader.rest())
+    except ValueError as exc:
+        raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {exc}") from None
+    if not isinstance(tail.get("proofs"), list):
+        raise ProofTextError("'proofs' must be a list of proof objects")
+    return count
+
+
+def _lines_or_document(stream: TextIO, head: str) -> Generator[object, None, int]:
+    """JSON Lines, one document per line, or one JSON document over several lines; returns
+    how many proofs there were."""
+    lines = _lines(stream, head)
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
+        return 0
+    try:
+        document = json.loads(first)
+    except ValueError as error:
+        # Not a whole document on its own line: the text is one document over several lines.
+        text = first + "".join(lines)
+        try:
+            document = json.loads(text)
+        except ValueError:
+            raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {error}") from None
+        return (yield from _documents_of(document))
+    following = next((line for line in lines if line.strip()), None)
+    if following is None:
+        return (yield from _documents_of(document))  # a document on one line
+    yield document
+    count = 1
+    for line in itertools.chain([following], lines):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError as exc:
+            raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {exc}") from None
+        yield entry
+        count += 1
+    return count
+
+
+def _documents_of(document: object) -> Generator[object, None, int]:
+    """The proofs of one JSON document: its ``"proofs"``, or the document itself."""
+    if isinstance(document, Mapping) and "proofs" in document:
+        entries = document["proofs"]
+        if not isinstance(entries, list):
+            raise ProofTextError("'proofs' must be a list of proof objects")
+        yield from entries
+        return len(entries)
+    yield document
+    return 1
+
+
+def _lines(stream: TextIO, head: str) -> Iterator[str]:
+    """The lines of ``head`` followed by the rest of ``stream``, each with its newline."""
+    pending = ""
+    for line in io.StringIO(head):
+        if line.endswith("\n"):
+            yield pending + line
+            pending = ""
+        else:
+            pending = line  # the head stops inside this line
+    if pending:
+        yield pending + stream.readline()
+    yield from stream
+
+
+class _Reader:
+    """A window on a text stream, for decoding one JSON value after another."""
+
+    def __init__(self, stream: TextIO, text: str, pos: int):
+        self.stream, self.buffer, self.pos, self.eof = stream, text, pos, False
+
+    def more(self, size: int) -> bool:
+        """Read ``size`` more characters, dropping those before ``pos``; False at the end."""
+        chunk = self.stream.read(size)
+        if not chunk:
+            self.eof = True
+            return False
+        self.buffer = self.buffer[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def skip_whitespace(self) -> str:
+        """Move past whitespace; the next character, or "" at the end of the text."""
+        while True:
+            match = _WHITESPACE.match(self.buffer, self.pos)
+            assert match is not None  # the pattern matches the empty string
+            self.pos = match.end()
+            if self.pos < len(self.buffer):
+                return self.buffer[self.pos]
+            if not self.more(READ_SIZE):
+                return ""
+
+    def value(self) -> object:
+        """Decode the JSON value at ``pos``, reading on while the buffer ends inside it."""
+        size = READ_SIZE
+        while True:
+            try:
+                item, end = _DECODER.raw_decode(self.buffer, self.pos)
+            except json.JSONDecodeError:
+                if not self.more(size):
+                    raise
+                size *= 2  # a long item: read ahead in growing steps, not quadratically
+                continue
+            # A value that ends where the buffer ends may go on (a number): read on to see.
+            if end < len(self.buffer) or not self.more(size):
+                self.pos = end
+                return item
+
+    def rest(self) -> str:
+        return self.buffer[self.pos :] + self.stream.read()
 
 
 def _xof_length(entry: Mapping) -> int | None:
@@ -307,9 +480,9 @@ def _verify_entry(entry: object, root: object) -> tuple[bool, str]:
     raise ValueError(f"unknown scheme {scheme!r} in proof")
 
 
-def _verify_openzeppelin_batches(entries: list, root: object, failed: list[str]) -> list:
-    """Check OpenZeppelin inclusion proofs in batches (one hash call per proof step for all
-    proofs with the same root and types); returns the entries left for one-by-one checks."""
+def _openzeppelin_groups(entries: list, root: object) -> tuple[dict, list]:
+    """The OpenZeppelin inclusion proofs of ``entries`` grouped by trusted root and types (in
+    order of first appearance), and the entries left for one-by-one checks."""
     groups: dict = {}
     rest = []
     for entry in entries:
@@ -323,12 +496,88 @@ def _verify_openzeppelin_batches(entries: list, root: object, failed: list[str])
             groups.setdefault((_trusted_root(entry, root), types), []).append(entry)
         else:
             rest.append(entry)
-    for (trusted, types), group in groups.items():
-        leaves = [e["value"] for e in group] if types else [e["leaf"] for e in group]
-        proofs = [e["proof"] for e in group]
-        valid = openzeppelin.verify_many(leaves, proofs, trusted, types=types)
-        failed.extend(f"leaf {e.get('index', '?')}" for e, ok in zip(group, valid) if not ok)
-    return rest
+    return groups, rest
+
+
+class Verified(NamedTuple):
+    """What :func:`verify_proof_stream` found."""
+
+    total: int
+    """Proof documents checked."""
+    failures: int
+    """How many of them fail."""
+    failed: list[str]
+    """What failed (``"leaf 7"``), in :func:`verify_proofs`' order; at most ``keep`` names."""
+
+
+class _Failures:
+    """Names of failed proofs, kept in the order :func:`verify_proofs` has always reported
+    them: OpenZeppelin inclusion proofs by group (groups in order of first appearance, proofs
+    in input order), then the others in input order; at most ``keep`` names per list."""
+
+    def __init__(self, keep: int | None):
+        self.keep = keep
+        self.groups: dict[object, list[str]] = {}
+        self.rest: list[str] = []
+        self.count = 0
+
+    def add(self, names: list[str], what: str) -> None:
+        if self.keep is None or len(names) < self.keep:
+            names.append(what)
+        self.count += 1
+
+    def names(self) -> list[str]:
+        joined = [name for names in self.groups.values() for name in names] + self.rest
+        return joined if self.keep is None else joined[: self.keep]
+
+
+def verify_proof_stream(
+    entries: Iterable[object],
+    root: object = None,
+    *,
+    batch: int | None = None,
+    keep: int | None = None,
+) -> Verified:
+    """Check proof documents ``batch`` (default :data:`VERIFY_BATCH`) at a time, as
+    :func:`iter_proofs` reads them.
+
+    The results are :func:`verify_proofs`' (the same failures, in the same order), but at
+    most ``batch`` documents are held at once, so memory does not grow with the number of
+    proofs; ``keep`` bounds the failure names kept (None keeps them all).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`verify_proofs`, at the first malformed document of a batch.
+    """
+    batch = VERIFY_BATCH if batch is None else batch
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    failures = _Failures(keep)
+    count = 0
+    iterator = iter(entries)
+    try:
+        while chunk := list(itertools.islice(iterator, batch)):
+            count += len(chunk)
+            groups, rest = _openzeppelin_groups(chunk, root)
+            for key, group in groups.items():
+                names = failures.groups.setdefault(key, [])
+                trusted, types = key
+                leaves = [e["value"] for e in group] if types else [e["leaf"] for e in group]
+                valid = openzeppelin.verify_many(
+                    leaves, [e["proof"] for e in group], trusted, types=types
+                )
+                for entry, ok in zip(group, valid.tolist()):
+                    if not ok:
+                        failures.add(names, f"leaf {entry.get('index', '?')}")
+            del groups, chunk
+            for entry in rest:
+                ok, what = _verify_entry(entry, root)
+                if not ok:
+                    failures.add(failures.rest, what)
+    except KeyError as exc:
+        raise ValueError(f"proof lacks {exc.args[0]!r}") from None
+    return Verified(count, failures.count, failures.names())
 
 
 def verify_proofs(entries: Sequence[object], root: object = None) -> list[str]:
@@ -353,12 +602,4 @@ def verify_proofs(entries: Sequence[object], root: object = None) -> list[str]:
     ValueError, TypeError
         For malformed documents: a missing field, nodes of the wrong size, an unknown scheme.
     """
-    failed: list[str] = []
-    try:
-        for entry in _verify_openzeppelin_batches(list(entries), root, failed):
-            ok, what = _verify_entry(entry, root)
-            if not ok:
-                failed.append(what)
-    except KeyError as exc:
-        raise ValueError(f"proof lacks {exc.args[0]!r}") from None
-    return failed
+    return verify_proof_stream(entries, root, batch=max(1, len(entries))).failed
