@@ -142,3 +142,50 @@ def test_measured_choices_name_a_width_per_cpu():
         assert vector_width.preferred_bits() in (256, 512)
     else:
         assert vector_width.preferred_bits() == 256
+
+
+class _Unreadable:
+    """A tuning file the reader may not open."""
+
+    def read_text(self, encoding=None):
+        raise PermissionError(13, "Permission denied", "tile_bits.json")
+
+    def __str__(self):
+        return "tile_bits.json"
+
+
+@pytest.mark.parametrize(
+    "case", ["missing", "corrupt JSON", "wrong shape", "bad bits", "unreadable"]
+)
+def test_a_broken_tuning_file_warns_once_and_hashing_goes_on(monkeypatch, tmp_path, case):
+    import hashlib
+    import warnings
+
+    path = tmp_path / "tile_bits.json"
+    if case == "corrupt JSON":
+        path.write_text('{"cpus": {"znver4": ')
+    elif case == "wrong shape":
+        path.write_text('["cpus"]')
+    elif case == "bad bits":
+        path.write_text('{"cpus": {"znver4": {"bits": 384}}}')
+    monkeypatch.setattr(
+        vector_width, "TILE_BITS_FILE", _Unreadable() if case == "unreadable" else path
+    )
+    vector_width.measured_choices.cache_clear()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert vector_width.measured_choices() == {"cpus": {}}
+            with monkeypatch.context() as patched:  # the rule: 512 bits with AVX-512F
+                patched.setattr(vector_width, "host_has_avx512f", lambda: True)
+                assert vector_width.preferred_bits() == vector_width.WIDE_BITS
+            bits = vector_width.bits_from_environment()  # what ran at import, and raised
+        assert len(caught) == 1 and caught[0].category is RuntimeWarning
+        assert "tuning file" in str(caught[0].message)
+        with vector_width.tile_bits_set(bits):
+            digests = bk.hash_many([b"abc", b"x" * 300], "sha3_256")
+        assert [bytes(d) for d in digests] == [
+            hashlib.sha3_256(m).digest() for m in (b"abc", b"x" * 300)
+        ]
+    finally:
+        vector_width.measured_choices.cache_clear()

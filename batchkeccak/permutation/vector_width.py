@@ -31,6 +31,7 @@ import functools
 import json
 import os
 import platform
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,8 +104,35 @@ def host_has_avx512f() -> bool:
 
 @functools.cache
 def measured_choices() -> dict:
-    """``tile_bits.json``: ``{"cpus": {llvm_cpu_name: {"bits": 256 | 512, ...}}, ...}``."""
-    return json.loads(TILE_BITS_FILE.read_text())
+    """``tile_bits.json``: ``{"cpus": {llvm_cpu_name: {"bits": 256 | 512, ...}}, ...}``.
+
+    A tuning file never stops hashing: one that is missing, unreadable, not JSON or not of
+    that shape counts as no measurements (``{"cpus": {}}``: the rule of ``preferred_bits``
+    alone), with one ``RuntimeWarning`` per process saying why."""
+    try:
+        choices = json.loads(TILE_BITS_FILE.read_text(encoding="utf-8"))
+        _check_choices(choices)
+    except (OSError, ValueError, TypeError) as exc:  # UnicodeDecodeError, JSONDecodeError too
+        warnings.warn(
+            f"batchkeccak: ignoring the tuning file {str(TILE_BITS_FILE)!r} ({exc}); tiles "
+            "run at 512 bits on CPUs with AVX-512F, else 256",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return {"cpus": {}}
+    return choices
+
+
+def _check_choices(choices: object) -> None:
+    cpus = choices.get("cpus") if isinstance(choices, dict) else None
+    if not isinstance(cpus, dict):
+        raise TypeError('expected an object with a "cpus" object')
+    for name, entry in cpus.items():
+        if not isinstance(entry, dict) or entry.get("bits", WIDE_BITS) not in (
+            DEFAULT_BITS,
+            WIDE_BITS,
+        ):
+            raise ValueError(f'cpus[{name!r}]: expected {{"bits": 256 or 512, ...}}')
 
 
 def preferred_bits() -> int:
