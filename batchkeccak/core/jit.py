@@ -65,6 +65,50 @@ def _warn_uncached(name: str) -> None:
         )
 
 
+FIRST_COMPILE_SECONDS = 5
+"""About how long the kernels take to compile on a cold cache (docs/performance.md: "kernels
+ready in" 4.0-4.4 s on the 2-core reference machine)."""
+
+COMPILE_NOTICE = (
+    f"batchkeccak: compiling the kernels for this machine (about {FIRST_COMPILE_SECONDS} s, "
+    "once; later runs load them from numba's cache)"
+)
+
+
+class _CompileNotice(numba.core.event.Listener):
+    """Says :data:`COMPILE_NOTICE` on stderr at the first compilation of one of the package's
+    functions. numba fires ``numba:compile`` only on a cache miss: a warm cache says nothing."""
+
+    def __init__(self) -> None:
+        self.said = threading.Lock()
+
+    def on_start(self, event) -> None:
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if module.startswith("batchkeccak.") and self.said.acquire(blocking=False):
+            try:
+                print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+            except (OSError, ValueError):
+                pass  # stderr closed: nowhere to say it
+
+    def on_end(self, event) -> None:
+        pass
+
+
+def _run_as_the_program() -> bool:
+    """Whether this process is the ``batchkeccak`` command (the console script or
+    ``python -m batchkeccak``), not a library call or an in-process test of the CLI."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name in ("batchkeccak.__main__", "batchkeccak.cli"):
+        return True
+    return bool(sys.argv) and Path(sys.argv[0]).stem == "batchkeccak"
+
+
+if _run_as_the_program():  # the command says so once; a library call stays quiet
+    numba.core.event.register("numba:compile", _CompileNotice())
+
+
 def njit(*args, **options):
     """``numba.njit`` with the same arguments; ``cache=True`` falls back to an in-memory
     compilation (and one warning) where numba has nowhere to write its cache."""
