@@ -343,7 +343,7 @@ def test_dev_stdout_into_a_pipe(name, folder):
 @needs_full
 @pytest.mark.parametrize("name", sorted(FILE_CASES))
 def test_a_full_device_is_a_write_error(name, folder):
-    case, status, err = _file_run(name, folder, FULL)
+    _, status, err = _file_run(name, folder, FULL)
     assert _one_line(err) == f"batchkeccak: write error: {FULL}: {ENOSPC}"
     assert status == TROUBLE[name.split(" ")[0]]
     assert os.path.exists(FULL)
@@ -364,7 +364,7 @@ def test_a_path_that_cannot_be_written(name, where, folder, tmp_path):
         locked.mkdir(mode=0o555)
         dst = locked / "out"
     before = _entries(tmp_path)
-    case, status, err = _file_run(name, folder, str(dst))
+    _, status, err = _file_run(name, folder, str(dst))
     line = _one_line(err)
     assert line.startswith("batchkeccak: "), line
     assert status == TROUBLE[name.split(" ")[0]]
