@@ -568,3 +568,76 @@ def test_lines_of_a_tree_mode():
     assert done.stdout.decode().split() == [
         KangarooTwelve.new(data=line).read(8).hex() for line in (b"a", b"bc")
     ]
+
+
+class _Terminal:
+    """stdout and a terminal's stderr writing to one screen, in the order they are written."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+
+    def stream(self, tty: bool):
+        import io
+
+        terminal = self
+
+        class Raw(io.RawIOBase):
+            def writable(self):
+                return True
+
+            def write(self, data):
+                terminal.text.append(bytes(data).decode())
+                return len(data)
+
+        class Text(io.TextIOWrapper):
+            def isatty(self):
+                return tty
+
+        return Text(Raw(), encoding="utf-8", write_through=True)
+
+    def lines(self) -> list[str]:
+        """What the screen shows: a carriage return goes back to the line's start."""
+        shown = []
+        for line in "".join(self.text).split("\n"):
+            cells: list[str] = []
+            column = 0
+            for part_index, part in enumerate(line.split("\r")):
+                if part_index:
+                    column = 0
+                for char in part:
+                    if column < len(cells):
+                        cells[column] = char
+                    else:
+                        cells.append(char)
+                    column += 1
+            shown.append("".join(cells).rstrip())
+        return shown
+
+
+def _hash_on_a_terminal(monkeypatch, tmp_path, delay):
+    from batchkeccak.cli import hash as hash_command
+
+    paths = []
+    for i, content in enumerate([b"", b"abc", b"x" * 1000]):
+        paths.append(tmp_path / f"f{i}.bin")
+        paths[-1].write_bytes(content)
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stdout", screen.stream(tty=True))
+    monkeypatch.setattr(sys, "stderr", screen.stream(tty=True))
+    if delay is not None:
+        monkeypatch.setattr(hash_command, "PROGRESS_DELAY", delay)
+    assert main(["hash", *map(str, paths)]) == 0
+    sys.stdout.flush()
+    expected = [f"{hashlib.sha3_256(p.read_bytes()).hexdigest()}  {p}" for p in paths]
+    return screen, expected
+
+
+def test_short_work_on_a_terminal_shows_no_bar(monkeypatch, tmp_path):
+    screen, expected = _hash_on_a_terminal(monkeypatch, tmp_path, None)
+    assert "".join(screen.text) == "".join(line + "\n" for line in expected)
+
+
+def test_a_bar_is_erased_before_digests_are_written(monkeypatch, tmp_path):
+    screen, expected = _hash_on_a_terminal(monkeypatch, tmp_path, 0)  # a bar at once
+    assert "files" in "".join(screen.text)  # it was drawn
+    assert [line for line in screen.lines() if line] == expected

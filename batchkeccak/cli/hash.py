@@ -29,7 +29,7 @@ from batchkeccak.cli.sums import (
     stdin_reader,
 )
 from batchkeccak.io.lines import line_batches
-from batchkeccak.support.progress import progress_bar
+from batchkeccak.support.progress import bar_cleared, progress_bar
 
 __all__ = ["TAGS", "register", "resolve_algorithm"]
 
@@ -250,7 +250,8 @@ def _hash_lines(args, spec, output: Output) -> int:
                     digests = bk.hexdigest_many(
                         bk.FlatMessages(data, offsets), spec.hasher(args.length)
                     )
-                    output.write("\n".join(digests).encode() + b"\n")
+                    with bar_cleared(bar, output.flush):
+                        output.write("\n".join(digests).encode() + b"\n")
                     bar.update(size)
             except OSError as exc:
                 if isinstance(exc, (WriteError, BrokenPipeError)):
@@ -285,9 +286,12 @@ def _hash_files(args, spec, output: Output) -> int:
             lines: list[str] = []  # written together: one call per batch, not per file
             for name, result in zip(batch, digest_names(batch, spec, length)):
                 if isinstance(result, OSError):
-                    output.write(encoded(lines))  # what came before the warning
-                    lines.clear()
-                    output.warn(f"{quotef(name) if name != '-' else name}: {error_text(result)}")
+                    with bar_cleared(bar, output.flush):
+                        output.write(encoded(lines))  # what came before the warning
+                        lines.clear()
+                        output.warn(
+                            f"{quotef(name) if name != '-' else name}: {error_text(result)}"
+                        )
                     failed += 1
                     continue
                 prefix, shown = ("", name) if args.zero else escape_text(name)
@@ -295,7 +299,8 @@ def _hash_files(args, spec, output: Output) -> int:
                     lines.append(f"{prefix}{tag} ({shown}) = {result.hex()}{end}")
                 else:
                     lines.append(f"{prefix}{result.hex()} {marker}{shown}{end}")
-            output.write(encoded(lines))
+            with bar_cleared(bar, output.flush):
+                output.write(encoded(lines))
             bar.update(_sizes(batch) if bar.total else 0)
     return 1 if failed else 0
 
@@ -311,10 +316,21 @@ def _sizes(names: list[str]) -> int:
 
 
 def _progress(files: list[str], lines: bool):
-    """Bytes hashed so far on stderr, shown only when stderr is a terminal."""
+    """Bytes hashed so far on stderr, shown only when stderr is a terminal and the work has
+    taken ``PROGRESS_DELAY`` seconds, erased while digests are written and when it ends."""
     if sys.stderr is None or not sys.stderr.isatty():
         return _NoProgress()  # and tqdm is not even imported
-    return progress_bar(_sizes(files) or None, "lines" if lines else "files", unit="B")
+    return progress_bar(
+        _sizes(files) or None,
+        "lines" if lines else "files",
+        unit="B",
+        delay=PROGRESS_DELAY,
+        leave=False,
+    )
+
+
+PROGRESS_DELAY = 1.5
+"""Seconds of work before ``hash`` shows a bar: a few small files show none."""
 
 
 class _NoProgress:
