@@ -276,6 +276,9 @@ def test_a_null_dictionary_entry_is_no_key(entries, plain_values):
         bk.table_digest(a, key="k")
     with pytest.raises(ValueError, match=r"source: key column 'k' holds 1 null"):
         bk.segment_digests(a, key="k")
+    # TupleHash has no null: the entry is refused there too, not hashed as an empty field.
+    with pytest.raises(ValueError, match=r"column 'k' has nulls"):
+        hash_rows(a, ["k"], "tuplehash_256", length=32, encoding="tuplehash")
 
 
 def test_diff_of_polars_frames_names_the_changed_columns():
