@@ -499,6 +499,13 @@ def _row_field_macro() -> str:
             f"ELSE error('hash_rows: a field of type ' || t || ' has no row encoding in SQL; "
             f"cast it to one of {accepted_types}') END"
         )
+    # Every other type (INTERVAL, LIST, STRUCT, MAP, ARRAY, TIMETZ, BIT...): an untyped
+    # overload, so that DuckDB binds it and the message names the type, rather than a
+    # binder error about this macro.
+    overloads.append(
+        f"(x, t) AS error('hash_rows: a field of type ' || t || ' has no row encoding in SQL; "
+        f"cast it to one of {accepted_types}')::BLOB"
+    )
     return ", ".join(overloads)
 
 
