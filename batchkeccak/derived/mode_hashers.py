@@ -17,9 +17,16 @@ from batchkeccak.core import parallel
 from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, restore
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.core.sponge import absorb_prefixes
+from batchkeccak.core.stored_states import StoredStates
 from batchkeccak.derived._layout import frame_messages
+from batchkeccak.derived.encoding import left_encode
 from batchkeccak.derived.table import Mode
-from batchkeccak.inputs import readonly
+from batchkeccak.inputs import readonly, sequence_to_flat
+
+IN_PLACE_BYTES = 1 << 13
+"""Batches whose every message is at least this long are hashed where they lie
+(:meth:`FramedHasher._hash_in_place`): below it, copying a message with its framing costs
+less than one more pass over the batch's states."""
 
 
 def prefix_states(
@@ -163,12 +170,58 @@ class FramedHasher(ModeHasher):
         return OnePass(self.initial_state, self.domain, trailer=self.trailer)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
-        self.check_batch(offsets.shape[0] - 1)
+        count = offsets.shape[0] - 1
+        self.check_batch(count)
+        if (
+            count > 0
+            and int(offsets[count] - offsets[0]) >= count * IN_PLACE_BYTES
+            and int(np.diff(offsets).min()) >= IN_PLACE_BYTES
+        ):
+            return self._hash_in_place(data, offsets, out)
         framed_data, framed_offsets = frame_messages(
             data, offsets, self.trailer, self.length_prefix
         )
         return self.sponge_hasher().hash_flat(
             framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
+        )
+
+    def _hash_in_place(self, data, offsets, out):
+        """Long messages: their whole blocks absorbed where they lie, in the tile's lanes
+        from the mode's stored state; only each message's last partial block is framed.
+
+        A length prefix (TupleHash's ``left_encode``) shifts a message against the blocks,
+        so each message's first block (prefix and first bytes) is absorbed on its own
+        first, and its other blocks are read in place from there.
+        """
+        spec = self.algorithm
+        rate = spec.rate
+        count = offsets.shape[0] - 1
+        starts = offsets[:-1].astype(np.int64)
+        lengths = np.diff(offsets).astype(np.int64)
+        initial = self.initial_state
+        if self.length_prefix:
+            firsts, taken = [], []
+            for start, length in zip(starts.tolist(), lengths.tolist(), strict=True):
+                head = left_encode(8 * length)
+                taken.append(rate - len(head))
+                firsts.append(head + data[start : start + taken[-1]].tobytes())
+            skip = np.array(taken, dtype=np.int64)
+            states = prefix_states(spec, firsts, initial, self.threads)
+        else:
+            skip = np.zeros(count, dtype=np.int64)
+            states = initial
+        whole = (lengths - skip) // rate * rate
+        body = starts + skip
+        stored = StoredStates(spec, count, states)
+        stored.run(data, body, body + whole, np.arange(count), None, whole // rate, self.threads)
+        ends = offsets[1:].tolist()
+        tails = [
+            data[a:b].tobytes() + self.trailer
+            for a, b in zip((body + whole).tolist(), ends, strict=True)
+        ]
+        tail_data, tail_offsets = sequence_to_flat(tails, argument="data")
+        return self.sponge_hasher(initial_state=readonly(stored.lanes), threads=1).hash_flat(
+            tail_data, tail_offsets, out=out
         )
 
 
