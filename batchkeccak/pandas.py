@@ -19,7 +19,8 @@ from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.parameters import Algorithm, unknown_method
+from batchkeccak.core.parameters import Algorithm
+from batchkeccak.derived.table import unknown_method
 from batchkeccak.inputs.arrow_buffers import is_value_type
 
 try:

@@ -20,7 +20,8 @@ from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.parameters import Algorithm, unknown_method
+from batchkeccak.core.parameters import Algorithm
+from batchkeccak.derived.table import unknown_method
 
 try:
     import polars as pl

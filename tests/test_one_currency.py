@@ -191,8 +191,10 @@ def test_mode_spellings_and_unknown_names():
     assert bk.hash_one(b"abc", "KT128", length=8) == KangarooTwelve.new(data=b"abc").read(8)
     with pytest.raises(ValueError) as caught:
         bk.hash_many([b"a"], "sha3-257")
-    for listed in ("sha3_256", "kmac_256", "kt128", "parallelhash_xof_128", "hmac_sha3_512"):
-        assert listed in str(caught.value)
+    # A short answer: the nearest names, and where every name (modes too) is listed.
+    said = str(caught.value)
+    assert "did you mean 'sha3_256'" in said and "batchkeccak.modes" in said
+    assert "parallelhash_xof_128" not in said and len(said) < 200
     with pytest.raises(ValueError, match="unknown algorithm 'kmac512'"):
         bk.hash_many([b"a"], "kmac512", key=b"k", length=32)
 

@@ -238,17 +238,3 @@ def unknown_algorithm(name: str, names: Iterable[str], argument: str = "algorith
         if hint
         else f"unknown {argument} {name!r} ({EVERY_NAME})"
     )
-
-
-def unknown_method(namespace: str, name: str, general: Iterable[str]) -> AttributeError:
-    """The error for ``namespace.name`` where a column accessor (Polars' or pandas' ``bk``)
-    has no such method: the same hint as an unknown algorithm, the ``general`` methods, and
-    where the rest (one per algorithm and mode) are listed."""
-    from batchkeccak.derived.table import algorithm_names
-
-    general = tuple(general)
-    hint = did_you_mean(name, (*general, *algorithm_names()))
-    return AttributeError(
-        f"{namespace} has no method {name!r}{': ' + hint if hint else ''} (its methods are "
-        f"{', '.join(general)} and one per algorithm and mode: {EVERY_NAME})"
-    )

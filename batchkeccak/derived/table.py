@@ -8,9 +8,11 @@ row it runs on, and the parameters it takes; nothing else differs between, say,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+
+from batchkeccak.core.parameters import EVERY_NAME, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -79,3 +81,15 @@ def algorithm_names() -> tuple[str, ...]:
     from batchkeccak.core.parameters import algorithms
 
     return tuple(dict.fromkeys([*algorithms, *modes]))
+
+
+def unknown_method(namespace: str, name: str, general: Iterable[str]) -> AttributeError:
+    """The error for ``namespace.name`` where a column accessor (Polars' or pandas' ``bk``)
+    has no such method: the same hint as an unknown algorithm, the ``general`` methods, and
+    where the rest (one per algorithm and mode) are listed."""
+    general = tuple(general)
+    hint = did_you_mean(name, (*general, *algorithm_names()))
+    return AttributeError(
+        f"{namespace} has no method {name!r}{': ' + hint if hint else ''} (its methods are "
+        f"{', '.join(general)} and one per algorithm and mode: {EVERY_NAME})"
+    )
