@@ -47,11 +47,11 @@ def _frame(data, offsets, length_prefix, trailer, out_data, out_offsets):
         if length_prefix:
             bits = 8 * length
             size = _left_encode_size(bits)
-            out_data[pos] = size
-            pos += 1
-            for b in range(size - 1, -1, -1):
-                out_data[pos] = (bits >> (8 * b)) & 0xFF
-                pos += 1
+            head = out_data[pos : pos + 1 + size]
+            head[0] = size
+            for b in range(size):
+                head[1 + b] = (bits >> (8 * (size - 1 - b))) & 0xFF
+            pos += 1 + size
         # Byte loops over views, not slice assignments: numba compiles a slice assignment's
         # shape check with its error message formatting, seconds of compile time for a check
         # these sizes never fail. Over views (not ``out_data[pos + b] = data[start + b]``)

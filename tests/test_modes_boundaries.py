@@ -1,0 +1,115 @@
+"""The framed modes (KMAC, TupleHash) and cSHAKE at the block and path boundaries, against
+pycryptodome: lengths around the rate, around the length where a batch is hashed in place
+from the stored state (``IN_PLACE_BYTES``; TupleHash's length prefix grows a byte there too),
+multi-block and 4 MiB messages, one key per message, and every entry point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sp800_185_reference as ref
+from Crypto.Hash import KMAC128, KMAC256, TupleHash128, TupleHash256, cSHAKE128, cSHAKE256
+
+import batchkeccak as bk
+from batchkeccak.derived.mode_hashers import IN_PLACE_BYTES
+
+pytestmark = pytest.mark.every_backend
+
+RATE = {128: 168, 256: 136}
+KMAC = {128: KMAC128, 256: KMAC256}
+TUPLE = {128: TupleHash128, 256: TupleHash256}
+CSHAKE = {128: cSHAKE128, 256: cSHAKE256}
+KEY = bytes(range(40))
+
+
+def lengths_around(rate):
+    """Lengths at the block boundaries and at the in-place threshold (``IN_PLACE_BYTES`` is
+    also where ``left_encode(8 * n)`` grows from 3 to 4 bytes)."""
+    short = [0, 1, rate - 4, rate - 3, rate - 1, rate, rate + 1, 2 * rate - 1, 2 * rate + 1]
+    edge = IN_PLACE_BYTES
+    long = [edge - 1, edge, edge + 1, edge + rate - 1, edge + rate, 3 * edge + 7]
+    return short, long
+
+
+def messages(lengths, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.bytes(n) for n in lengths]
+
+
+def kmac(bits, key, message, length, custom=b""):
+    return KMAC[bits].new(key=key, data=message, mac_len=length, custom=custom).digest()
+
+
+def tuplehash(bits, message, length, custom=b""):
+    h = TUPLE[bits].new(digest_bytes=length, custom=custom)
+    h.update(message)
+    return h.digest()
+
+
+def assert_rows(got, want, label):
+    bad = [i for i, w in enumerate(want) if got[i].tobytes() != w]
+    assert bad == [], f"{label}: wrong rows {bad} of {len(want)}"
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_kmac_and_tuplehash_at_block_and_in_place_boundaries(bits):
+    short, long = lengths_around(RATE[bits])
+    # A batch of long messages only (hashed in place), short only (framed), and mixed.
+    for label, lengths in (("long", long), ("short", short), ("mixed", short + long)):
+        batch = messages(lengths, bits + len(lengths))
+        for threads in (1, 2):
+            got = bk.hash_many(
+                batch, f"kmac_{bits}", key=KEY, length=32, customization=b"S", threads=threads
+            )
+            want = [kmac(bits, KEY, m, 32, b"S") for m in batch]
+            assert_rows(got, want, f"kmac_{bits} {label} {threads} threads")
+            got = bk.hash_many(
+                batch, f"tuplehash_{bits}", length=48, customization=b"T", threads=threads
+            )
+            assert_rows(got, [tuplehash(bits, m, 48, b"T") for m in batch], f"tuple {label}")
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_equal_long_rows_of_a_2d_array(bits):
+    rows = np.random.default_rng(bits).integers(0, 256, (5, IN_PLACE_BYTES + 3), dtype=np.uint8)
+    got = bk.hash_many(rows, f"kmac_xof_{bits}", key=KEY, length=200)
+    want = [ref.kmac(bits, KEY, bytes(r), 200, b"", xof=True) for r in rows]
+    assert_rows(got, want, "kmac_xof rows")
+    got = bk.hash_many(rows, f"tuplehash_{bits}", length=32)
+    assert_rows(got, [tuplehash(bits, bytes(r), 32) for r in rows], "tuplehash rows")
+
+
+def test_kmac_one_key_per_long_message_never_shares_a_start_state():
+    batch = messages([IN_PLACE_BYTES + 10 * i for i in range(6)], 7)
+    keys = [bytes([i]) * (32 + i * 30) for i in range(6)]
+    got = bk.hash_many(batch, "kmac_256", key=keys, length=32)
+    assert_rows(got, [kmac(256, k, m, 32) for k, m in zip(keys, batch)], "per-message keys")
+    # The same message under two keys: two digests.
+    same = bk.hash_many([batch[0], batch[0]], "kmac_128", key=keys[:2], length=32)
+    assert same[0].tobytes() == kmac(128, keys[0], batch[0], 32)
+    assert same[1].tobytes() == kmac(128, keys[1], batch[0], 32)
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_four_mib_messages_from_every_entry_point(bits, tmp_path):
+    big = messages([4 << 20, (4 << 20) + 1], bits)
+    want_kmac = [kmac(bits, KEY, m, 32) for m in big]
+    want_tuple = [tuplehash(bits, m, 32) for m in big]
+    want_cshake = [CSHAKE[bits].new(data=m, custom=b"c").read(32) for m in big]
+    kmac_hasher = bk.hasher(f"kmac_{bits}", key=KEY, length=32)
+    assert_rows(bk.hash_many(big, kmac_hasher), want_kmac, "kmac hash_many")
+    assert_rows(bk.hash_many(big, f"tuplehash_{bits}", length=32), want_tuple, "tuple")
+    got = bk.hash_many(big, f"cshake_{bits}", length=32, customization=b"c")
+    assert_rows(got, want_cshake, "cshake hash_many")
+    paths = []
+    for i, m in enumerate(big):
+        paths.append(tmp_path / f"m{i}.bin")
+        paths[-1].write_bytes(m)
+    assert_rows(bk.hash_files(paths, kmac_hasher), want_kmac, "kmac hash_files")
+    got = bk.hash_files(paths, f"cshake_{bits}", length=32, customization=b"c")
+    assert_rows(got, want_cshake, "cshake hash_files")
+    h = bk.new(f"kmac_{bits}", key=KEY, length=32)
+    view = memoryview(big[0])
+    for at in range(0, len(view), 1 << 20):
+        h.update(view[at : at + (1 << 20)])
+    assert h.digest() == want_kmac[0]
