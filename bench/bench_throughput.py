@@ -29,7 +29,9 @@ import hashlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +81,7 @@ def _candidates(rows, subset, wide, crypto, connection) -> dict:
     import batchkeccak
     from batchkeccak.permutation import vector_width
 
-    candidates = {
+    candidates: dict[str, Callable[[], object]] = {
         "batchkeccak-1": lambda: batchkeccak.hash_many(rows, ALGORITHM, threads=1),
         "batchkeccak-all": lambda: batchkeccak.hash_many(rows, ALGORITHM, threads=None),
     }
@@ -142,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     batchkeccak.warmup()
     report.compile_s["kernels (compile or cache load)"] = time.perf_counter() - started
+    SHA3_256: Any
     try:
         from Crypto.Hash import SHA3_256
     except ImportError:

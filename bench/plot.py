@@ -225,9 +225,9 @@ def plot_tables(runs: list[dict[str, Any]], folder: Path, fmt: str = "svg") -> l
         if triple
     ]
     load = f"load average {min(loads):.1f}-{max(loads):.1f}" if loads else "load not recorded"
-    threads = sorted({run.get("threads") for run in runs})
+    threads = sorted({str(run.get("threads", "?")) for run in runs})
     caption = (
-        f"{' / '.join(cpus)}{simd}, {'/'.join(str(t) for t in threads)} threads; {load}; "
+        f"{' / '.join(cpus)}{simd}, {'/'.join(threads)} threads; {load}; "
         "Parquet files of 6 columns, 0.1 % of rows differ"
     )
     from matplotlib.ticker import NullFormatter
@@ -398,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     if folder.suffix == ".json":
         parser.error(f"OUT_DIR: {out!r} looks like a JSON file; the folder comes last")
     folder.mkdir(parents=True, exist_ok=True)
-    sweeps, tables = [], []
+    sweeps: list[dict[str, Any]] = []
+    tables: list[dict[str, Any]] = []
     for name in inputs:
         try:
             data = json.loads(Path(name).read_text(encoding="utf-8"))
