@@ -15,12 +15,14 @@ PACKAGE = Path(batchkeccak.__file__).resolve().parent
 
 LAYERS = [
     # (layer, module prefixes), bottom up; a module may import its own layer and those below.
+    ("errors", ["batchkeccak.errors"]),  # the library's exception classes; imports nothing
     ("compiler", ["batchkeccak.core.jit"]),
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.core.sponge", "batchkeccak.core.stored_state_kernels"]),
     ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot",
                              "batchkeccak.core.dispatch", "batchkeccak.core.parallel",
                              "batchkeccak.support.checks", "batchkeccak.support.atomic",
+                             "batchkeccak.support.output",
                              "batchkeccak.support.hextext", "batchkeccak.support.signals",
                              "batchkeccak.support.progress"]),
     ("input boundary", ["batchkeccak.inputs"]),

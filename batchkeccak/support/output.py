@@ -160,7 +160,7 @@ def open_output(
             guarded = GuardedStream(handle, str(name))
             try:
                 try:
-                    yield guarded  # type: ignore[misc]
+                    yield guarded  # type: ignore[misc]  # a GuardedStream stands in for the IO it wraps
                 except BaseException:
                     from_the_block = True
                     raise
