@@ -52,7 +52,9 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("backend_policy", BACKEND_POLICIES, indirect=True)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
+    _group_suffixes(config, items)
     # A kernels_only test (or parameter set) in an every_backend module keeps its run on
     # forced kernels alone; its other policies' runs are deselected.
     others = [
@@ -66,6 +68,28 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=others)
         dropped = set(map(id, others))
         items[:] = [item for item in items if id(item) not in dropped]
+
+
+def _group_suffixes(config, items):
+    """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
+    worker: each worker names a grouped test ``nodeid@group`` and the controller groups by
+    that suffix. pytest-xdist sets ``item._nodeid`` for it, which pytest 9.2 no longer reads
+    (a node's id is ``item._id``): every group was then split over the workers, and a page
+    that starts Spark and Ray started them once per worker. The suffix is set here where
+    xdist's did not take."""
+    if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
+        return
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if not names or "@" in item.nodeid:
+            continue
+        suffixed = f"{item.nodeid}@{'_'.join(sorted(names))}"
+        node_id = getattr(item, "_id", None)
+        if node_id is not None and hasattr(node_id, "parse"):
+            item._id = type(node_id).parse(suffixed)
 
 
 @pytest.fixture(autouse=True)

@@ -457,3 +457,14 @@ def test_a_block_that_needs_the_one_before_fails_on_its_own(tmp_path):
     alone = [run_alone(block) for block in python_blocks(page)]
     assert [o.status for o in alone] == ["passed", "failed", "passed"]
     assert "NameError" in alone[1].message
+
+
+@pytest.mark.xdist_group("docs-grouping")
+def test_a_grouped_test_carries_its_group_under_xdist(request):
+    """A page's blocks share one run (and the engines it starts) only if ``--dist loadgroup``
+    sends them to one worker, which needs the ``@group`` suffix on each worker's test ids
+    (tests/conftest.py sets it where pytest-xdist's own does not take)."""
+    config = request.config
+    if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
+        pytest.skip("checks pytest -n N --dist loadgroup")
+    assert request.node.nodeid.endswith("@docs-grouping"), request.node.nodeid
