@@ -221,12 +221,18 @@ def _stream_files(
     one round of chunks while the next round is read (:func:`batchkeccak.io.chunks.chunk_rounds`)."""
     import numpy as np
 
-    from batchkeccak.core.hashers import Hasher
     from batchkeccak.core.stored_states import StoredStates
     from batchkeccak.inputs import readonly
 
-    if type(resolved) is not Hasher:
-        # A mode frames or splits its message: each file is fed to its own incremental form.
+    try:
+        # A keyed or customized mode whose message goes through in one pass (cSHAKE, KMAC,
+        # HMAC) streams in the lanes from its stored start state, as a plain row does.
+        form = resolved.one_pass()
+    except (TypeError, ValueError):
+        form = None
+    if form is None or form.initial_state.shape[0] != 1:
+        # A mode that splits its message or frames it first (a tree mode, TupleHash): each
+        # file is fed to its own incremental form.
         for index in group:
             try:
                 out[index] = np.frombuffer(_digest_path(names[index], resolved), np.uint8)
@@ -236,7 +242,7 @@ def _stream_files(
     spec, out_len, threads = resolved.algorithm, resolved.output_length, resolved.threads
     rate = spec.rate
     chunk = chunk_size(rate, len(group))
-    states = StoredStates(spec, len(group), resolved.initial_state[0])
+    states = StoredStates(spec, len(group), form.initial_state[0])
     for buffer, filled in chunk_rounds(names, group, chunk, failures):
         data = readonly(buffer.reshape(-1))
         jobs = [(row, got) for row, got in filled.items() if got >= rate]
@@ -257,7 +263,10 @@ def _stream_files(
     done = [row for row, index in enumerate(group) if index not in failures]
     if done:
         rows = np.array(done, dtype=np.int64)
-        out[np.array(group, dtype=np.int64)[rows]] = states.finish(rows, out_len, resolved.domain)
+        digests = states.finish(rows, out_len, form.domain, form.trailer)
+        if form.outer is not None:
+            digests = form.outer.hash_rows(digests)
+        out[np.array(group, dtype=np.int64)[rows]] = digests
 
 
 def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:

@@ -5,6 +5,8 @@ multi-block and 4 MiB messages, one key per message, and every entry point."""
 
 from __future__ import annotations
 
+import hmac
+
 import numpy as np
 import pytest
 import sp800_185_reference as ref
@@ -113,3 +115,27 @@ def test_four_mib_messages_from_every_entry_point(bits, tmp_path):
     for at in range(0, len(view), 1 << 20):
         h.update(view[at : at + (1 << 20)])
     assert h.digest() == want_kmac[0]
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_streamed_files_with_the_trailer_at_the_block_end(bits, tmp_path):
+    # Files over 1 MiB stream in the lanes from the mode's start state; KMAC's trailer
+    # (3 bytes) then fills the last block (tails rate - 3 .. rate - 1) or not.
+    rate = RATE[bits]
+    base = (1 << 20) + 1 - ((1 << 20) + 1) % rate
+    lengths = [base + tail for tail in (0, 1, rate - 4, rate - 3, rate - 2, rate - 1)]
+    batch = messages(lengths, bits)
+    paths = []
+    for i, m in enumerate(batch):
+        paths.append(tmp_path / f"f{i}.bin")
+        paths[-1].write_bytes(m)
+    got = bk.hash_files(paths, f"kmac_{bits}", key=KEY, length=32, customization=b"S")
+    assert_rows(got, [kmac(bits, KEY, m, 32, b"S") for m in batch], "kmac files")
+    got = bk.hash_files(paths, f"kmac_xof_{bits}", key=KEY, length=64)
+    want = [ref.kmac(bits, KEY, m, 64, b"", xof=True) for m in batch]
+    assert_rows(got, want, "kmac_xof files")
+    got = bk.hash_files(paths, f"cshake_{bits}", length=32, function_name=b"N", customization=b"c")
+    want = [ref.cshake(bits, m, 32, b"N", b"c") for m in batch]
+    assert_rows(got, want, "cshake files")
+    got = bk.hash_files(paths, "hmac_sha3_256", key=KEY)
+    assert_rows(got, [hmac.digest(KEY, m, "sha3_256") for m in batch], "hmac files")

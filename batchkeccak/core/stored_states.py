@@ -111,18 +111,39 @@ class StoredStates:
         spans = parallel.split_ranges(0, count, 4 * threads, weights=blocks)
         parallel.run_parallel(run, spans, workers=threads)
 
-    def finish(self, which: np.ndarray, out_len: int, domain: int | None = None) -> np.ndarray:
+    def finish(
+        self, which: np.ndarray, out_len: int, domain: int | None = None, trailer: bytes = b""
+    ) -> np.ndarray:
         """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are),
-        padded with ``domain`` (the row's own domain byte by default)."""
+        each message followed by ``trailer`` (a mode's framing, KMAC's ``right_encode(L)``)
+        and padded with ``domain`` (the row's own domain byte by default)."""
         from batchkeccak.core.stored_state_kernels import finish_states
 
         out = np.empty((which.shape[0], out_len), dtype=np.uint8)
         if out_len == 0:
             return out
+        lanes, pending, pending_len = self.lanes, self.pending, self.pending_len
+        if trailer:
+            # The waiting bytes and the trailer, in copies of the states: a block they fill
+            # is absorbed there, what is left waits for the final block.
+            lanes, pending = lanes[which], np.zeros((which.shape[0], self.rate), np.uint8)
+            pending_len = np.zeros(which.shape[0], dtype=np.int64)
+            absorb = _state_absorb()
+            for row, state in enumerate(which.tolist()):
+                waiting = self.pending[state, : self.pending_len[state]].tobytes() + trailer
+                whole = len(waiting) // self.rate * self.rate
+                if whole:
+                    blocks = as_array(waiting[:whole])
+                    rate_words = self.rate >> 3
+                    absorb(lanes[row], blocks, 0, whole // self.rate, rate_words, self.first_round)
+                rest = waiting[whole:]
+                pending[row, : len(rest)] = np.frombuffer(rest, dtype=np.uint8)
+                pending_len[row] = len(rest)
+            which = np.arange(which.shape[0], dtype=np.int64)
         finish_states(
-            self.lanes,
-            _readonly(self.pending),
-            _readonly(self.pending_len),
+            lanes,
+            _readonly(pending),
+            _readonly(pending_len),
             _readonly(which),
             self.rate,
             self.spec.suffix if domain is None else domain,
