@@ -24,11 +24,12 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parallel import resolve_threads
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.inputs.arrow_producers import releases_on_error
-from batchkeccak.inputs.arrow_types import logical_type, normalize_batch
+from batchkeccak.inputs.arrow_types import key_kind, logical_type, normalize, normalize_batch
 from batchkeccak.tables.digest import (
     check_memory_limit,
     check_spill_dir,
     check_unique,
+    excluded_columns,
     given_columns,
     resolve_table_hasher,
 )
@@ -57,34 +58,95 @@ COLUMNS_COLUMN = "changed_columns"
 
 
 def compared_columns(
-    a: TableSource, b: TableSource, key: Sequence[str], columns: object
+    a: TableSource,
+    b: TableSource,
+    key: Sequence[str],
+    columns: object,
+    exclude: object = None,
+    widen: bool = False,
 ) -> list[str]:
     """The columns two rows of one key are compared on, in name order: ``columns`` (every
-    column for None) less the key columns, which are compared by value as keys (so an
-    ``int32`` key matches an ``int64`` one)."""
+    column but those in ``exclude`` for None) less the key columns, which are compared by
+    value as keys (so an ``int32`` key matches an ``int64`` one). With ``widen``, integer
+    columns of one signedness compare whatever their widths."""
+    left_out = excluded_columns([a, b], key, columns, exclude)
     if columns is None:
-        only_a = [name for name in a.schema.names if name not in b.schema.names]
-        only_b = [name for name in b.schema.names if name not in a.schema.names]
+        names_a = [name for name in a.schema.names if name not in left_out]
+        names_b = [name for name in b.schema.names if name not in left_out]
+        only_a = [name for name in names_a if name not in names_b]
+        only_b = [name for name in names_b if name not in names_a]
         if only_a or only_b:
             raise ValueError(
                 f"a and b have different columns (only in a: {only_a}; only in b: {only_b}); "
-                "pass columns= to compare the columns they share"
+                "pass columns= to compare the columns they share, or exclude= to leave "
+                "those out"
             )
-        names = list(a.schema.names)
+        names = names_a
     else:
         names = given_columns(columns)
     for source in (a, b):
         source.check_columns(names, "columns")
     names = sorted(set(names) - set(key))
     for name in names:
-        type_a = logical_type(a.schema.field(name).type)
-        type_b = logical_type(b.schema.field(name).type)
-        if type_a != type_b:
+        type_a, type_b = a.schema.field(name).type, b.schema.field(name).type
+        if widen and _integer_kind(type_a) and _integer_kind(type_b):
+            if _integer_kind(type_a) != _integer_kind(type_b):
+                raise ValueError(
+                    f"column {name!r} is {logical_type(type_a)} in a and "
+                    f"{logical_type(type_b)} in b: widen compares integers of one signedness "
+                    "(signed with signed, unsigned with unsigned); cast one side, or leave "
+                    "the column out with exclude="
+                )
+            continue
+        if logical_type(type_a) != logical_type(type_b):
+            hint = " (or pass widen=True for integers of other widths)" if (
+                _integer_kind(type_a) and _integer_kind(type_b)
+            ) else ""  # fmt: skip
             raise ValueError(
-                f"column {name!r} is {type_a} in a and {type_b} in b, so no row would compare "
-                "equal; cast one side, or leave the column out with columns="
+                f"column {name!r} is {logical_type(type_a)} in a and {logical_type(type_b)} in "
+                f"b, so no row would compare equal; cast one side{hint}, or leave the column "
+                "out with exclude="
             )
     return names
+
+
+WIDEST = {"int": pa.int64(), "uint": pa.uint64()}
+"""What ``widen=True`` encodes an integer column as, by signedness."""
+
+
+def _integer_kind(arrow_type: pa.DataType) -> str | None:
+    """``int`` or ``uint`` for an integer type (a dictionary of one too), else None."""
+    kind = key_kind(arrow_type)
+    return kind if kind in WIDEST else None
+
+
+def widened(source: TableSource, names: Sequence[str]) -> TableSource:
+    """``source`` with its integer columns among ``names`` read as int64 / uint64 (by
+    signedness): the values, and so their row encoding, no longer depend on the width."""
+    targets = {}
+    for name in names:
+        kind = _integer_kind(source.schema.field(name).type)
+        if kind is not None:
+            targets[name] = WIDEST[kind]
+    if not targets:
+        return source
+    fields = [
+        field.with_type(targets[field.name]) if field.name in targets else field
+        for field in source.schema
+    ]
+
+    def read(columns: list[str]) -> Iterator[pa.RecordBatch]:
+        for batch in source.batches(columns):
+            arrays = [
+                pc.cast(normalize(column), targets[name]) if name in targets else column
+                for name, column in zip(batch.schema.names, batch.columns)
+            ]
+            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+
+    return TableSource(
+        source.argument, pa.schema(fields, source.schema.metadata), source.rows,
+        source.rereadable, read,
+    )  # fmt: skip
 
 
 def _output_type(part_a: KeyPart, part_b: KeyPart) -> pa.DataType:
@@ -104,6 +166,8 @@ def diff(
     *,
     key: str | Sequence[str],
     columns: str | Sequence[str] | None = None,
+    exclude: str | Sequence[str] | None = None,
+    widen: bool = False,
     changed_columns: bool = True,
     algorithm: str | Algorithm | Hasher = "sha3_256",
     threads: int | None = None,
@@ -125,6 +189,17 @@ def diff(
         Columns to compare (key columns always are); None compares every column, and then
         ``a`` and ``b`` must have the same column names (in any order). A compared column
         must have the same logical type on both sides (``string`` and ``large_string`` do).
+    exclude
+        Column name(s) to leave out, every other column being compared; a name may be a
+        column of only one side (a column added in ``b``). Not with ``columns``; a key
+        column cannot be left out.
+    widen
+        Compare integer columns of different widths by value: each integer column of both
+        sides (compared, not key) is encoded as ``int64`` (signed) or ``uint64``
+        (unsigned), so ``int32`` 7 in ``a`` equals ``int64`` 7 in ``b``. Only within one
+        signedness: a signed column against an unsigned one is still a ValueError. It
+        changes the row digests ``diff`` compares, never what it reports for columns whose
+        types agree; :func:`batchkeccak.table_digest` of either side is unchanged.
     changed_columns
         Name the columns that differ in each changed row, by reading the changed rows of both
         sources again (a second pass). False leaves ``changed_columns`` null, in one pass;
@@ -155,6 +230,8 @@ def diff(
     spill_parent = check_spill_dir(spill_dir)
     if not isinstance(changed_columns, bool):
         raise TypeError(f"changed_columns must be a bool, got {type(changed_columns).__name__}")
+    if not isinstance(widen, bool):
+        raise TypeError(f"widen must be a bool, got {type(widen).__name__}")
     names = key_names(key)
     for reserved in (CHANGE_COLUMN, COLUMNS_COLUMN):
         if reserved in names:
@@ -162,7 +239,9 @@ def diff(
     source_a, source_b = open_source(a, "a"), open_source(b, "b")
     encoder_a, encoder_b = KeyEncoder.of(source_a, names), KeyEncoder.of(source_b, names)
     encoder_a.check_matches(encoder_b)
-    compared = compared_columns(source_a, source_b, names, columns)
+    compared = compared_columns(source_a, source_b, names, columns, exclude, widen)
+    if widen:
+        source_a, source_b = widened(source_a, compared), widened(source_b, compared)
     if changed_columns:
         _require_rereadable(source_a, source_b)
 

@@ -171,27 +171,63 @@ def check_spill_dir(spill_dir: object) -> str | None:
     return os.fspath(spill_dir)
 
 
-def given_columns(columns: object) -> list[str]:
-    """``columns=`` as a list of names: one name or a sequence of them, not empty."""
+def given_columns(columns: object, argument: str = "columns") -> list[str]:
+    """``columns=`` (or ``exclude=``, named by ``argument``) as a list of names: one name or a
+    sequence of them, not empty."""
     if isinstance(columns, str):
         return [columns]
     if isinstance(columns, (bytes, bytearray)) or not isinstance(columns, Sequence):
         raise TypeError(
-            f"columns must be a column name or a list of them, got {type(columns).__name__}"
+            f"{argument} must be a column name or a list of them, got {type(columns).__name__}"
         )
     names = list(columns)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
+            raise TypeError(f"{argument} must be column names (str), got {type(name).__name__}")
     if not names:
-        raise ValueError("columns must name at least one column (or be None for all)")
+        raise ValueError(f"{argument} must name at least one column (or be None)")
     return names
 
 
-def selected_columns(source: TableSource, key: Sequence[str] | None, columns: object) -> list[str]:
-    """The columns a row's encoding covers, in name order: ``columns`` (every column for
-    None) and the key columns."""
-    names = list(source.schema.names) if columns is None else given_columns(columns)
+def excluded_columns(
+    sources: Sequence[TableSource], key: Sequence[str] | None, columns: object, exclude: object
+) -> list[str]:
+    """``exclude=`` as a list of names: each a column of at least one of ``sources``, none of
+    them a key column, and not given with ``columns=``."""
+    if exclude is None:
+        return []
+    if columns is not None:
+        raise TypeError(
+            "pass columns or exclude, not both: columns names the columns covered, exclude "
+            "the ones left out of all of them"
+        )
+    names = given_columns(exclude, "exclude")
+    for name in names:
+        if not any(name in source.schema.names for source in sources):
+            where = (
+                f"{sources[0].argument} has no column"
+                if len(sources) == 1
+                else f"neither {' nor '.join(source.argument for source in sources)} has a column"
+            )
+            present = sorted({n for source in sources for n in source.schema.names})
+            raise ValueError(f"exclude: {where} named {name!r}; the columns are {present}")
+        if name in (key or ()):
+            raise ValueError(f"exclude: {name!r} is a key column, and the key is always covered")
+    return names
+
+
+def selected_columns(
+    source: TableSource, key: Sequence[str] | None, columns: object, exclude: object = None
+) -> list[str]:
+    """The columns a row's encoding covers, in name order: ``columns`` (every column but
+    those in ``exclude`` for None) and the key columns."""
+    left_out = excluded_columns([source], key, columns, exclude)
+    if columns is None:
+        names = [name for name in source.schema.names if name not in left_out]
+        if not names and not key:
+            raise ValueError("exclude leaves no column to cover")
+    else:
+        names = given_columns(columns)
     source.check_columns(names, "columns")
     return sorted(set(names) | set(key or ()))
 
@@ -206,6 +242,7 @@ def table_digest(
     *,
     key: str | Sequence[str] | None = None,
     columns: str | Sequence[str] | None = None,
+    exclude: str | Sequence[str] | None = None,
     algorithm: str | Algorithm | Hasher = "sha3_256",
     threads: int | None = None,
     memory_limit: int | None = None,
@@ -228,6 +265,10 @@ def table_digest(
     columns
         Columns to cover (key columns are always covered); None for all. Order does not
         matter: columns are encoded in name order.
+    exclude
+        Column name(s) to leave out, every other column being covered (a list or struct
+        column, say): the digest is the one ``columns=`` naming the rest gives. Not with
+        ``columns``; a key column cannot be left out.
     algorithm
         A name from ``batchkeccak.algorithms`` (``sha3_256`` by default) or a resolved
         :class:`~batchkeccak.Hasher` (an XOF with its length, a keyed ``kmac_256``...).
@@ -253,7 +294,8 @@ def table_digest(
         An argument of the wrong type, or a column type without a row encoding (lists,
         structs...) or a key type that makes no key (floats).
     ValueError
-        A missing column, a null or duplicate key.
+        A missing column (in ``columns``, ``key`` or ``exclude``), an excluded key column, a
+        null or duplicate key.
     """
     threads = resolve_threads(threads)
     hasher = resolve_table_hasher(algorithm, threads)
@@ -262,7 +304,7 @@ def table_digest(
     opened = open_source(source, "source")
     names = None if key is None else key_names(key)
     encoder = None if names is None else KeyEncoder.of(opened, names)
-    covered = selected_columns(opened, names, columns)
+    covered = selected_columns(opened, names, columns, exclude)
     with Spill(spill_parent) as spill:
         builder = RunBuilder(0, "source", encoder, limit // 2, spill, hasher.output_length)
         rows = digest_source(opened, builder, covered, hasher, threads, progress)

@@ -199,6 +199,7 @@ def segment_digests(
     segments: int | None = None,
     boundaries: Sequence[object] | None = None,
     columns: str | Sequence[str] | None = None,
+    exclude: str | Sequence[str] | None = None,
     algorithm: str | Algorithm | Hasher = "sha3_256",
     threads: int | None = None,
     memory_limit: int | None = None,
@@ -209,7 +210,7 @@ def segment_digests(
 
     Parameters
     ----------
-    source, key, columns, algorithm, threads, memory_limit, spill_dir, progress
+    source, key, columns, exclude, algorithm, threads, memory_limit, spill_dir, progress
         As for :func:`batchkeccak.table_digest` (``key`` is required).
     segments
         Cut the rows into this many ranges of (nearly) equal row counts, the boundaries
@@ -238,7 +239,7 @@ def segment_digests(
     opened = open_source(source, "source")
     names = key_names(key)
     encoder = KeyEncoder.of(opened, names)
-    covered = selected_columns(opened, names, columns)
+    covered = selected_columns(opened, names, columns, exclude)
     cuts = None if boundaries is None else _encoded_boundaries(boundaries, encoder)
 
     with Spill(spill_parent) as spill:
