@@ -180,3 +180,91 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section(f"tests over {SLOW_SECONDS:.0f} s without @pytest.mark.slow")
         for nodeid, seconds in sorted(_unmarked_slow, key=lambda item: -item[1]):
             terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")
+
+
+# ---------------------------------------------------------------------------------------
+# One Spark session and one Ray runtime per test process. tests/test_spark.py,
+# tests/test_ray.py and the docs page whose blocks start Spark and Ray (tests/test_docs.py)
+# share them, and share one xdist group (scale_out_data.ENGINE_GROUP), so that one worker
+# starts each engine once (a JVM start is 10-20 s on a loaded 2-core machine). Both start in
+# the engine_folder fixture's folder: a Spark driver resolves relative paths against the
+# folder its JVM started in, and Ray's workers write relative paths in the folder Ray started
+# in, so the docs page, which reads and writes relative paths as a reader would, runs there.
+
+
+@pytest.fixture(scope="session")
+def engine_folder(tmp_path_factory):
+    """The folder the shared Spark session and Ray runtime start in (empty otherwise)."""
+    return tmp_path_factory.mktemp("engines")
+
+
+def java_problem() -> str | None:
+    """Why Spark cannot start here, or None: PySpark 4 needs Java 17 or later."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("java") is None:
+        return "no java on PATH: install Java 17+ (e.g. apt-get install openjdk-17-jre-headless)"
+    banner = subprocess.run(
+        ["java", "-version"], check=False, capture_output=True, text=True
+    ).stderr
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', banner)
+    if found:
+        major = int(found.group(1)) if found.group(1) != "1" else int(found.group(2) or 0)
+        if major < 17:
+            return f"java {major} found; Spark 4 needs Java 17+ (install openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark_session(engine_folder):
+    """A local[2] Spark session for the whole test process (skips without PySpark or Java)."""
+    import contextlib
+
+    pytest.importorskip("pyspark")
+    problem = java_problem()
+    if problem:
+        pytest.skip(problem)
+    from pyspark.sql import SparkSession
+
+    # The Python workers must run this interpreter, which has batchkeccak and pyarrow.
+    previous = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    with contextlib.chdir(engine_folder):
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("batchkeccak-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            # Small batches, so every partition is several hash_array calls.
+            .config("spark.sql.execution.arrow.maxRecordsPerBatch", "40")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    if previous is None:
+        os.environ.pop("PYSPARK_PYTHON", None)
+    else:
+        os.environ["PYSPARK_PYTHON"] = previous
+
+
+@pytest.fixture(scope="session")
+def ray_runtime(engine_folder):
+    """A local Ray runtime of two CPUs for the whole test process (skips without Ray)."""
+    import contextlib
+
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.data")
+    started = not ray.is_initialized()
+    if started:
+        with contextlib.chdir(engine_folder):
+            ray.init(
+                num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False
+            )
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray
+    if started:
+        ray.shutdown()

@@ -10,6 +10,11 @@ from oracles import oracle
 
 ROWS = 300
 
+ENGINE_GROUP = "spark-ray"
+"""The xdist group of every test that uses the test process's Spark session or Ray runtime
+(tests/conftest.py): tests/test_spark.py, tests/test_ray.py and the docs page that starts
+both, so that one worker starts each engine once."""
+
 
 def text_value(i: int) -> str | None:
     """Nulls, empty strings, non-ASCII text, and a few values of several KiB."""

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import pytest
 
+import scale_out_data
 from example_oracles import checked_against_oracles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,35 +234,43 @@ class Outcome:
     message: str = ""
 
 
-def run_page(page: Path) -> tuple[Outcome, ...]:
+def run_page(page: Path, folder: Path | None = None) -> tuple[Outcome, ...]:
     """Run the page's blocks in order, once per test session; one outcome per block."""
-    return _page_runs(page)[0]
+    return _page_runs(page, folder)[0]
 
 
 @functools.cache
-def _page_runs(page: Path) -> tuple[tuple[Outcome, ...], dict[int, Outcome]]:
+def _page_runs(
+    page: Path, folder: Path | None = None
+) -> tuple[tuple[Outcome, ...], dict[int, Outcome]]:
     """The page's blocks in order (one outcome each), then each block that starts a cluster
     on its own (by its index): a fresh namespace in the same folder, emptied, while the
     engines the page started still run. Starting Spark or Ray once more per block would
     cost 10-20 s each and check nothing the block does not: its code asks for a session
     (``getOrCreate``, ``ray.data``) either way, and finds every file it reads only if it
     wrote it. (The folder is the same because a Spark driver resolves relative paths
-    against the folder it started in.)"""
+    against the folder it started in.)
+
+    ``folder`` is the folder the test process's engines started in (:func:`engines_folder`),
+    emptied before and after, where the page uses them; by default a fresh scratch folder."""
     outcomes, alone = [], {}
     namespace: dict = {"__name__": "__docs__"}
     before = _running_engines()
     blocks = python_blocks(page)
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        contextlib.chdir(folder),
-        checked_against_oracles(),
-    ):
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        else:
+            _empty(folder)
+            stack.callback(_empty, folder)
+        stack.enter_context(contextlib.chdir(folder))
+        stack.enter_context(checked_against_oracles())
         try:
             for block in blocks:
                 outcomes.append(_run_block(block, namespace))
             for index, block in enumerate(blocks):
                 if starts_a_cluster(block):
-                    _empty(Path(folder))
+                    _empty(folder)
                     alone[index] = _run_block(block, {"__name__": "__docs__"})
         finally:
             _stop_engines_started_since(before)
@@ -331,17 +340,17 @@ def _run_block(block: Block, namespace: dict) -> Outcome:
     return Outcome("passed")
 
 
-def run_alone(block: Block) -> Outcome:
+def run_alone(block: Block, folder: Path | None = None) -> Outcome:
     """Run one block in a fresh namespace and a fresh empty folder (a block that starts a
-    cluster: see :func:`_page_runs`)."""
+    cluster: see :func:`_page_runs`, and ``folder`` there)."""
     if starts_a_cluster(block):
         blocks = python_blocks(block.page)
         index = next(k for k, b in enumerate(blocks) if b.code == block.code)
-        return _page_runs(block.page)[1][index]
+        return _page_runs(block.page, folder)[1][index]
     before = _running_engines()
     with (
-        tempfile.TemporaryDirectory() as folder,
-        contextlib.chdir(folder),
+        tempfile.TemporaryDirectory() as scratch,
+        contextlib.chdir(scratch),
         checked_against_oracles(),
     ):
         try:
@@ -350,17 +359,49 @@ def run_alone(block: Block) -> Outcome:
             _stop_engines_started_since(before)
 
 
+def _starts_engines(page: Path) -> bool:
+    return any(starts_a_cluster(b) and skip_reason(b) is None for b in python_blocks(page))
+
+
 def _same_worker(page: Path):
     """A page runs once per process: with pytest-xdist (``--dist loadgroup``, as the README's
-    command runs it) all its tests go to one worker."""
+    command runs it) all its tests go to one worker; a page that starts Spark or Ray goes to
+    the worker of tests/test_spark.py and tests/test_ray.py, which keeps them running."""
+    if _starts_engines(page):
+        return pytest.mark.xdist_group(scale_out_data.ENGINE_GROUP)
     return pytest.mark.xdist_group(f"docs-{page.name}")
+
+
+ENGINE_FIXTURES = {"pyspark": "spark_session", "ray": "ray_runtime"}
+"""The engines the test process keeps running (tests/conftest.py), by the module that uses
+them."""
+
+
+def engines_folder(request, page: Path) -> Path | None:
+    """For a page whose blocks start Spark or Ray: the test process's engines started (the
+    page's ``getOrCreate()`` and ``ray.data`` calls find them, as its blocks run alone do),
+    and the folder they started in, where the page then runs. None for any other page."""
+    if not _starts_engines(page):
+        return None
+    used = set()
+    for block in python_blocks(page):
+        if block.kind == "python" and skip_reason(block) is None:
+            with contextlib.suppress(SyntaxError):
+                used |= {name.split(".")[0] for name in _imports(ast.parse(block.code))}
+    for module, fixture in ENGINE_FIXTURES.items():
+        if module in used:
+            # Without Java, say, the fixture skips: the page's block then starts the engine
+            # itself and reports why it cannot.
+            with contextlib.suppress(pytest.skip.Exception):
+                request.getfixturevalue(fixture)
+    return request.getfixturevalue("engine_folder")
 
 
 def block_params() -> list:
     params = []
     for page in PAGES:
         blocks = python_blocks(page)
-        slow = any(starts_a_cluster(b) and skip_reason(b) is None for b in blocks)
+        slow = _starts_engines(page)
         marks = [_same_worker(page), *([pytest.mark.slow] if slow else [])]
         params += [
             pytest.param(page, k, id=block.name, marks=marks) for k, block in enumerate(blocks)
@@ -369,8 +410,8 @@ def block_params() -> list:
 
 
 @pytest.mark.parametrize(("page", "index"), block_params())
-def test_documented_block(page, index):
-    outcome = run_page(page)[index]
+def test_documented_block(request, page, index):
+    outcome = run_page(page, engines_folder(request, page))[index]
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     assert outcome.status == "passed", outcome.message
@@ -390,8 +431,8 @@ def standalone_params() -> list:
 
 
 @pytest.mark.parametrize("block", standalone_params())
-def test_block_runs_on_its_own(block):
-    outcome = run_alone(block)
+def test_block_runs_on_its_own(request, block):
+    outcome = run_alone(block, engines_folder(request, block.page))
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     assert outcome.status == "passed", outcome.message

@@ -1,4 +1,5 @@
-"""batchkeccak.ray on a real two-CPU local Ray cluster (one per module), against hashlib;
+"""batchkeccak.ray on a real two-CPU local Ray cluster (one per test process: tests/conftest.py),
+against hashlib;
 and the row fingerprint the same in Arrow, Dask and Ray."""
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ import scale_out_data as data
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+pytestmark = pytest.mark.xdist_group(data.ENGINE_GROUP)
+
 ROW_COLUMNS = ["id", "text", "payload", "score", "flag", "small"]
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    yield ray
-    ray.shutdown()
+def ray_cluster(ray_runtime):
+    """The test process's Ray runtime (tests/conftest.py), shared with the docs page that
+    starts Ray."""
+    return ray_runtime
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,9 @@
-"""batchkeccak.spark on a real local[2] Spark session (one per module), against hashlib."""
+"""batchkeccak.spark on a real local[2] Spark session (one per test process, shared with the
+docs page that starts Spark: tests/conftest.py), against hashlib."""
 
 from __future__ import annotations
 
-import os
-import re
 import runpy
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,53 +19,16 @@ import scale_out_data as data
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(data.ENGINE_GROUP)]
 
 ROW_COLUMNS = ["id", "text", "payload", "score", "flag", "small"]
 
 
-def java_problem() -> str | None:
-    """Why Spark cannot start here, or None: PySpark 4 needs Java 17 or later."""
-    if shutil.which("java") is None:
-        return "no java on PATH: install Java 17+ (e.g. apt-get install openjdk-17-jre-headless)"
-    banner = subprocess.run(
-        ["java", "-version"], check=False, capture_output=True, text=True
-    ).stderr
-    found = re.search(r'version "(\d+)(?:\.(\d+))?', banner)
-    if found:
-        major = int(found.group(1)) if found.group(1) != "1" else int(found.group(2) or 0)
-        if major < 17:
-            return f"java {major} found; Spark 4 needs Java 17+ (install openjdk-17-jre-headless)"
-    return None
-
-
 @pytest.fixture(scope="module")
-def spark():
-    problem = java_problem()
-    if problem:
-        pytest.skip(problem)
-    from pyspark.sql import SparkSession
-
-    # The Python workers must run this interpreter, which has batchkeccak and pyarrow.
-    previous = os.environ.get("PYSPARK_PYTHON")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("batchkeccak-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        # Small batches, so every partition is several hash_array calls.
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "40")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    if previous is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = previous
+def spark(spark_session):
+    """The test process's Spark session (tests/conftest.py), shared with the docs page that
+    starts Spark."""
+    return spark_session
 
 
 @pytest.fixture(scope="module")
