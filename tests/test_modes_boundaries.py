@@ -139,3 +139,25 @@ def test_streamed_files_with_the_trailer_at_the_block_end(bits, tmp_path):
     assert_rows(got, want, "cshake files")
     got = bk.hash_files(paths, "hmac_sha3_256", key=KEY)
     assert_rows(got, [hmac.digest(KEY, m, "sha3_256") for m in batch], "hmac files")
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_equal_short_rows_with_the_trailer_in_the_start_state(bits):
+    # Equal rows shorter than a block: KMAC's trailer is XORed into the shared start state
+    # and the rows are read in place; at rate - 3 bytes and more the trailer no longer fits
+    # beside them and they are framed. 70 rows: whole tiles and a partial one.
+    rate = RATE[bits]
+    for length in (0, 1, 7, 8, 32, rate - 5, rate - 4, rate - 3, rate - 1):
+        rows = np.random.default_rng(length).integers(0, 256, (70, length), dtype=np.uint8)
+        for out_len in (32, rate):
+            got = bk.hash_many(rows, f"kmac_{bits}", key=KEY, length=out_len, threads=2)
+            want = [kmac(bits, KEY, bytes(r), out_len) for r in rows]
+            assert_rows(got, want, f"kmac_{bits} rows of {length} B, {out_len} B out")
+        got = bk.hash_many([bytes(r) for r in rows], f"kmac_xof_{bits}", key=KEY, length=20)
+        want = [ref.kmac(bits, KEY, bytes(r), 20, b"", xof=True) for r in rows]
+        assert_rows(got, want, f"kmac_xof_{bits} of {length} B")
+        # One key per row: every row from its own state, never the shared one.
+        keys = [bytes([i]) * 32 for i in range(70)]
+        got = bk.hash_many(rows, f"kmac_{bits}", key=keys, length=32)
+        want = [kmac(bits, k, bytes(r), 32) for k, r in zip(keys, rows)]
+        assert_rows(got, want, f"per-row keys, {length} B")

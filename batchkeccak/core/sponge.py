@@ -531,10 +531,13 @@ NO_DIGESTS = np.zeros((0, 0), dtype=np.uint8)
 
 
 @njit(cache=True, nogil=True)
-def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out):
+def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out, trailer=0):
     """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
 
     Every message starts from the one state ``initial[0]`` (``initial`` is ``(1, 25)``).
+    ``trailer`` bytes follow each message (``length + trailer < rate``) that ``initial``
+    already holds, XORed in at bytes ``length ..``: a mode's constant framing after equal
+    messages (KMAC's ``right_encode(L)``), so the messages are read in place, never copied.
 
     The common case of fixed-size keys, hashes and Merkle pairs: every message is one padded
     block and (``out.shape[1] <= rate``) one squeezed block, so whole tiles are filled word by
@@ -547,6 +550,8 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
         start < 0
         or length < 0
         or length >= rate
+        or trailer < 0
+        or length + trailer >= rate
         or out.shape[1] > rate
         or count < 0
         or out.shape[0] < count
@@ -565,6 +570,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     tail = length & 7
     tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
     last_word = (rate >> 3) - 1
+    padded = length + trailer  # where the padding starts
     for first in range(0, count, width):
         base = start + first * length
         # Lanes past the last message of a partial tile read that message again (min): the
@@ -610,7 +616,7 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
             for j in range(width):
                 tile[k * width + j] = word
         for j in range(width):
-            pad_final_block(tile, j, width, whole_words, tail, last_word, suffix)
+            pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
         tile_permute(tile, spare, first_round)
         # Four lanes by four words where all four lanes hold messages; the rest word by word.
         grouped_lanes = (last + 1) & ~3

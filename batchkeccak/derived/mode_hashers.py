@@ -22,6 +22,7 @@ from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import left_encode
 from batchkeccak.derived.table import Mode
 from batchkeccak.inputs import readonly, sequence_to_flat
+from batchkeccak.permutation import TILE_WIDTH
 
 IN_PLACE_BYTES = 1 << 13
 """Batches whose every message is at least this long are hashed where they lie
@@ -178,12 +179,64 @@ class FramedHasher(ModeHasher):
             and int(np.diff(offsets).min()) >= IN_PLACE_BYTES
         ):
             return self._hash_in_place(data, offsets, out)
+        if self._trailer_in_state(offsets, equal_lengths):
+            return self._hash_short_in_place(data, offsets, out)
         framed_data, framed_offsets = frame_messages(
             data, offsets, self.trailer, self.length_prefix
         )
         return self.sponge_hasher().hash_flat(
             framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
         )
+
+    def _trailer_in_state(self, offsets: np.ndarray, equal_lengths: bool) -> bool:
+        """Whether the batch is equal single-block messages, each followed by the trailer
+        and no length prefix, all from one start state: then the trailer is XORed into that
+        state once and the messages are read in place (``hash_uniform``'s ``trailer``)."""
+        count = offsets.shape[0] - 1
+        if self.length_prefix or self.initial_state.shape[0] != 1 or count < TILE_WIDTH:
+            return False
+        length = int(offsets[1] - offsets[0])
+        rate = self.algorithm.rate
+        if length + len(self.trailer) >= rate or self.output_length > rate:
+            return False
+        if equal_lengths:
+            return True
+        if int(offsets[count] - offsets[0]) != length * count:
+            return False
+        return bool(np.all(np.diff(offsets) == length))
+
+    def _hash_short_in_place(self, data, offsets, out):
+        from batchkeccak.core.sponge import hash_uniform
+
+        spec = self.algorithm
+        count = offsets.shape[0] - 1
+        length = int(offsets[1] - offsets[0])
+        trailer = np.frombuffer(self.trailer, dtype=np.uint8)
+        start = np.array(self.initial_state, dtype=np.uint64).reshape(1, 25)
+        start.view(np.uint8).reshape(-1)[length : length + trailer.shape[0]] ^= trailer
+        start = readonly(start)
+        if out is None:
+            out = np.empty((count, self.output_length), dtype=np.uint8)
+        # One permutation a message: threads as Hasher.hash_flat would start for them.
+        threads = max(1, min(self.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD))
+
+        def hash_range(span: tuple[int, int]) -> None:
+            first, stop = span
+            hash_uniform(
+                data,
+                offsets[first],
+                stop - first,
+                length,
+                start,
+                spec.rate,
+                self.domain,
+                spec.first_round,
+                out[first:stop],
+                trailer.shape[0],
+            )
+
+        parallel.run_parallel(hash_range, parallel.chunk_ranges(count, threads), workers=threads)
+        return out
 
     def _hash_in_place(self, data, offsets, out):
         """Long messages: their whole blocks absorbed where they lie, in the tile's lanes
