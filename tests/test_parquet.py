@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
+import threading
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -133,6 +135,7 @@ def test_memory_follows_the_batch_not_the_file(tmp_path, monkeypatch):
         return real_hash_array(*args, **kwargs)
 
     monkeypatch.setattr(parquet, "hash_array", recording_hash_array)
+    monkeypatch.setattr(parquet, "_load_kernels", lambda *a: 0.0)  # its samples are no batch
     before = pa.total_allocated_bytes()
     hash_file(src, tmp_path / "out.parquet", "payload", batch_size=1000)
     assert len(held) == 20
@@ -288,3 +291,138 @@ def test_demo_runs_the_parquet_path_and_checks_against_the_reference(capsys, alg
     assert ": all equal" in captured.out and reference in captured.out
     assert f"added payload_{algorithm}" in captured.out
     assert captured.err == ""
+
+
+# ----------------------------------------------------------------------------------------
+# --replace: the digest in place of its column
+
+
+def _sha3_256(value):
+    if value is None:
+        return None
+    return hashlib.sha3_256(value.encode() if isinstance(value, str) else value).digest()
+
+
+@pytest.mark.parametrize("hex", [False, True])
+def test_replace_writes_each_digest_in_place_of_its_column(source, tmp_path, hex):
+    dst = tmp_path / "replaced.parquet"
+    report = hash_file(source, dst, ["payload", "email"], replace=True, hex=hex, batch_size=128)
+    assert report.digest_columns == {"payload": "payload", "email": "email"}
+    written, original = pq.read_table(dst), sample_table()
+    assert written.schema.names == original.schema.names  # same names, same order
+    assert written.schema.metadata == original.schema.metadata
+    digest_type = pa.string() if hex else pa.binary(32)
+    assert written.schema.field("email").type == digest_type
+    assert written.schema.field("payload").type == digest_type
+    for name in ("email", "payload"):
+        expected = [_sha3_256(v) for v in original[name].to_pylist()]
+        if hex:
+            expected = [None if d is None else d.hex() for d in expected]
+        assert written[name].to_pylist() == expected  # nulls stay null
+    for name in ("id", "score"):
+        assert written[name].equals(original[name])
+
+
+def test_replace_and_suffix_do_not_go_together(source, tmp_path):
+    with pytest.raises(ValueError, match="suffix.*replace=True"):
+        hash_file(source, tmp_path / "dst.parquet", "email", replace=True, suffix="_h")
+    with pytest.raises(TypeError, match="replace must be a bool"):
+        hash_file(source, tmp_path / "dst.parquet", "email", replace="yes")
+    assert leftovers(tmp_path) == [] and not (tmp_path / "dst.parquet").exists()
+
+
+def test_cli_replace(source, tmp_path, capsys):
+    dst = tmp_path / "cli.parquet"
+    status = main(["parquet", str(source), str(dst), "-c", "email", "-c", "payload", "--replace"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert "email replaced, payload replaced" in captured.out
+    written, original = pq.read_table(dst), sample_table()
+    assert written.schema.names == original.schema.names
+    assert written["email"].to_pylist() == [_sha3_256(v) for v in original["email"].to_pylist()]
+    assert written["payload"].to_pylist() == [_sha3_256(v) for v in original["payload"].to_pylist()]
+    assert written["id"].equals(original["id"]) and written["score"].equals(original["score"])
+
+
+def test_cli_replace_with_suffix_is_a_usage_error(source, tmp_path, capsys):
+    dst = tmp_path / "never.parquet"
+    status = main(["parquet", str(source), str(dst), "-c", "email", "--replace", "--suffix", "_h"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err.startswith("batchkeccak: --replace and --suffix do not go together")
+    assert "Try 'batchkeccak parquet --help'" in err
+    assert not dst.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_cli_replace_into_a_fifo(source, tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = {}
+
+    def read():
+        with open(fifo, "rb") as stream:
+            received["data"] = stream.read()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    status = main(["parquet", str(source), str(fifo), "-c", "email", "--replace"])
+    reader.join(30)
+    assert status == 0, capsys.readouterr().err
+    written, original = pq.read_table(pa.BufferReader(received["data"])), sample_table()
+    assert written.schema.names == original.schema.names
+    assert written["email"].to_pylist() == [_sha3_256(v) for v in original["email"].to_pylist()]
+    assert written["payload"].equals(original["payload"])
+
+
+# ----------------------------------------------------------------------------------------
+# Kernel loading is not hash time
+
+
+def test_kernels_are_loaded_before_the_clock_starts(source, tmp_path, monkeypatch):
+    from batchkeccak.core import dispatch
+
+    calls = []
+    real_hash_array = parquet.hash_array
+
+    def recording(values, *args, **kwargs):
+        calls.append((len(values), dispatch._forced))
+        return real_hash_array(values, *args, **kwargs)
+
+    monkeypatch.setattr(parquet, "hash_array", recording)
+    # A budget of nothing: the whole source is the kernels' work.
+    monkeypatch.setattr(type(parquet.hasher("sha3_256")), "oneshot_byte_budget", lambda *a: -1)
+    report = hash_file(source, tmp_path / "k.parquet", ["email", "payload"], batch_size=500)
+    warm, batches = calls[:2], calls[2:]
+    assert [forced for _, forced in warm] == ["kernels", "kernels"]  # one per hashed column
+    assert sum(count for count, _ in batches) == 2 * ROWS
+    assert all(count == 500 for count, _ in batches)
+    assert report.load_seconds > 0
+
+
+def test_a_source_small_enough_for_hashlib_loads_nothing(tmp_path, monkeypatch):
+    from batchkeccak.core import dispatch
+
+    calls = []
+    real_hash_array = parquet.hash_array
+    monkeypatch.setattr(
+        parquet,
+        "hash_array",
+        lambda v, *a, **k: calls.append(len(v)) or real_hash_array(v, *a, **k),
+    )
+    src = tmp_path / "small.parquet"
+    pq.write_table(sample_table(3), src)
+    report = hash_file(src, tmp_path / "k.parquet", "email")
+    if dispatch._forced == "kernels":  # the policy that gives every call to the kernels
+        assert calls == [8, 3]
+    else:
+        assert calls == [3] and report.load_seconds == 0.0
+
+
+def test_cli_summary_names_the_kernel_load_apart(source, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(parquet, "_load_kernels", lambda *a: 1.25)
+    assert main(["parquet", str(source), str(tmp_path / "s.parquet"), "-c", "email"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; kernels loaded in 1.25 s")
+    monkeypatch.setattr(parquet, "_load_kernels", lambda *a: 0.0)
+    assert main(["parquet", str(source), str(tmp_path / "s.parquet"), "-c", "email"]) == 0
+    assert "kernels loaded" not in capsys.readouterr().out
