@@ -84,14 +84,13 @@ def test_diff_quiet_and_output_file(capsys, files, tmp_path):
     ("make_args", "message"),
     [
         (lambda a, b, t: ["diff", a, t / "missing.parquet", "-k", "id"], "no such file"),
-        (lambda a, b, t: ["diff", a, b, "-k", "nope"], "key: a has no column named 'nope'"),
+        (lambda a, b, t: ["diff", a, b, "-k", "nope"], "--key: a has no column named 'nope'"),
         (lambda a, b, t: ["diff", a, t / "dup.parquet", "-k", "id"], "b: key (id) is not unique"),
         (lambda a, b, t: ["digest", t / "dup.parquet", "-k", "id"], "is not unique: 2"),
         (
             lambda a, b, t: ["diff", a, b, "-k", "id", "-o", t / "no" / "x.parquet"],
             "does not exist",
         ),
-        (lambda a, b, t: ["digest", a, "--memory-limit", "12"], "memory_limit must be at least"),
     ],
 )
 def test_trouble_is_one_line_and_exit_2(capsys, files, tmp_path, make_args, message):
@@ -143,3 +142,104 @@ def test_a_misused_command_line_is_trouble_too(capsys, argv):
 def test_gnu_diff_answers_a_misused_command_line_with_2():
     done = subprocess.run(["/usr/bin/diff", "--bogus"], capture_output=True, check=False)
     assert done.returncode == 2
+
+
+def _table_files(tmp_path):
+    """a: id, int32 n, a list column; b: the same with int64 n and a column of its own."""
+    a = pa.table({"id": [1, 2, 3], "n": pa.array([1, 2, 3], pa.int32()), "tags": [[1], [2], [3]]})
+    b = pa.table(
+        {
+            "id": [1, 2, 4],
+            "n": pa.array([1, 20, 4], pa.int64()),
+            "tags": [[1], [2], [4]],
+            "extra": ["x", "y", "z"],
+        }
+    )
+    paths = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(a, paths[0])
+    pq.write_table(b, paths[1])
+    return paths
+
+
+def test_digest_exclude_and_length(capsys, tmp_path):
+    import hashlib
+
+    a, _ = _table_files(tmp_path)
+    plain = {"id": [1, 2, 3], "n": [1, 2, 3]}
+    expected, _ = ref.table_digest(plain, {"id": "int64", "n": "int32"}, key=["id"])
+    code, out, err = run(capsys, "digest", a, "--key", "id", "--exclude", "tags")
+    assert (code, err) == (0, "") and out == f"{expected.hex()}  {a}\n"
+    # shake_128 with --length 16: the same construction with a 16-byte H (hashlib's shake)
+    code, out, err = run(capsys, "digest", a, "--exclude", "tags", "-a", "shake_128",
+                         "--length", "16", "--json")  # fmt: skip
+    assert code == 0, err
+    result = json.loads(out)
+    header = json.dumps(
+        {
+            "algorithm": result["algorithm"],
+            "columns": [["id", "int64"], ["n", "int32"]],
+            "format": "batchkeccak-table-v1",
+            "key": None,
+            "order": "digest",
+            "rows": 3,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
+    root = bytes.fromhex(result["root"])
+    assert result["digest"] == hashlib.shake_128(header + b"\n" + root).hexdigest(16)
+    assert len(root) == 16
+
+
+def test_diff_exclude_and_widen(capsys, tmp_path):
+    a, b = _table_files(tmp_path)
+    code, out, err = run(capsys, "diff", a, b, "-k", "id", "--exclude", "tags",
+                         "--exclude", "extra", "--widen")  # fmt: skip
+    # the dict model: id 2 changed in n (2 -> 20), 3 removed, 4 added
+    assert (code, err) == (1, "")
+    assert out.splitlines() == ["~\t2\tn", "-\t3", "+\t4"]
+    code, out, err = run(capsys, "diff", a, b, "-k", "id", "--exclude", "tags",
+                         "--exclude", "extra")  # fmt: skip
+    assert code == 2 and "--widen" in err and "widen=" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["digest", "A", "-a", "shake_128"], "--length"),
+        (["digest", "A", "-a", "shake_128", "--length", "8"], "--length 8 is too short"),
+        (["diff", "A", "B", "-k", "id", "-a", "shake_256", "--length", "15"], "at least 16"),
+        (["digest", "A", "-a", "sha3_256", "--length", "32"], "--length is for the"),
+        (["digest", "A", "--memory-limit", "12"], "--memory-limit: must be at least 64K"),
+        (["diff", "A", "B", "-k", "id", "--memory-limit", "1K"], "--memory-limit"),
+        (["digest", "A", "-k", "id", "-k", "id"], "--key names column 'id' twice"),
+        (["digest", "A", "-c", "n", "--exclude", "tags"], "--column and --exclude"),
+    ],
+)
+def test_misused_table_options_say_the_options(capsys, tmp_path, argv, words):
+    a, b = _table_files(tmp_path)
+    argv = [str(a) if arg == "A" else str(b) if arg == "B" else arg for arg in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 2 and "Traceback" not in err
+    for library_word in ("memory_limit", "columns=", "length is required", "suffix"):
+        assert library_word not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["digest", "A", "-c", "zz"], "batchkeccak: error: --column: source has no column"),
+        (["digest", "A", "--exclude", "zz"], "batchkeccak: error: --exclude: source has no"),
+        (["digest", "A", "-k", "id", "--exclude", "id"], "--exclude: 'id' is a key column"),
+        (["digest", "A"], "leave it out with --exclude"),
+        (["diff", "A", "B", "-k", "id", "--exclude", "zz"], "--exclude: neither a nor b"),
+    ],
+)
+def test_table_errors_say_the_options(capsys, tmp_path, argv, words):
+    a, b = _table_files(tmp_path)
+    argv = [str(a) if arg == "A" else str(b) if arg == "B" else arg for arg in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(words) if words.startswith("batchkeccak") else words in err
+    assert err.count("\n") == 1 and "exclude=" not in err and "columns=" not in err

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from batchkeccak.cli.options import add_output_option
-from batchkeccak.cli.table_options import add_table_command, table_keywords
+from batchkeccak.cli.table_options import add_table_command, option_words, table_keywords
 
 CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
 
@@ -50,6 +50,12 @@ def register(subparsers) -> None:
         dest="changed_columns",
         action="store_false",
         help="do not name the columns that changed (saves reading the changed rows again)",
+    )
+    parser.add_argument(
+        "--widen",
+        action="store_true",
+        help="compare integer columns of different widths by value (int32 against int64; "
+        "signed with signed, unsigned with unsigned)",
     )
     parser.set_defaults(run=run)
 
@@ -90,13 +96,16 @@ def run(args) -> int:
         if not output.parent.is_dir():
             raise CommandError(f"--output: folder {str(output.parent)!r} does not exist")
     # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2, never 1.
-    changes = diff(
-        args.a,
-        args.b,
-        key=args.key,
-        changed_columns=args.changed_columns and not args.quiet,
-        **table_keywords(args),
-    )
+    keywords = table_keywords(args)
+    with option_words():
+        changes = diff(
+            args.a,
+            args.b,
+            key=args.key,
+            widen=args.widen,
+            changed_columns=args.changed_columns and not args.quiet,
+            **keywords,
+        )
     differ = changes.num_rows > 0
     if output is not None:
         import pyarrow.parquet as pq

@@ -4,9 +4,11 @@ threads and the memory the sort may hold."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+from collections.abc import Iterator
 
-from batchkeccak.cli.options import add_algorithm_option, add_threads_option
+from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
 
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -18,7 +20,14 @@ def memory_size(text: str) -> int:
     match = _SIZE.fullmatch(text.strip())
     if match is None:
         raise argparse.ArgumentTypeError(f"expected a size such as 512M or 2G, got {text!r}")
-    return int(match.group(1)) * _UNITS[match.group(2).lower()]
+    size = int(match.group(1)) * _UNITS[match.group(2).lower()]
+    from batchkeccak.tables.digest import MIN_MEMORY_LIMIT
+
+    if size < MIN_MEMORY_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_MEMORY_LIMIT // 1024}K ({MIN_MEMORY_LIMIT} bytes), got {text!r}"
+        )
+    return size
 
 
 def add_table_command(
@@ -50,10 +59,23 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
         metavar="COLUMN",
         help="column to cover (repeat for several; default: every column)",
     )
+    parser.add_argument(
+        "--exclude",
+        dest="exclude",
+        action="append",
+        metavar="COLUMN",
+        help="column to leave out, every other one being covered (repeat for several; not "
+        "with --column; a key column cannot be left out)",
+    )
     add_algorithm_option(
         parser,
         default="sha3_256",
         help="row and tree hash: sha3_256 (default), keccak_256, sha3_512, ...",
+    )
+    add_length_option(
+        parser,
+        help="output bytes of an extendable-output --algorithm (shake_128, shake_256...); at "
+        "least 16 for a table",
     )
     add_threads_option(parser, help="threads (default: every core)")
     parser.add_argument(
@@ -72,11 +94,85 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
 
 
 def table_keywords(args: argparse.Namespace) -> dict:
-    return {
-        "columns": args.columns,
-        "algorithm": args.algorithm,
+    """The library's keywords from the table options, each checked in the command line's
+    words (``--length``, ``--key``, ``--column``, ``--exclude``)."""
+    from batchkeccak.cli import UsageError
+
+    if args.key and len(set(args.key)) != len(args.key):
+        twice = next(name for name in args.key if args.key.count(name) > 1)
+        raise UsageError(f"--key names column {twice!r} twice")
+    if args.columns is not None and args.exclude is not None:
+        raise UsageError(
+            "--column and --exclude do not go together: --column names the columns covered, "
+            "--exclude the ones left out"
+        )
+    keywords = {
+        "columns": None if args.columns is None else list(dict.fromkeys(args.columns)),
+        "exclude": args.exclude,
+        "algorithm": _table_hasher(args),
         "threads": args.threads,
         "memory_limit": args.memory_limit,
         "spill_dir": args.spill_dir,
         "progress": True,
     }
+    return keywords
+
+
+def _table_hasher(args: argparse.Namespace) -> object:
+    """``--algorithm`` with ``--length`` as the library takes it (a name, or a hasher of the
+    length asked), checked for a table: an extendable-output function needs ``--length`` of
+    at least :data:`~batchkeccak.tables.digest.MIN_TABLE_HASH_BYTES`."""
+    from batchkeccak import algorithms
+    from batchkeccak.api import hasher
+    from batchkeccak.cli import UsageError
+    from batchkeccak.tables.digest import MIN_TABLE_HASH_BYTES
+
+    spec = algorithms.get(args.algorithm) if isinstance(args.algorithm, str) else None
+    xof = bool(spec is not None and spec.xof)
+    if args.length is None:
+        if xof:
+            raise UsageError(
+                f"--algorithm {args.algorithm} is an extendable-output function: give its "
+                f"output bytes with --length (at least {MIN_TABLE_HASH_BYTES} for a table)"
+            )
+        return args.algorithm
+    if spec is not None and not xof:
+        raise UsageError(
+            f"--length is for the extendable-output algorithms (shake_128, shake_256...); "
+            f"{args.algorithm} has a fixed output"
+        )
+    if args.length < MIN_TABLE_HASH_BYTES:
+        raise UsageError(
+            f"--length {args.length} is too short for a table digest: at least "
+            f"{MIN_TABLE_HASH_BYTES} bytes ({8 * MIN_TABLE_HASH_BYTES} bits), so that "
+            "different tables do not collide"
+        )
+    try:
+        return hasher(args.algorithm, length=args.length, threads=args.threads)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc).replace("length ", "--length ", 1)) from None
+
+
+_OPTION_WORDS = (("columns:", "--column:"), ("key:", "--key:"), ("exclude:", "--exclude:"))
+_KEYWORD_WORDS = (("widen=True", "--widen"), ("exclude=", "--exclude"), ("columns=", "--column"))
+
+
+@contextlib.contextmanager
+def option_words() -> Iterator[None]:
+    """Errors of the library's arguments said with the options that gave them: ``columns:``
+    as ``--column:``, ``key:`` as ``--key:``, ``exclude:`` as ``--exclude:``, and the
+    keywords a message suggests (``exclude=``, ``widen=True``) as options."""
+    from batchkeccak.cli import CommandError
+
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        message = str(exc)
+        for word, option in _OPTION_WORDS:
+            if message.startswith(word):
+                message = option + message[len(word) :]
+        for keyword, option in _KEYWORD_WORDS:
+            message = message.replace(keyword, option)
+        if message == str(exc):
+            raise
+        raise CommandError(message) from None

@@ -81,7 +81,7 @@ class TableSource:
             if not row_encodable(arrow_type):
                 raise TypeError(
                     f"{self.argument}: column {name!r} has type {arrow_type}, which has no row "
-                    f"encoding; supported: {ROW_TYPES}"
+                    f"encoding (leave it out with exclude=); supported: {ROW_TYPES}"
                 )
 
 
