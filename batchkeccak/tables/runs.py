@@ -16,6 +16,7 @@ the leaf prefix itself, and the batch is hashed in one call.)
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import mmap
 import tempfile
 import threading
@@ -404,7 +405,12 @@ def digest_sources(
             raise
 
     with ThreadPoolExecutor(len(sources), thread_name_prefix="batchkeccak-sources") as readers:
-        futures = [readers.submit(read, *pair) for pair in zip(sources, builders)]
+        # Each reader runs in a copy of this thread's context, so that a stream a source
+        # exports there (a second read) is closed by the entry point's releases_on_error too.
+        futures = [
+            readers.submit(contextvars.copy_context().run, read, *pair)
+            for pair in zip(sources, builders)
+        ]
         try:
             return [future.result() for future in futures]
         finally:
