@@ -47,6 +47,7 @@ from batchkeccak.permutation._words import load_le64, store_le64
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
     "binary_buffers",
+    "compute_expression",
     "digest_array",
     "hash_array",
     "hash_rows",
@@ -784,8 +785,11 @@ def register() -> tuple[str, ...]:
     Each function is named after its algorithm (``sha3_256``, ``keccak_256``...), takes one
     ``binary`` argument and returns ``fixed_size_binary`` digests, nulls staying null. They
     work wherever pyarrow compute functions do: ``pc.call_function``, dataset projections and
-    filters (``pc.Expression._call``), Acero plans. Compute functions match argument types
-    exactly, so cast strings first: ``pc.cast(column, pa.binary())`` (free: same buffers).
+    filters (:func:`compute_expression` builds the expression), Acero plans. pyarrow gives a
+    user-defined function one kernel, matched on the exact argument type (pyarrow 15 to 26
+    have no way to add a ``string`` kernel beside the ``binary`` one), so cast other string
+    and binary columns first: ``pc.cast(column, pa.binary())`` (free for ``string``: same
+    buffers); :func:`compute_expression` casts for you.
     The extendable-output functions give :data:`COMPUTE_XOF_LENGTHS` bytes.
 
     Returns
@@ -824,3 +828,35 @@ def register() -> tuple[str, ...]:
                 pa.binary(out_len),
             )
     return tuple(names)
+
+
+def compute_expression(algorithm: str, column: str | pc.Expression) -> pc.Expression:
+    """The expression that applies the compute function ``algorithm`` (registered here by
+    :func:`register`, called first) to ``column``, for dataset projections and filters and
+    Acero plans: ``column`` (a field name or an expression) is cast to ``binary`` first, so
+    that ``string``, ``large_string``, ``string_view``, ``large_binary`` and ``binary_view``
+    columns hash their bytes (UTF-8 for strings), as ``hash_array`` does.
+
+    Raises
+    ------
+    ValueError
+        ``algorithm`` is not one of ``batchkeccak.algorithms``.
+    TypeError
+        ``column`` is neither a str nor a ``pyarrow.compute.Expression``.
+    """
+    if not isinstance(algorithm, str) or algorithm not in algorithms:
+        raise ValueError(
+            f"algorithm: expected one of {sorted(algorithms)} (the registered compute "
+            f"functions), got {algorithm!r}"
+        )
+    if isinstance(column, str):
+        column = pc.field(column)
+    if not isinstance(column, pc.Expression):
+        raise TypeError(
+            f"column must be a field name or a pyarrow.compute.Expression, got "
+            f"{type(column).__name__}"
+        )
+    register()
+    # pyarrow builds the calls of its own compute functions this way (pyarrow.compute's
+    # wrappers); it makes no wrapper for a function registered later.
+    return pc.Expression._call(algorithm, [column.cast(pa.binary())])

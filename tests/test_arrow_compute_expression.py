@@ -1,0 +1,60 @@
+"""``compute_expression``: the registered compute functions over every string and binary
+type in dataset projections and filters, against hashlib over the values' (UTF-8) bytes."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pytest
+
+from batchkeccak.arrow import compute_expression, register
+
+VALUES = ["abc", None, "é" * 40, "", "x" * 300]
+STRINGS = [pa.string(), pa.large_string(), pa.string_view()]
+BINARIES = [pa.binary(), pa.large_binary(), pa.binary_view()]
+
+
+def _column(arrow_type: pa.DataType) -> pa.Array:
+    as_text = arrow_type in STRINGS
+    return pa.array(
+        [None if v is None else v if as_text else v.encode() for v in VALUES], arrow_type
+    )
+
+
+@pytest.mark.parametrize("arrow_type", STRINGS + BINARIES, ids=str)
+@pytest.mark.parametrize("algorithm", ["sha3_256", "keccak_256", "shake_128"])
+def test_projection_over_every_string_and_binary_type(arrow_type, algorithm):
+    dataset = ds.dataset(pa.table({"c": _column(arrow_type)}))
+    out = dataset.to_table(columns={"h": compute_expression(algorithm, "c")})["h"]
+
+    def expected(data: bytes) -> bytes:
+        if algorithm == "keccak_256":
+            from Crypto.Hash import keccak
+
+            return keccak.new(digest_bits=256, data=data).digest()
+        if algorithm == "shake_128":
+            return hashlib.shake_128(data).digest(32)
+        return hashlib.sha3_256(data).digest()
+
+    assert out.to_pylist() == [None if v is None else expected(v.encode()) for v in VALUES]
+
+
+def test_filter_and_expression_argument():
+    register()
+    dataset = ds.dataset(pa.table({"c": _column(pa.large_string())}))
+    target = hashlib.sha3_256(b"abc").digest()
+    expression = compute_expression("sha3_256", pc.field("c")) == pa.scalar(target, pa.binary(32))
+    assert dataset.to_table(filter=expression)["c"].to_pylist() == ["abc"]
+    # the binary kernel itself, called directly
+    direct = pc.call_function("sha3_256", [pa.array([b"abc", None])])
+    assert direct.to_pylist() == [target, None]
+
+
+def test_refuses_unknown_names_and_columns():
+    with pytest.raises(ValueError, match="algorithm: expected one of"):
+        compute_expression("md5", "c")
+    with pytest.raises(TypeError, match="column must be a field name"):
+        compute_expression("sha3_256", 3)  # type: ignore[arg-type]
