@@ -106,14 +106,58 @@ def open_dataset(src: object, argument: str = "src") -> tuple[ds.Dataset, Path |
     path = Path(src)
     if not path.exists():
         raise FileNotFoundError(f"{argument}: no such file or directory: {str(path)!r}")
+    kind = _special_file_kind(path)
+    if kind is not None:
+        raise ValueError(
+            f"{argument}: {str(path)!r} is {kind}, not a Parquet file or a folder of them"
+        )
     try:
         if path.is_dir():
-            return ds.dataset(path, format="parquet", partitioning="hive"), path
+            dataset = ds.dataset(path, format="parquet", partitioning="hive")
+            if not dataset.files:
+                raise ValueError(f"{argument}: the folder {str(path)!r} holds no Parquet files")
+            return dataset, path
         return ds.dataset(path, format="parquet"), path
     except pa.ArrowInvalid as exc:
-        raise ValueError(
-            f"{argument}: {str(path)!r} is not a readable Parquet file or dataset: {exc}"
-        ) from None
+        raise ValueError(f"{argument}: {str(path)!r} {_what_it_is(path, exc)}") from None
+
+
+def _special_file_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a folder (None otherwise)."""
+    import stat
+
+    mode = path.stat().st_mode
+    kinds = (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), None)
+
+
+def _what_it_is(path: Path, exc: Exception) -> str:
+    """Why the file ``path`` could not be read as Parquet, in words: empty, text, or
+    pyarrow's reason."""
+    if path.is_dir():
+        return f"is not a readable Parquet dataset: {exc}"
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4096)
+    except OSError:
+        head = None
+    if head == b"":
+        return "is empty (0 bytes), not a Parquet file"
+    if head is not None and b"\0" not in head:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as error:
+            text = error.start >= len(head) - 3  # a character cut at the end of the sample
+        else:
+            text = True
+        if text:
+            return "is a text file, not a Parquet file"
+    return f"is not a readable Parquet file: {exc}"
 
 
 def _output_path(dst: object, src_path: Path | None) -> Path:

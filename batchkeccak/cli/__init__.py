@@ -288,14 +288,30 @@ def _run_command(argv: list[str], stdout: GuardedStream) -> int:
         _say("batchkeccak: memory exhausted")
         return 1
     except RecursionError:
-        _say("batchkeccak: input nested too deeply")
-        return 1
+        # Bad input, as a JSON document nested thousands deep is: the subcommand's status.
+        _say("batchkeccak: error: input nested too deeply to read (a few thousand levels or more)")
+        return _trouble_status(argv, parser, args)
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
         if is_user_error(exc):
-            _say(f"batchkeccak: error: {exc}")
+            _say(f"batchkeccak: error: {user_message(exc, argv)}")
             return _trouble_status(argv, parser, args)
         _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
         return 1
+
+
+def user_message(exc: BaseException, argv: list[str]) -> str:
+    """The one line for a user error ``exc`` in the command line's words
+    (:mod:`batchkeccak.cli.words`): the options of the subcommand ``argv`` names where the
+    library named its arguments; an operating system's error as ``FILE: REASON``."""
+    from batchkeccak.cli.words import in_cli_words, words_for
+
+    if isinstance(exc, OSError) and exc.strerror and len(exc.args) >= 2:
+        message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    else:
+        message = str(exc)
+    name = argv[0] if argv else None
+    module = sys.modules.get(f"batchkeccak.cli.{name}") if name in SUBCOMMANDS else None
+    return in_cli_words(message, words_for(name, module))
 
 
 def _close_stdout(stdout: GuardedStream) -> None:
@@ -310,8 +326,8 @@ def is_user_error(exc: BaseException) -> bool:
     """Whether ``exc`` is bad input rather than a bug: an error the library raises on purpose
     (:mod:`batchkeccak.errors`), an operating system error (a missing file), one of
     pyarrow's (a file that is not Parquet, a column that does not cast), text that does not
-    decode, or a ValueError / TypeError / OverflowError / RuntimeError raised by a ``raise``
-    statement of this package or pyarrow (the checks that name the argument). The same
+    decode, or a ValueError / TypeError / OverflowError / RuntimeError / ImportError (an
+    optional package missing) raised by a ``raise`` statement of this package or pyarrow (the checks that name the argument). The same
     exception types arising inside an operation (``int('x')``, a call with the wrong
     arguments) are bugs."""
     if isinstance(exc, (BatchKeccakError, OSError, UnicodeError)):
@@ -319,7 +335,7 @@ def is_user_error(exc: BaseException) -> bool:
     arrow = sys.modules.get("pyarrow.lib")
     if arrow is not None and isinstance(exc, arrow.ArrowException):
         return True
-    if not isinstance(exc, (ValueError, TypeError, OverflowError, RuntimeError)):
+    if not isinstance(exc, (ValueError, TypeError, OverflowError, RuntimeError, ImportError)):
         return False
     return _raised_on_purpose(exc)
 

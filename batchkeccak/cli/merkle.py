@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import functools
 import io
 import json
 import os
@@ -25,7 +24,6 @@ from batchkeccak.cli.options import (
     add_output_option,
     add_threads_option,
 )
-from batchkeccak.errors import WriteError
 from batchkeccak.support.hextext import hex_0x
 
 FORMATS = ("auto", "hex", "lines", "raw", "csv", "parquet", "json")
@@ -279,7 +277,12 @@ def _read_leaves(args, types: list[str] | None) -> object:
         assert types is not None  # csv without --types was refused above
         return _read_csv(args.input, data, args.columns, types)
     if fmt == "json":
-        return _read_json(args.input, data, types)
+        try:
+            return _read_json(args.input, data, types)
+        except CommandError as exc:
+            if types is None and str(exc).startswith(f"{args.input} is not JSON"):
+                raise CommandError(f"{exc}{_lines_hint(args, data)}") from None
+            raise
     if fmt == "raw":
         return _read_raw(args.input, data, args.record_size)
     lines = data.split(b"\n")
@@ -297,8 +300,26 @@ def _read_leaves(args, types: list[str] | None) -> object:
         try:
             values.append(bytes.fromhex(text.decode("ascii")))
         except (ValueError, UnicodeDecodeError):
-            raise CommandError(f"{args.input}:{number}: not a hex value: {line[:80]!r}") from None
+            raise CommandError(
+                f"{args.input}:{number}: not a hex value: {line[:80]!r}{_lines_hint(args, data)}"
+            ) from None
     return values
+
+
+LINES_HINT = " (for one value per line, use --format lines)"
+
+
+def _lines_hint(args, data: bytes) -> str:
+    """:data:`LINES_HINT` where the format was assumed (``auto``) and ``data`` looks like
+    lines of text (a log, a list of names), which ``--format lines`` takes as they are."""
+    if args.format != "auto" or b"\0" in data[:65536]:
+        return ""
+    try:
+        data[:65536].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < min(len(data), 65536) - 3:  # not a character cut at the sample's end
+            return ""
+    return LINES_HINT
 
 
 def _read_raw(name: str, data: bytes, record_size: int) -> object:
@@ -475,28 +496,6 @@ def _check_output(name: str | None) -> None:
         raise CommandError(f"cannot write {name}: folder {str(path.parent)!r} does not exist")
 
 
-def _user_errors(func):
-    """Bad input from the command line becomes a CommandError (exit status 2)."""
-
-    @functools.wraps(func)
-    def wrapper(args) -> int:
-        try:
-            return func(args)
-        except KeyError as exc:  # str() of a KeyError is the repr of its key
-            raise CommandError(f"missing {exc.args[0]!r}") from None
-        except WriteError:
-            raise  # the command's own failure to write, reported as GNU's tools report it
-        except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            raise CommandError(f"{where}{exc.strerror}" if exc.strerror else str(exc)) from None
-        except (ValueError, TypeError, ImportError) as exc:
-            raise CommandError(str(exc)) from None
-        except RecursionError:  # a JSON proof or dump nested thousands deep
-            raise CommandError(_NESTED) from None
-
-    return wrapper
-
-
 _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or more)"
 
 
@@ -504,7 +503,6 @@ _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or
 # root
 
 
-@_user_errors
 def run_root(args) -> int:
     from batchkeccak.merkle import proofs
 
@@ -520,7 +518,6 @@ def run_root(args) -> int:
 # proof
 
 
-@_user_errors
 def run_proof(args) -> int:
     from batchkeccak.merkle import proofs
 
@@ -645,7 +642,6 @@ def _emit(args, chunks: str | Iterable[str]) -> int:
 # verify
 
 
-@_user_errors
 def run_verify(args) -> int:
     from batchkeccak.merkle import proofs
 
