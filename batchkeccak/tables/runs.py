@@ -408,8 +408,8 @@ def digest_sources(
         # Each reader runs in a copy of this thread's context, so that a stream a source
         # exports there (a second read) is closed by the entry point's releases_on_error too.
         futures = [
-            readers.submit(contextvars.copy_context().run, read, *pair)
-            for pair in zip(sources, builders)
+            readers.submit(contextvars.copy_context().run, read, source, builder)
+            for source, builder in zip(sources, builders)
         ]
         try:
             return [future.result() for future in futures]
