@@ -22,6 +22,7 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import unknown_method
 from batchkeccak.inputs.arrow_buffers import is_value_type
+from batchkeccak.inputs.arrow_types import type_rule
 
 try:
     import pandas as pd
@@ -86,7 +87,7 @@ def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
                 f"Arrow cannot read as one binary or string column ({error})"
             ) from None
     value_type = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
-    if pa.types.is_null(value_type):
+    if getattr(type_rule(values.type), "layout", None) == "none":  # the null type
         return pa.nulls(len(values), pa.binary())
     if not is_value_type(value_type):
         raise TypeError(

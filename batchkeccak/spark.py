@@ -23,6 +23,7 @@ from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array, selected_columns
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core import parallel
+from batchkeccak.inputs.arrow_types import type_rule
 
 __all__ = ["hash_column", "hash_rows", "register"]
 
@@ -319,12 +320,9 @@ def hash_rows(
 
 
 def _check_sql_values(name: str, values: pa.Array) -> None:
-    if not (
-        pa.types.is_string(values.type)
-        or pa.types.is_large_string(values.type)
-        or pa.types.is_binary(values.type)
-        or pa.types.is_large_binary(values.type)
-    ):
+    rule = type_rule(values.type)
+    # string, large_string, binary, large_binary: the type table's offsets layout, undecoded
+    if pa.types.is_dictionary(values.type) or rule is None or rule.layout != "offsets":
         raise TypeError(
             f"{name}(): the first argument must be a string or binary column, "
             f"got Arrow type {values.type}"

@@ -111,16 +111,11 @@ def hex_matrix(strings: Sequence[str], width: int, argument: str) -> np.ndarray:
 def _is_arrow_text(values: object) -> bool:
     if not type(values).__module__.startswith("pyarrow") or not hasattr(values, "type"):
         return False
-    import pyarrow as pa
+    from batchkeccak.inputs.arrow_types import type_rule
 
-    kind = values.type
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    return (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or (pa.types.is_string_view(kind))
-    )
+    # the string types of the type table (string, large_string, string_view, dictionaries)
+    rule = type_rule(values.type)
+    return rule is not None and rule.key == "string"
 
 
 def is_hex_sequence(leaves: object) -> bool:
