@@ -111,6 +111,20 @@ def run_cli(*argv, stdin=b"", cwd=None):
     )
 
 
+@pytest.fixture
+def cli_in_process(monkeypatch, capsysbinary):
+    """``run_cli`` in this process (``cli.main``): the same arguments, standard input,
+    folder, output and status, without a child's start-up and kernel load."""
+
+    def run(*argv, stdin=b"", cwd=None):
+        with monkeypatch.context() as patch:
+            if cwd is not None:
+                patch.chdir(cwd)
+            return _main_in_process(list(argv), patch, capsysbinary, stdin)
+
+    return run
+
+
 def run_tool(*argv, cwd):
     """Another command (the GNU tools, openssl), with no standard input."""
     return subprocess.run(
@@ -142,41 +156,40 @@ def folder(tmp_path):
     return tmp_path, contents
 
 
-def test_output_layout_is_gnus(folder):
+def test_output_layout_is_gnus(folder, cli_in_process):
     tmp_path, contents = folder
     names = list(contents)
-    done = run_cli(*names, cwd=tmp_path)
+    done = cli_in_process(*names, cwd=tmp_path)
     assert done.returncode == 0
     assert done.stdout == b"".join(
         gnu_line(hashlib.sha3_256(data).hexdigest(), name) for name, data in contents.items()
     )
-    tagged = run_cli("--tag", "-a", "512", *names, cwd=tmp_path)
+    tagged = cli_in_process("--tag", "-a", "512", *names, cwd=tmp_path)
     assert tagged.stdout == b"".join(
         gnu_line(hashlib.sha3_512(data).hexdigest(), name, "SHA3-512")
         for name, data in contents.items()
     )
-    zero = run_cli("-z", "-a", "keccak256", *names, cwd=tmp_path)
+    zero = cli_in_process("-z", "-a", "keccak256", *names, cwd=tmp_path)
     assert zero.stdout == b"".join(
         oracle("keccak_256", data).hex().encode() + b"  " + name.encode() + b"\0"
         for name, data in contents.items()
     )
 
 
-@pytest.mark.slow
-def test_one_file_alone_prints_what_it_prints_among_others(folder):
+def test_one_file_alone_prints_what_it_prints_among_others(folder, cli_in_process):
     # One file (or stdin) with SHA3/SHAKE is hashed without the kernels: same lines, same
     # errors, same exit status as when it is one of several files.
     tmp_path, contents = folder
     names = list(contents)
     for options in ([], ["--tag", "-a", "384"], ["-z", "-a", "shake_256", "--length", "7"]):
-        together = run_cli(*options, *names, cwd=tmp_path)
-        alone = b"".join(run_cli(*options, name, cwd=tmp_path).stdout for name in names)
+        together = cli_in_process(*options, *names, cwd=tmp_path)
+        alone = b"".join(cli_in_process(*options, name, cwd=tmp_path).stdout for name in names)
         assert alone == together.stdout, options
     for name, message in (("missing", b"No such file or directory"), (".", b"Is a directory")):
-        done = run_cli(name, cwd=tmp_path)
+        done = cli_in_process(name, cwd=tmp_path)
         assert (done.returncode, done.stdout) == (1, b"")
         assert done.stderr == b"batchkeccak: " + name.encode() + b": " + message + b"\n"
-    piped = run_cli("-a", "sha3_224", stdin=contents["sp ace"])
+    piped = cli_in_process("-a", "sha3_224", stdin=contents["sp ace"])
     assert piped.stdout == gnu_line(hashlib.sha3_224(contents["sp ace"]).hexdigest(), "-")
 
 
@@ -218,26 +231,25 @@ def test_missing_and_directory_keep_going(folder):
     assert b"Traceback" not in done.stderr
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("tag", [False, True])
-def test_check_round_trip_and_corruption(folder, tag):
+def test_check_round_trip_and_corruption(folder, tag, cli_in_process):
     tmp_path, contents = folder
     names = list(contents)
-    listing = run_cli(
+    listing = cli_in_process(
         *(["--tag"] if tag else []), "-a", "shake_128", "--length", "20", *names, cwd=tmp_path
     ).stdout
     (tmp_path / "SUMS").write_bytes(listing)
-    done = run_cli("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    done = cli_in_process("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"plain.txt: OK\nback\\slash: OK\n\\new\\nline: OK\nsp ace: OK\n"
     (tmp_path / "plain.txt").write_bytes(b"abd")
-    done = run_cli("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    done = cli_in_process("-c", "-a", "shake_128", "SUMS", cwd=tmp_path)
     assert done.returncode == 1
     assert b"plain.txt: FAILED\n" in done.stdout
     assert done.stderr == b"batchkeccak: WARNING: 1 computed checksum did NOT match\n"
-    quiet = run_cli("-c", "--quiet", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    quiet = cli_in_process("-c", "--quiet", "-a", "shake_128", "SUMS", cwd=tmp_path)
     assert quiet.stdout == b"plain.txt: FAILED\n" and quiet.returncode == 1
-    status = run_cli("-c", "--status", "-a", "shake_128", "SUMS", cwd=tmp_path)
+    status = cli_in_process("-c", "--status", "-a", "shake_128", "SUMS", cwd=tmp_path)
     assert (status.stdout, status.stderr, status.returncode) == (b"", b"", 1)
 
 
@@ -253,7 +265,7 @@ CHECK_OPTIONS = [
 
 
 @pytest.mark.parametrize("options", CHECK_OPTIONS)
-def test_check_reports_like_sha256sum(folder, options):
+def test_check_reports_like_sha256sum(folder, options, cli_in_process):
     # One listing per tool with the same lines: good, wrong, missing, malformed, comments.
     tmp_path, contents = folder
 
@@ -275,7 +287,7 @@ def test_check_reports_like_sha256sum(folder, options):
         listing(lambda d: hashlib.sha3_256(d).hexdigest(), "SHA3-256")
     )
     gnu = run_tool("sha256sum", "-c", *options, "gnu.sums", cwd=tmp_path)
-    ours = run_cli("-c", *options, "ours.sums", cwd=tmp_path)
+    ours = cli_in_process("-c", *options, "ours.sums", cwd=tmp_path)
     expected_err = (
         gnu.stderr.replace(b"sha256sum:", b"batchkeccak:")
         .replace(b"gnu.sums", b"ours.sums")
@@ -336,8 +348,7 @@ def test_bad_option_is_reported_as_gnu_does():
     )
 
 
-@pytest.mark.slow
-def test_tree_modes_hash_big_files_like_sha3sum(tmp_path):
+def test_tree_modes_hash_big_files_like_sha3sum(tmp_path, cli_in_process):
     from Crypto.Hash import KangarooTwelve
     from sp800_185_reference import kangarootwelve
 
@@ -345,25 +356,25 @@ def test_tree_modes_hash_big_files_like_sha3sum(tmp_path):
     for name, data in contents.items():
         (tmp_path / name).write_bytes(data)
     names = list(contents)
-    done = run_cli("-a", "kt128", *names, "missing", cwd=tmp_path)
+    done = cli_in_process("-a", "kt128", *names, "missing", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stdout == b"".join(
         gnu_line(KangarooTwelve.new(data=contents[n]).read(32).hex(), n) for n in names
     )
     assert done.stderr == b"batchkeccak: missing: No such file or directory\n"
-    done = run_cli("-a", "kt256", "--length", "64", "--tag", "big.bin", cwd=tmp_path)
+    done = cli_in_process("-a", "kt256", "--length", "64", "--tag", "big.bin", cwd=tmp_path)
     want = kangarootwelve(256, contents["big.bin"], b"", 64).hex()
     assert done.stdout == gnu_line(want, "big.bin", tag="KT256")
-    piped = run_cli("-a", "kt128", stdin=contents["big.bin"])
+    piped = cli_in_process("-a", "kt128", stdin=contents["big.bin"])
     assert piped.stdout == gnu_line(
         KangarooTwelve.new(data=contents["big.bin"]).read(32).hex(), "-"
     )
-    (tmp_path / "SUMS").write_bytes(run_cli("-a", "kt128", *names, cwd=tmp_path).stdout)
-    assert run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path).stdout == (
+    (tmp_path / "SUMS").write_bytes(cli_in_process("-a", "kt128", *names, cwd=tmp_path).stdout)
+    assert cli_in_process("-a", "kt128", "-c", "SUMS", cwd=tmp_path).stdout == (
         b"empty: OK\nabc: OK\nbig.bin: OK\n"
     )
     (tmp_path / "abc").write_bytes(b"abd")
-    checked = run_cli("-a", "kt128", "-c", "SUMS", cwd=tmp_path)
+    checked = cli_in_process("-a", "kt128", "-c", "SUMS", cwd=tmp_path)
     assert checked.returncode == 1 and b"abc: FAILED\n" in checked.stdout
 
 
@@ -484,8 +495,22 @@ def _run_cli(argv, stdin=b"", env_extra=None):
     )
 
 
-@pytest.mark.slow
-def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_file):
+def _main_in_process(argv, monkeypatch, capsysbinary, stdin=b""):
+    """``batchkeccak hash ARGV`` as ``_run_cli`` runs it, in this process (``cli.main``):
+    standard input ``stdin``, output and status as a finished child's."""
+    import io
+
+    from batchkeccak.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    status = main(["hash", *argv])
+    out, err = capsysbinary.readouterr()
+    return subprocess.CompletedProcess(argv, status, out, err)
+
+
+def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(
+    tmp_path, key_file, monkeypatch, capsysbinary
+):
     import hmac
 
     from Crypto.Hash import KMAC256, KangarooTwelve, cSHAKE128
@@ -509,17 +534,21 @@ def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_
         ),
         (["-a", "KT128"], lambda m: KangarooTwelve.new(data=m).read(32)),
     ]
-    env = {"BK_TEST_KEY": KEY.decode()}
+    monkeypatch.setenv("BK_TEST_KEY", KEY.decode())
+
+    def run(argv, stdin=b""):
+        return _main_in_process(argv, monkeypatch, capsysbinary, stdin)
+
     for options, expected in cases:
-        done = _run_cli([*options, *files], env_extra=env)
+        done = run([*options, *files])
         assert done.returncode == 0, done.stderr
         assert done.stdout.decode() == "".join(
             f"{expected(pathlib.Path(f).read_bytes()).hex()}  {f}\n" for f in files
         )
-        piped = _run_cli([*options, "-"], stdin=b"hello", env_extra=env)
+        piped = run([*options, "-"], stdin=b"hello")
         assert piped.stdout.decode() == f"{expected(b'hello').hex()}  -\n"
         listing = tmp_path / "LIST"
-        tagged = _run_cli([*options, "--tag", *files], env_extra=env)
+        tagged = run([*options, "--tag", *files])
         listing.write_bytes(tagged.stdout)
         # The tags name the algorithm: -c needs only the key, as cksum -c reads its tags.
         keys = [o for o in options if o.startswith("--key")][:1]
@@ -527,7 +556,7 @@ def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(tmp_path, key_
             [*keys, str(key_file) if keys == ["--key-file"] else "BK_TEST_KEY"] if keys else []
         )
         custom = ["--customization", "tag"] if "--customization" in options else []
-        checked = _run_cli(["-c", *key_args, *custom, str(listing)], env_extra=env)
+        checked = run(["-c", *key_args, *custom, str(listing)])
         assert checked.returncode == 0, checked.stderr
         assert checked.stdout.decode() == "".join(f"{f}: OK\n" for f in files)
 
