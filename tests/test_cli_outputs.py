@@ -80,8 +80,9 @@ FILE_CASES = {
 """Runs that write a named file (``-o``, ``--dump``, DST)."""
 
 NOT_RUN = {
-    "bench": "times every layer for seconds to minutes; its lines go through the same guarded "
-    "standard output, and its --help is run below",
+    "bench": "times every layer for seconds to minutes, logging each workload on stderr (the "
+    "one-line checks below do not hold); its lines go through the same guarded standard "
+    "output, its --help is run below, and --json has tests of its own at the end",
     "demo": "builds and times a sample table for seconds; its lines go through the same "
     "guarded standard output, and its --help is run below",
 }
@@ -381,3 +382,42 @@ def test_a_path_that_cannot_be_written(name, where, folder, tmp_path):
     assert _entries(tmp_path) == before
     if where == "under a regular file":
         assert (tmp_path / "plain").read_text() == "kept\n"
+
+
+# ----------------------------------------------------------------------------------------
+# bench --json: the smallest workload, through the same writer
+
+BENCH_JSON = ["bench", "--quick", "--workload", "permutation", "--repeats", "1", "--json"]
+
+
+def test_bench_json_into_a_fifo(tmp_path):
+    # It used to open() the path itself, outside the one output writer.
+    import json
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = _Reader(str(fifo))
+    reader.start()
+    try:
+        with _stdout_to(os.devnull) as err:
+            status = main([*BENCH_JSON, str(fifo)])
+    finally:
+        if reader.is_alive():
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(60)
+    assert status == 0, err.getvalue()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(reader.data)["config"]["preset"] == "quick"
+
+
+@needs_full
+def test_bench_json_on_a_full_device_is_a_write_error(tmp_path):
+    link = tmp_path / "full"
+    link.symlink_to(FULL)
+    with _stdout_to(os.devnull) as err:
+        status = main([*BENCH_JSON, str(link)])
+    last = err.getvalue().splitlines()[-1]  # after the workloads' progress lines
+    assert last == f"batchkeccak: write error: {link}: {ENOSPC}"
+    assert status == TROUBLE["bench"]
+    assert link.is_symlink() and stat.S_ISCHR(os.stat(FULL).st_mode)

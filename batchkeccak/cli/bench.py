@@ -101,6 +101,18 @@ def _check_output_path(option: str, path: str | None) -> None:
         raise CommandError(f"{option} {path!r}: {parent!r} is not writable")
 
 
+def _write_json(report, path: str) -> None:
+    """The figures as indented JSON through the one output writer: a regular file replaced
+    atomically, a FIFO or ``/dev/stdout`` written through; a failure is a write error."""
+    import json
+
+    from batchkeccak.support.output import open_output
+
+    with open_output(path, "w") as out:
+        json.dump(report.to_dict(), out, indent=2)
+        out.write("\n")
+
+
 def run(args) -> int:
     import importlib.util
 
@@ -148,10 +160,13 @@ def run(args) -> int:
         print(f"batchkeccak: DIGEST MISMATCH, no figures reported: {exc}", file=sys.stderr)
         return 1
     print(benchmark.format_report(report))
+    if args.json:
+        from batchkeccak.support.output import is_standard_output
+
+        _write_json(report, args.json)
+        # Onto stderr when the JSON itself went to stdout (--json /dev/stdout).
+        print(f"\nwrote {args.json}", file=sys.stderr if is_standard_output(args.json) else None)
     try:
-        if args.json:
-            report.write_json(args.json)
-            print(f"\nwrote {args.json}")
         if args.plot:
             benchmark.plot_throughput(report, args.plot)
             print(f"wrote {args.plot}")
