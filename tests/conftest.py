@@ -198,6 +198,16 @@ def engine_folder(tmp_path_factory):
     return tmp_path_factory.mktemp("engines")
 
 
+@pytest.fixture(scope="session")
+def kernels_in_cache():
+    """Every kernel compiled into numba's cache before an engine starts its Python workers,
+    so that each of them loads the kernels instead of compiling them again (on a cold cache,
+    about 13 s of compiling per worker; under a second when the cache is warm)."""
+    from batchkeccak.cli.warmup import warm_every_kernel
+
+    warm_every_kernel()
+
+
 def java_problem() -> str | None:
     """Why Spark cannot start here, or None: PySpark 4 needs Java 17 or later."""
     import re
@@ -218,7 +228,7 @@ def java_problem() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def spark_session(engine_folder):
+def spark_session(engine_folder, kernels_in_cache):
     """A local[2] Spark session for the whole test process (skips without PySpark or Java)."""
     import contextlib
 
@@ -252,7 +262,7 @@ def spark_session(engine_folder):
 
 
 @pytest.fixture(scope="session")
-def ray_runtime(engine_folder):
+def ray_runtime(engine_folder, kernels_in_cache):
     """A local Ray runtime of two CPUs for the whole test process (skips without Ray)."""
     import contextlib
 
