@@ -35,6 +35,11 @@ _VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob
 _TYPE_AT = _POINTER_SIZE
 _SIZE_AT = 2 * _POINTER_SIZE
 _BYTES_DATA_AT = _VAR_HEADER + _POINTER_SIZE  # after ob_shash
+_STR_STATE_AT = _VAR_HEADER + _POINTER_SIZE  # a str's state bits, after its cached hash
+_COMPACT_ASCII = (1 << 5) | (1 << 6)
+"""The ``compact`` and ``ascii`` bits of a str's state: its characters are its UTF-8 bytes,
+stored right after the object's header (``PyASCIIObject``)."""
+_STR_DATA_AT = sys.getsizeof("") - 1  # the header of a compact ASCII str (its size less the NUL)
 
 
 @intrinsic
@@ -97,13 +102,30 @@ def _range_items(container, is_tuple, start, stop):
     return items + _POINTER_SIZE * start
 
 
+@njit(cache=True, inline="always")
+def _item_data(item, bytes_type, text_type):
+    """Address of the bytes of ``item``: an exact ``bytes``, or an exact compact ASCII
+    ``str`` where ``text_type`` is ``id(str)``; 0 for anything else. A bytes object's
+    size and a str's length (characters, here its bytes) share one place in the header."""
+    kind = _load_word(item + _TYPE_AT)
+    if kind == bytes_type:
+        return item + _BYTES_DATA_AT
+    if kind == text_type and (_load_word(item + _STR_STATE_AT) & _COMPACT_ASCII) == _COMPACT_ASCII:
+        return item + _STR_DATA_AT
+    return 0
+
+
 @njit(cache=True)
-def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, data, measured):
+def _measure_and_copy(
+    container, is_tuple, start, stop, bytes_type, text_type, offsets, data, measured
+):
     """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
     ``data`` while they fit. Returns the total size (more than ``data`` holds: call again,
     ``measured``, with a ``data`` of that size), ``-1 - i`` for the first item ``start + i``
-    that is not exactly ``bytes``, or ``_CHANGED`` if the container now holds fewer than
-    ``stop`` items.
+    that is neither exactly ``bytes`` nor (when ``text_type`` is ``id(str)``, not 0) an
+    exact compact ASCII ``str``, or ``_CHANGED`` if the container now holds fewer than
+    ``stop`` items. A compact ASCII str's characters are its UTF-8 bytes, stored after its
+    header: they are copied as they lie, with no encoding (any other str falls back).
 
     One pass over the objects instead of two: each object is fetched from memory once.
     ``measured``: the second pass, which copies every item to the ``offsets`` the first one
@@ -121,9 +143,10 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
             if i + _AHEAD < count:
                 _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT)
             length = offsets[i + 1] - offsets[i]
-            if _load_word(item + _TYPE_AT) != bytes_type or _load_word(item + _SIZE_AT) != length:
+            at = _item_data(item, bytes_type, text_type)
+            if at == 0 or _load_word(item + _SIZE_AT) != length:
                 return _CHANGED
-            _copy_from_address(data, offsets[i], item + _BYTES_DATA_AT, length)
+            _copy_from_address(data, offsets[i], at, length)
         return 0
     offsets[0] = 0
     total = 0
@@ -132,17 +155,20 @@ def _measure_and_copy(container, is_tuple, start, stop, bytes_type, offsets, dat
         item = _load_word(items + _POINTER_SIZE * i)
         if i + _AHEAD < count:
             _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)))
-        if _load_word(item + _TYPE_AT) != bytes_type:
+        at = _item_data(item, bytes_type, text_type)
+        if at == 0:
             return -1 - i
         size = _load_word(item + _SIZE_AT)
         if total + size <= capacity:
-            _copy_from_address(data, total, item + _BYTES_DATA_AT, size)
+            _copy_from_address(data, total, at, size)
         total += size
         offsets[i + 1] = total
     return total
 
 
-def _flatten(sequence: list | tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _flatten(
+    sequence: list | tuple, start: int, stop: int, text: bool = False
+) -> tuple[np.ndarray, np.ndarray] | None:
     count = stop - start
     offsets = np.empty(count + 1, dtype=np.int64)
     if count == 0:
@@ -150,10 +176,13 @@ def _flatten(sequence: list | tuple, start: int, stop: int) -> tuple[np.ndarray,
         return np.empty(0, dtype=np.uint8), offsets
     container = id(sequence)
     is_tuple = type(sequence) is tuple
+    text_type = id(str) if text else 0
     # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
     # never committed, so the unused part costs address space only.
     data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
-    total = _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data, False)
+    total = _measure_and_copy(
+        container, is_tuple, start, stop, id(bytes), text_type, offsets, data, False
+    )
     if total == _CHANGED:
         raise changed_while_hashing()
     if total < 0:
@@ -161,7 +190,9 @@ def _flatten(sequence: list | tuple, start: int, stop: int) -> tuple[np.ndarray,
     if total > data.shape[0]:
         data = np.empty(total, dtype=np.uint8)
         if (
-            _measure_and_copy(container, is_tuple, start, stop, id(bytes), offsets, data, True)
+            _measure_and_copy(
+                container, is_tuple, start, stop, id(bytes), text_type, offsets, data, True
+            )
             == _CHANGED
         ):
             raise changed_while_hashing()
@@ -178,6 +209,7 @@ def layout_matches() -> bool:
         return False
     # Small enough for the one-pass copy: the self-check then loads one kernel, not two.
     samples = [b"", b"a", b"0123456789abcdef" * 9, bytes(range(0, 256, 3)), b"\x00" * 7]
+    texts = ["", "a", "0123456789abcdef" * 9, b"mixed", "".join(map(chr, range(32, 127)))]
     try:
         for sequence in (samples, tuple(samples), [b"x"] * 3, ()):
             got = _flatten(sequence, 0, len(sequence))
@@ -192,23 +224,46 @@ def layout_matches() -> bool:
             return False
         if _flatten(samples, 1, 3)[0].tobytes() != b"".join(samples[1:3]):  # type: ignore[index]  # a list of bytes: the fast path applies, so not None (else the except)
             return False
+        encoded = [t.encode() if isinstance(t, str) else t for t in texts]
+        got = _flatten(texts, 0, len(texts), text=True)
+        if (
+            got is None
+            or got[0].tobytes() != b"".join(encoded)
+            or not np.array_equal(got[1], np.cumsum([0, *map(len, encoded)]))
+        ):
+            return False
+        # Not ASCII, a subclass of str, and str where text is not taken: the portable path.
+        for refused, text in (
+            (["ok", "\u00e9"], True),
+            (["ok", _Text("x")], True),
+            (["ok"], False),
+        ):
+            if _flatten(refused, 0, len(refused), text=text) is not None:
+                return False
     except Exception:  # noqa: BLE001 - any surprise here means: do not use the fast path
         return False
     return True
 
 
+class _Text(str):
+    """A subclass of str, which the compiled reader must refuse (the self-check's sample)."""
+
+
 def flatten_bytes(
-    sequence: object, start: int = 0, stop: int | None = None
+    sequence: object, start: int = 0, stop: int | None = None, *, text: bool = False
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(data, offsets)`` of items ``start..stop`` of a list or tuple of exact ``bytes``.
+    """``(data, offsets)`` of items ``start..stop`` of a list or tuple of exact ``bytes``
+    (and, with ``text``, exact ``str`` of ASCII characters, read as their UTF-8 bytes from
+    where CPython keeps them).
 
     None when the fast path does not apply (another sequence type, any item in the range that
-    is not exactly ``bytes``, or an interpreter whose layout failed the self-check): use the
-    portable path. ``RuntimeError`` if the list has shrunk below ``stop`` or its items were
-    replaced between the two passes (another thread changed it while it was being hashed).
+    is not exactly ``bytes`` or such a str, or an interpreter whose layout failed the
+    self-check): use the portable path. ``RuntimeError`` if the list has shrunk below
+    ``stop`` or its items were replaced between the two passes (another thread changed it
+    while it was being hashed).
     """
     if type(sequence) not in (list, tuple) or not layout_matches():
         return None
     if stop is None:
         stop = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
-    return _flatten(sequence, start, stop)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+    return _flatten(sequence, start, stop, text)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)

@@ -1,0 +1,162 @@
+"""Every input form against the same bytes as a 2-D array, in one process, on 1 and 2 threads.
+
+    python bench/bench_inputs.py [--repeats 5] [--threads 1 2] [--only list,pandas,text]
+
+- ``list``: ``hash_many(list of bytes)`` time over ``hash_many(2-D array)`` of the same bytes,
+  for 2^20 x 32 B, 65,536 x 1 KiB, 4,096 x 16 KiB and 64 x 1 MiB (the issue's sizes);
+- ``pandas``: an object column of 2^20 strings of 20-40 B through ``series.bk.sha3_256()``
+  against ``series.map(lambda s: hashlib.sha3_256(s.encode()).digest())``;
+- ``text``: 2^20 ``str`` of 32 B against the same data as ``bytes``, through the entry points
+  that take text (the pandas accessor, ``ethereum.selectors``).
+
+Digests are checked against hashlib on a sample first. The best of ``--repeats`` interleaved
+runs is reported; note ``uptime``'s load with each figure (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import time
+
+import numpy as np
+
+import batchkeccak as bk
+
+
+def best_of(functions: dict, repeats: int) -> dict[str, float]:
+    best = {name: float("inf") for name in functions}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+SIZES = [(1 << 20, 32), (1 << 16, 1024), (1 << 12, 16384), (64, 1 << 20)]
+
+
+def list_figures(repeats: int, threads: list[int]) -> None:
+    print("hash_many(list) / hash_many(2-D array), sha3_256")
+    print("| messages | threads | array ms | list ms | tuple ms | list/array | load |")
+    print("|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(1)
+    for count, size in SIZES:
+        rows = rng.integers(0, 256, (count, size), dtype=np.uint8)
+        messages = [row.tobytes() for row in rows]
+        sample = bk.hash_many(messages[:3], "sha3_256")
+        assert [r.tobytes() for r in sample] == [
+            hashlib.sha3_256(m).digest() for m in messages[:3]
+        ]
+        as_tuple = tuple(messages)
+        for t in threads:
+            got = best_of(
+                {
+                    "array": lambda t=t: bk.hash_many(rows, "sha3_256", threads=t),
+                    "list": lambda t=t: bk.hash_many(messages, "sha3_256", threads=t),
+                    "tuple": lambda t=t: bk.hash_many(as_tuple, "sha3_256", threads=t),
+                },
+                repeats,
+            )
+            print(
+                f"| {count} x {size} B | {t} | {got['array'] * 1e3:.1f} | "
+                f"{got['list'] * 1e3:.1f} | {got['tuple'] * 1e3:.1f} | "
+                f"{got['list'] / got['array']:.2f}x | {load()} |"
+            )
+        del rows, messages, as_tuple
+
+
+def pandas_figures(repeats: int, threads: list[int]) -> None:
+    import pandas as pd
+
+    import batchkeccak.pandas  # noqa: F401
+
+    count = 1 << 20
+    rng = np.random.default_rng(2)
+    lengths = rng.integers(20, 41, count)
+    texts = [f"user{i}@example.org".ljust(int(n), "x")[: int(n)] for i, n in enumerate(lengths)]
+    series = pd.Series(texts, dtype=object)
+    as_bytes = pd.Series([t.encode() for t in texts], dtype=object)
+    got = series.bk.sha3_256()
+    assert got.iloc[5] == hashlib.sha3_256(texts[5].encode()).digest()
+    print("\npandas object column of 2^20 str of 20-40 B, sha3_256")
+    print("| threads | map(hashlib) ms | bk str ms | bk bytes ms | speedup (str) | load |")
+    print("|---|---|---|---|---|---|")
+    for t in threads:
+        best = best_of(
+            {
+                "hashlib": lambda: series.map(lambda s: hashlib.sha3_256(s.encode()).digest()),
+                "str": lambda t=t: series.bk.sha3_256(threads=t),
+                "bytes": lambda t=t: as_bytes.bk.sha3_256(threads=t),
+            },
+            repeats,
+        )
+        print(
+            f"| {t} | {best['hashlib'] * 1e3:.1f} | {best['str'] * 1e3:.1f} | "
+            f"{best['bytes'] * 1e3:.1f} | {best['hashlib'] / best['str']:.1f}x | {load()} |"
+        )
+
+
+def text_figures(repeats: int, threads: list[int]) -> None:
+    import pandas as pd
+
+    import batchkeccak.pandas  # noqa: F401
+    from batchkeccak import ethereum
+
+    count = 1 << 20
+    texts = [f"t{i:022d}(uint256)" for i in range(count)]  # 32 B, canonical
+    raw = [t.encode() for t in texts]
+    series, series_bytes = pd.Series(texts, dtype=object), pd.Series(raw, dtype=object)
+    print("\n2^20 str of 32 B against the same data as bytes, keccak_256 / sha3_256")
+    print("| entry point | threads | str ms | bytes ms | str/bytes | load |")
+    print("|---|---|---|---|---|---|")
+    for t in threads:
+        best = best_of(
+            {
+                "pandas str": lambda t=t: series.bk.sha3_256(threads=t),
+                "pandas bytes": lambda t=t: series_bytes.bk.sha3_256(threads=t),
+            },
+            repeats,
+        )
+        print(
+            f"| pandas accessor | {t} | {best['pandas str'] * 1e3:.1f} | "
+            f"{best['pandas bytes'] * 1e3:.1f} | "
+            f"{best['pandas str'] / best['pandas bytes']:.2f}x | {load()} |"
+        )
+    best = best_of(
+        {
+            "selectors": lambda: ethereum.selectors(texts),
+            "bytes": lambda: bk.hash_many(raw, "keccak_256"),
+        },
+        repeats,
+    )
+    print(
+        f"| ethereum.selectors (vs hash_many bytes) | all | {best['selectors'] * 1e3:.1f} | "
+        f"{best['bytes'] * 1e3:.1f} | {best['selectors'] / best['bytes']:.2f}x | {load()} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--only", default="list,pandas,text")
+    args = parser.parse_args(argv)
+    bk.warmup()
+    parts = set(args.only.split(","))
+    if "list" in parts:
+        list_figures(args.repeats, args.threads)
+    if "pandas" in parts:
+        pandas_figures(args.repeats, args.threads)
+    if "text" in parts:
+        text_figures(args.repeats, args.threads)
+
+
+if __name__ == "__main__":
+    main()
