@@ -250,14 +250,82 @@ def bench_modes_against_sponges(small_count, repeats):
             )
 
 
+def bench_trees(size, repeats):
+    """KT128 and ParallelHash-128 from every entry point against the one-message function
+    (``bk.kt128`` / ``bk.parallelhash_128``) on the same bytes, timed alternately."""
+    import contextlib
+    import io
+
+    from batchkeccak import cli
+
+    rng = np.random.default_rng(5)
+    one = rng.bytes(size)
+    quarters = [one[i * (size >> 2) : (i + 1) * (size >> 2)] for i in range(4)]
+    rows = np.frombuffer(one, dtype=np.uint8).reshape(4, -1)
+    print(f"Tree modes over {size >> 20} MiB (load {os.getloadavg()[0]:.1f})")
+    print(f"  {'mode':<17} {'threads':<8} {'entry point':<28} {'ns/B':>8} {'reference':>10} ratio")
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for i, quarter in enumerate(quarters):
+            paths.append(os.path.join(folder, f"{i}.bin"))
+            Path(paths[-1]).write_bytes(quarter)
+
+        def objects(name, **kwargs):
+            h = bk.new(name, **kwargs)
+            view = memoryview(one)
+            for at in range(0, len(view), 1 << 20):
+                h.update(view[at : at + (1 << 20)])
+            return h.digest()
+
+        def command(name, threads):
+            with contextlib.redirect_stdout(io.StringIO()):
+                cli.main(["hash", "-a", name, "--threads", str(threads), *paths])
+
+        for name, function, params in (
+            ("kt128", bk.kt128, {}),
+            ("parallelhash_128", bk.parallelhash_128, {"block_size": 8192}),
+        ):
+            for threads in (1, 2):
+                h = bk.hasher(name, length=32, threads=threads, **params)
+                cases = [
+                    ("hash_many([1 message])", lambda h=h: bk.hash_many([one], h)),
+                    ("hash_many(4 messages)", lambda h=h: bk.hash_many(quarters, h)),
+                    ("hash_many(4 rows, 2-D array)", lambda h=h: bk.hash_many(rows, h)),
+                    ("hash_files(4 files)", lambda h=h: bk.hash_files(paths, h)),
+                ]
+                if threads == 1:  # a hash object runs on the calling thread
+                    cases.append(
+                        (
+                            "new(), 1 MiB updates",
+                            lambda n=name, p=params: objects(n, length=32, **p),
+                        )
+                    )
+                if name == "kt128":
+                    cases.append(("cli hash -a (4 files)", lambda t=threads: command("kt128", t)))
+                reference = lambda f=function, t=threads, p=params: f(one, threads=t, **p)
+                for entry, run in cases:
+                    run(), reference()
+                    a, b = alternate(run, reference, repeats)
+                    print(
+                        f"  {name:<17} {threads:<8} {entry:<28} {a / size * 1e9:8.3f} "
+                        f"{b / size * 1e9:10.3f} {a / b:5.2f}x"
+                    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--modes", action="store_true", help="only the modes against sponges")
+    parser.add_argument(
+        "--trees", action="store_true", help="only KT128 / ParallelHash per entry point"
+    )
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
     bk.warmup()
+    if args.trees:
+        bench_trees((16 if args.quick else 64) << 20, repeats)
+        return 0
     if args.modes:
         bench_modes_against_sponges(1 << (18 if args.quick else 20), repeats)
         return 0

@@ -21,7 +21,7 @@ from batchkeccak.core.stored_states import as_array
 from batchkeccak.derived import params as checks
 from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
-from batchkeccak.derived.mode_hashers import TreeHasher
+from batchkeccak.derived.mode_hashers import TreeHasher, hash_leaves
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -68,22 +68,81 @@ class KangarooTwelveHasher(TreeHasher):
         count = offsets.shape[0] - 1
         if out is None:
             out = np.empty((count, self.output_length), dtype=np.uint8)
-        framed, framed_offsets = frame_messages(data, offsets, self.trailer)
-        lengths = np.diff(framed_offsets)
-        long = lengths > CHUNK_SIZE
+        lengths = np.diff(offsets)
+        long = lengths + len(self.trailer) > CHUNK_SIZE
         if not long.any():
+            framed, framed_offsets = frame_messages(data, offsets, self.trailer)
             return self.sponge_hasher().hash_flat(
                 framed, framed_offsets, out=out, equal_lengths=equal_lengths
             )
         short = np.flatnonzero(~long)
         if short.size:
-            pieces = [framed[framed_offsets[i] : framed_offsets[i + 1]] for i in short]
+            pieces = [data[offsets[i] : offsets[i + 1]].tobytes() + self.trailer for i in short]
             short_data, short_offsets = sequence_to_flat(pieces)
             out[short] = self.sponge_hasher().hash_flat(short_data, short_offsets)
-        for i in np.flatnonzero(long):
-            digest = self.hash_tree(framed[framed_offsets[i] : framed_offsets[i + 1]], b"")
-            out[i] = np.frombuffer(digest, dtype=np.uint8)
+        rows = np.flatnonzero(long)
+        out[rows] = self._hash_trees(data, offsets, rows)
         return out
+
+    def _hash_trees(self, data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """KT of the messages ``rows`` (each longer than one chunk with the trailer), in one
+        batch: the whole chunks after S_0 that lie in the message are leaves read where they
+        lie, the leaves of every message in one queue (they share the tiles); each message's
+        last partial chunk with the trailer is copied (a few leaves), and the final nodes are
+        one batch."""
+        trailer = self.trailer
+        starts = offsets[rows].tolist()
+        ends = offsets[rows + 1].tolist()
+        # Items: for each message, its in-place leaves (whole chunks 1..q-1 of the message),
+        # then the gap up to the next message's first leaf (never queued).
+        bounds: list[np.ndarray] = []
+        queued: list[np.ndarray] = []
+        in_place: list[int] = []
+        items = 0
+        for start, end in zip(starts, ends, strict=True):
+            whole = (end - start) // CHUNK_SIZE  # chunks of the message, S_0 included
+            leaves = max(0, whole - 1)
+            in_place.append(leaves)
+            if leaves:
+                bounds.append(start + CHUNK_SIZE * np.arange(1, whole + 1, dtype=np.int64))
+                queued.append(np.arange(items, items + leaves, dtype=np.int64))
+                items += leaves + 1
+        tails: list[bytes] = []
+        tail_counts: list[int] = []
+        firsts: list[bytes] = []
+        for start, end, leaves in zip(starts, ends, in_place, strict=True):
+            length = end - start
+            if length >= CHUNK_SIZE:
+                firsts.append(data[start : start + CHUNK_SIZE].tobytes())
+                rest = data[start + CHUNK_SIZE * (leaves + 1) : end].tobytes() + trailer
+            else:  # the trailer completes S_0
+                whole_s = data[start:end].tobytes() + trailer
+                firsts.append(whole_s[:CHUNK_SIZE])
+                rest = whole_s[CHUNK_SIZE:]
+            cut = [rest[i : i + CHUNK_SIZE] for i in range(0, len(rest), CHUNK_SIZE)]
+            tails.extend(cut)
+            tail_counts.append(len(cut))
+        leaf = Hasher(self.algorithm, self.mode.chunk_output, self.threads, domain=LEAF_DOMAIN)
+        chaining = np.empty((0, leaf.output_length), dtype=np.uint8)
+        if bounds:
+            leaf_offsets = readonly(np.concatenate(bounds))
+            chaining = hash_leaves(leaf, data, leaf_offsets, readonly(np.concatenate(queued)))
+        # Every message has a tail: the trailer holds at least length_encode's one byte.
+        tail_data, tail_offsets = sequence_to_flat(tails)
+        tail_chaining = leaf.hash_flat(tail_data, tail_offsets)
+        nodes = []
+        item = tail = 0
+        for first, leaves, tail_leaves in zip(firsts, in_place, tail_counts, strict=True):
+            parts = [first, _FINAL_NODE_MARK]
+            if leaves:
+                parts.append(chaining[item : item + leaves].tobytes())
+                item += leaves + 1
+            parts.append(tail_chaining[tail : tail + tail_leaves].tobytes())
+            tail += tail_leaves
+            parts += [length_encode(leaves + tail_leaves), _FINAL_NODE_END]
+            nodes.append(b"".join(parts))
+        node_data, node_offsets = sequence_to_flat(nodes)
+        return self.sponge_hasher(domain=FINAL_NODE_DOMAIN).hash_flat(node_data, node_offsets)
 
     def hash_one(self, message: object) -> bytes:
         return self.hash_message(message, "message")

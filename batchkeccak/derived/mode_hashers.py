@@ -30,6 +30,16 @@ IN_PLACE_BYTES = 1 << 13
 less than one more pass over the batch's states."""
 
 
+TREE_IN_PLACE_BYTES = 1 << 19
+"""A tree mode's message in a list of ``bytes`` this long or longer (64 leaves of 8 KiB)
+is hashed where it lies, its leaves alone in the tiles, rather than copied into one
+buffer with the other messages: copying costs more than a last partial tile of leaves."""
+
+TREE_LIST_MAX = 1024
+"""The longest list :meth:`TreeHasher.hash_list` reads message by message: longer ones
+are many short messages, for the batch path."""
+
+
 def prefix_states(
     spec: Algorithm,
     prefixes: list[bytes],
@@ -144,11 +154,81 @@ class TreeHasher(ModeHasher):
             piece_bytes: int = ...,
         ) -> bytes: ...
 
+    def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
+        """A few messages of which some are long ``bytes`` (:data:`TREE_IN_PLACE_BYTES` and
+        more): each long one is hashed where it lies, its leaves filling the tiles on their
+        own (as ``bk.kt128`` does), the others as one batch; None for any other list (the
+        batch path, after a copy into one buffer)."""
+        if len(messages) > TREE_LIST_MAX:
+            return None
+        long = []
+        for i, message in enumerate(messages):
+            if type(message) is not bytes:
+                return None
+            if len(message) >= TREE_IN_PLACE_BYTES:
+                long.append(i)
+        if not long:
+            return None
+        out = np.empty((len(messages), self.output_length), dtype=np.uint8)
+        for i in long:
+            out[i] = np.frombuffer(self.hash_message(messages[i], f"messages[{i}]"), np.uint8)
+        taken = set(long)
+        rest = [i for i in range(len(messages)) if i not in taken]
+        if rest:
+            data, offsets = sequence_to_flat([messages[i] for i in rest])
+            out[rest] = self.hash_flat(data, offsets)
+        return out
+
     def one_pass(self) -> OnePass:
         raise TypeError(
             f"{self.name} is a tree mode: its streams cannot share stored sponge states; hash "
             f"each stream with batchkeccak.new({self.name!r}, ...) or files with hash_files"
         )
+
+
+def hash_leaves(
+    leaf: Hasher, data: np.ndarray, offsets: np.ndarray, order: np.ndarray
+) -> np.ndarray:
+    """The tree modes' leaves of many messages, read where they lie, sharing the tiles.
+
+    ``offsets`` (N + 1, Arrow's layout, read-only int64) cut ``data`` into items; the items
+    ``order`` lists (read-only int64, in buffer order) are leaves, hashed with ``leaf``'s
+    sponge from the all-zero state and its domain byte; the others (what lies between the
+    leaves of two messages) are never read. Returns ``(N, leaf.output_length)``: the rows of
+    the queued items are the chaining values, the other rows are left unset. The queue is
+    split over ``leaf.threads``; each range is one call of the lane scheduler, so the
+    leaves of several messages share its tiles.
+    """
+    from batchkeccak.core.sponge import run_jobs
+
+    spec = leaf.algorithm
+    out = np.empty((offsets.shape[0] - 1, leaf.output_length), dtype=np.uint8)
+    jobs = order.shape[0]
+    if jobs == 0:
+        return out
+    leaf_bytes = int(offsets[order[0] + 1] - offsets[order[0]])
+    permutations = jobs * (1 + leaf_bytes // spec.rate)
+    threads = max(1, min(leaf.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
+    initial = readonly(leaf.initial_state)
+
+    def hash_range(span: tuple[int, int]) -> None:
+        start, stop = span
+        run_jobs(
+            data,
+            offsets,
+            None,
+            readonly(order[start:stop]),
+            None,
+            initial,
+            None,
+            spec.rate,
+            leaf.domain,
+            spec.first_round,
+            out,
+        )
+
+    parallel.run_parallel(hash_range, parallel.chunk_ranges(jobs, threads), workers=threads)
+    return out
 
 
 class FramedHasher(ModeHasher):

@@ -384,13 +384,48 @@ class ParallelHasher(TreeHasher):
         return ParallelHashStream(self, chunks)
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
+        """Every chunk of every message in one batch, read where it lies (the chunks of
+        several messages share the tiles), then the final nodes in one batch."""
         count = offsets.shape[0] - 1
         if out is None:
             out = np.empty((count, self.output_length), dtype=np.uint8)
-        for i in range(count):
-            digest = self.hash_message(data[offsets[i] : offsets[i + 1]])
-            out[i] = np.frombuffer(digest, dtype=np.uint8)
-        return out
+        if count == 0:
+            return out
+        block = self.block_size
+        first, last = int(offsets[0]), int(offsets[-1])
+        lengths = np.diff(offsets)
+        # Each message's chunks start at its offset and every block_size bytes after it: the
+        # chunk boundaries of all messages, back to back, cut the data with no gap.
+        per_message = (lengths + block - 1) // block
+        total = int(per_message.sum())
+        message_of = np.repeat(np.arange(count, dtype=np.int64), per_message)
+        first_chunk = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(per_message, out=first_chunk[1:])
+        bounds = np.empty(total + 1, dtype=np.int64)
+        bounds[:total] = offsets[:-1][message_of] + block * (
+            np.arange(total, dtype=np.int64) - first_chunk[:-1][message_of]
+        )
+        bounds[total] = last
+        spec = get_algorithm(self.mode.sponge)
+        leaf = Hasher(spec, self.mode.chunk_output, self.threads, domain=SHAKE_DOMAIN)
+        if total:
+            chaining = leaf.hash_flat(data[first:last] if first else data, readonly(bounds - first))
+        else:
+            chaining = np.empty((0, self.mode.chunk_output), dtype=np.uint8)
+        head = left_encode(block)
+        nodes = [
+            b"".join(
+                [
+                    head,
+                    chaining[a:b].tobytes(),
+                    right_encode(b - a),
+                    self.trailer,
+                ]
+            )
+            for a, b in zip(first_chunk[:-1].tolist(), first_chunk[1:].tolist(), strict=True)
+        ]
+        node_data, node_offsets = sequence_to_flat(nodes)
+        return self.sponge_hasher().hash_flat(node_data, node_offsets, out=out)
 
     def hash_one(self, message: object) -> bytes:
         return self.hash_message(message, "message")

@@ -1,0 +1,90 @@
+"""KT128/KT256 and ParallelHash of many messages in one call, against pycryptodome and the
+plain model of tests/sp800_185_reference.py: lengths around the 8192-byte leaf (the trailer
+included), messages of mixed sizes whose leaves share the tiles, a customization string
+that spans leaves, long ``bytes`` in a list read where they lie, and every entry point that
+takes many messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sp800_185_reference as ref
+from Crypto.Hash import KangarooTwelve
+
+import batchkeccak as bk
+from batchkeccak.derived.mode_hashers import TREE_IN_PLACE_BYTES
+
+pytestmark = pytest.mark.every_backend
+
+CHUNK = 8192
+LEAF_EDGES = [0, 1, CHUNK - 2, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK - 1, 2 * CHUNK, 2 * CHUNK + 1]
+MIXED = [*LEAF_EDGES, 5 * CHUNK + 3, 17, 9 * CHUNK, 3]
+
+
+def messages(lengths, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.bytes(n) for n in lengths]
+
+
+def assert_rows(got, want, label):
+    bad = [i for i, w in enumerate(want) if got[i].tobytes() != w]
+    assert bad == [], f"{label}: wrong rows {bad} of {len(want)}"
+
+
+@pytest.mark.parametrize("custom", [b"", b"C", bytes(range(256)) * 40], ids=["none", "1", "10k"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_kt128_batches_of_mixed_sizes(custom, threads):
+    batch = messages(MIXED, 1)
+    want = [KangarooTwelve.new(data=m, custom=custom).read(32) for m in batch]
+    got = bk.hash_many(batch, "kt128", length=32, customization=custom, threads=threads)
+    assert_rows(got, want, "list")
+    flat = np.frombuffer(b"".join(batch), dtype=np.uint8)
+    offsets = np.cumsum([0] + [len(m) for m in batch])
+    got = bk.hash_many(bk.FlatMessages(flat, offsets), "kt128", length=32, customization=custom)
+    assert_rows(got, want, "flat")
+
+
+@pytest.mark.parametrize("length", [CHUNK - 3, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK])
+def test_kt_rows_around_the_leaf_with_the_trailer(length):
+    # A 2-D array: every message the same length, the trailer (2 bytes with "C") pushing
+    # S across the first chunk's edge or not.
+    rows = np.random.default_rng(length).integers(0, 256, (5, length), dtype=np.uint8)
+    for bits in (128, 256):
+        got = bk.hash_many(rows, f"kt{bits}", length=40, customization=b"C")
+        want = [ref.kangarootwelve(bits, r.tobytes(), b"C", 40) for r in rows]
+        assert_rows(got, want, f"kt{bits}")
+
+
+def test_kt_long_bytes_in_a_list_in_place_beside_short_ones():
+    sizes = [TREE_IN_PLACE_BYTES, 3, TREE_IN_PLACE_BYTES + CHUNK + 5, CHUNK + 1, 0]
+    batch = messages(sizes, 2)
+    for bits in (128, 256):
+        got = bk.hash_many(batch, f"kt{bits}", length=32, customization=b"x")
+        want = [ref.kangarootwelve(bits, m, b"x", 32) for m in batch]
+        assert_rows(got, want, f"kt{bits}")
+    # The same list with one message that is not bytes takes the batch path: same digests.
+    mixed = [bytearray(batch[0]), *batch[1:]]
+    got = bk.hash_many(mixed, "kt128", length=32, customization=b"x")
+    assert_rows(got, [ref.kangarootwelve(128, m, b"x", 32) for m in batch], "bytearray")
+
+
+@pytest.mark.parametrize("block", [1, 7, 168, CHUNK])
+def test_parallelhash_batches_of_mixed_sizes(block):
+    lengths = MIXED if block >= 168 else [0, 1, block - 1, block, block + 1, 3 * block + 2, 0]
+    batch = messages(lengths, block)
+    for bits, xof in ((128, False), (256, True)):
+        name = f"parallelhash_{'xof_' if xof else ''}{bits}"
+        got = bk.hash_many(batch, name, length=24, block_size=block, customization=b"S")
+        want = [ref.parallelhash(bits, m, block, 24, b"S", xof) for m in batch]
+        assert_rows(got, want, name)
+
+
+def test_parallelhash_long_bytes_in_a_list_and_a_flat_buffer_with_an_offset():
+    batch = messages([TREE_IN_PLACE_BYTES + 9, 10, CHUNK * 2 + 1], 3)
+    want = [ref.parallelhash(128, m, CHUNK, 32, b"") for m in batch]
+    assert_rows(bk.hash_many(batch, "parallelhash_128", length=32), want, "list")
+    # Messages that start past the buffer's first byte (a slice of a column).
+    flat = np.frombuffer(b"pad" + b"".join(batch), dtype=np.uint8)
+    offsets = 3 + np.cumsum([0] + [len(m) for m in batch])
+    got = bk.hash_many(bk.FlatMessages(flat, offsets), "parallelhash_128", length=32)
+    assert_rows(got, want, "flat")
