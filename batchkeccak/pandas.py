@@ -2,8 +2,8 @@
 
 Importing this module registers the accessor. A Series is handed to
 :func:`batchkeccak.arrow.hash_array` as Arrow data: Arrow-backed columns (``str`` in pandas 3,
-``string[pyarrow]``, ``pd.ArrowDtype``) without a copy, object columns of ``bytes`` or ``str``
-converted once by Arrow, categoricals as dictionaries (each category hashed once). The result
+``string[pyarrow]``, ``pd.ArrowDtype``) without a copy, object columns of ``bytes`` or ASCII
+``str`` read by the compiled list reader (others converted once by Arrow), categoricals as dictionaries (each category hashed once). The result
 is an Arrow-backed Series with the input's index and name.
 
 pandas imports when this module does, never by ``import batchkeccak``.
@@ -21,8 +21,11 @@ from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import unknown_method
+from batchkeccak.inputs import readonly
+from batchkeccak.inputs._pylist import flatten_bytes
 from batchkeccak.inputs.arrow_buffers import is_value_type
 from batchkeccak.inputs.arrow_types import type_rule
+from batchkeccak.inputs.sequences import COMPILED_READ_MIN
 
 try:
     import pandas as pd
@@ -98,18 +101,27 @@ def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:
 
 
 def _object_digests(series: pd.Series, resolved: Hasher, hex: bool) -> pa.Array | None:
-    """An object column of ``bytes`` with nothing missing is hashed from its list of objects by
-    the compiled reader that ``hash_many`` uses (which hashes while it reads), rather than
-    first copied into an Arrow column; None for any other column.
+    """An object column of exact ``bytes`` or ``str`` of ASCII characters, nothing missing, is
+    read from its list of objects by the compiled reader (a str's UTF-8 bytes where CPython
+    keeps them, with no encoding) rather than first copied into an Arrow column; None for any
+    other column, which Arrow reads.
 
-    Every value is checked to be ``bytes`` first (one compiled pass, pandas' own): the reader
-    takes anything with a buffer, and a NaN (``numpy.float64``), a ``NaT`` or a numpy array
-    has one, whose raw bytes it would hash."""
-    if series.dtype != object or len(series) == 0:
+    The reader takes exact ``bytes`` and ``str`` only, and refuses the column at the first
+    other value: a NaN (``numpy.float64``), a ``NaT`` or a numpy array has a buffer, whose raw
+    bytes must never be hashed. A short column goes through ``hash_many``'s own list path
+    (bytes only), which needs no compiled reader for a few values."""
+    count = len(series)
+    if series.dtype != object or count == 0:
         return None
-    if pd.api.types.infer_dtype(series, skipna=False) != "bytes":
+    values = series.tolist()
+    if count < COMPILED_READ_MIN:
+        if pd.api.types.infer_dtype(values, skipna=False) != "bytes":
+            return None
+        return digest_array(hash_many(values, resolved), hex=hex, threads=resolved.threads)
+    flat = flatten_bytes(values, text=True)
+    if flat is None:
         return None
-    digests = hash_many(series.tolist(), resolved)
+    digests = resolved.hash_flat(readonly(flat[0]), readonly(flat[1]))
     return digest_array(digests, hex=hex, threads=resolved.threads)
 
 

@@ -14,7 +14,9 @@ import numpy as np
 
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
-from batchkeccak.inputs import FlatMessages, flat_to_rows, to_flat
+from batchkeccak.inputs import FlatMessages, flat_to_rows, readonly, to_flat
+from batchkeccak.inputs._pylist import flatten_bytes
+from batchkeccak.inputs.sequences import COMPILED_READ_MIN
 from batchkeccak.support.checks import check_int, is_int
 from batchkeccak.support.hextext import decode_hex_digits
 
@@ -111,7 +113,13 @@ def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
 
         if isinstance(texts, (str, bytes)):
             raise TypeError(f"{argument} must be a sequence of str, got one {type(texts).__name__}")
-        items = list(texts)  # type: ignore[call-overload]  # not iterable: TypeError
+        items = texts if type(texts) in (list, tuple) else list(texts)  # type: ignore[call-overload]  # not iterable: TypeError
+        if len(items) >= COMPILED_READ_MIN:
+            # Exact str of ASCII characters are read where CPython keeps their UTF-8 bytes,
+            # in compiled code; any other value (and a short list) goes through Arrow.
+            flat = flatten_bytes(items, text=True, binary=False)
+            if flat is not None:
+                return readonly(flat[0]), readonly(flat[1])
         try:
             texts = pa.array(items, type=pa.string())
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):

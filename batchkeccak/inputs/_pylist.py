@@ -167,7 +167,7 @@ def _measure_and_copy(
 
 
 def _flatten(
-    sequence: list | tuple, start: int, stop: int, text: bool = False
+    sequence: list | tuple, start: int, stop: int, text: bool = False, binary: bool = True
 ) -> tuple[np.ndarray, np.ndarray] | None:
     count = stop - start
     offsets = np.empty(count + 1, dtype=np.int64)
@@ -177,11 +177,12 @@ def _flatten(
     container = id(sequence)
     is_tuple = type(sequence) is tuple
     text_type = id(str) if text else 0
+    bytes_type = id(bytes) if binary else 0  # no object's type is at address 0
     # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
     # never committed, so the unused part costs address space only.
     data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
     total = _measure_and_copy(
-        container, is_tuple, start, stop, id(bytes), text_type, offsets, data, False
+        container, is_tuple, start, stop, bytes_type, text_type, offsets, data, False
     )
     if total == _CHANGED:
         raise changed_while_hashing()
@@ -191,7 +192,7 @@ def _flatten(
         data = np.empty(total, dtype=np.uint8)
         if (
             _measure_and_copy(
-                container, is_tuple, start, stop, id(bytes), text_type, offsets, data, True
+                container, is_tuple, start, stop, bytes_type, text_type, offsets, data, True
             )
             == _CHANGED
         ):
@@ -233,12 +234,13 @@ def layout_matches() -> bool:
         ):
             return False
         # Not ASCII, a subclass of str, and str where text is not taken: the portable path.
-        for refused, text in (
-            (["ok", "\u00e9"], True),
-            (["ok", _Text("x")], True),
-            (["ok"], False),
+        for refused, text, binary in (
+            (["ok", "\u00e9"], True, True),
+            (["ok", _Text("x")], True, True),
+            (["ok"], False, True),
+            (["ok", b"no"], True, False),
         ):
-            if _flatten(refused, 0, len(refused), text=text) is not None:
+            if _flatten(refused, 0, len(refused), text, binary) is not None:
                 return False
     except Exception:  # noqa: BLE001 - any surprise here means: do not use the fast path
         return False
@@ -250,7 +252,12 @@ class _Text(str):
 
 
 def flatten_bytes(
-    sequence: object, start: int = 0, stop: int | None = None, *, text: bool = False
+    sequence: object,
+    start: int = 0,
+    stop: int | None = None,
+    *,
+    text: bool = False,
+    binary: bool = True,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(data, offsets)`` of items ``start..stop`` of a list or tuple of exact ``bytes``
     (and, with ``text``, exact ``str`` of ASCII characters, read as their UTF-8 bytes from
@@ -258,7 +265,8 @@ def flatten_bytes(
 
     None when the fast path does not apply (another sequence type, any item in the range that
     is not exactly ``bytes`` or such a str, or an interpreter whose layout failed the
-    self-check): use the portable path. ``RuntimeError`` if the list has shrunk below
+    self-check): use the portable path. ``binary=False`` (with ``text``) takes str only: a
+    column of text that must refuse ``bytes``. ``RuntimeError`` if the list has shrunk below
     ``stop`` or its items were replaced between the two passes (another thread changed it
     while it was being hashed).
     """
@@ -266,4 +274,4 @@ def flatten_bytes(
         return None
     if stop is None:
         stop = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
-    return _flatten(sequence, start, stop, text)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+    return _flatten(sequence, start, stop, text, binary)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
