@@ -457,8 +457,93 @@ def _field_layout(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray, i
             # The encoding is little-endian everywhere; Arrow buffers are in native order.
             data = np.ascontiguousarray(data.reshape(count, width)[:, ::-1]).reshape(-1)
         return readonly(data), _NO_OFFSETS, width
+    if layout == "nested":
+        data, offsets = _nested_payload(array, name)
+        return data, offsets, 0
     data, offsets = value_buffers(array, name)
     return data, offsets, 0
+
+
+def _children_fields(
+    children: Sequence[pa.Array], count: int, name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The concatenated row fields of ``children`` (arrays of ``count`` rows), row by row:
+    ``(data, offsets)`` as :func:`_encoded_rows` gives them."""
+    if not children:
+        return _NO_BYTES, readonly(np.zeros(count + 1, dtype=np.int64))
+    names = [f"{name}.{index}" for index in range(len(children))]
+    return _encoded_rows(pa.RecordBatch.from_arrays(list(children), names=names))
+
+
+def _list_offsets(array: pa.Array, name: str) -> np.ndarray:
+    """The ``len(array) + 1`` offsets of a list or map array's rows into its child, from the
+    array's slice on (int64)."""
+    count = len(array)
+    if count == 0:
+        return np.zeros(1, dtype=np.int64)
+    offset_type = np.int64 if pa.types.is_large_list(array.type) else np.int32
+    buffer = array.buffers()[1]
+    width = np.dtype(offset_type).itemsize
+    if buffer is None or buffer.size < (array.offset + count + 1) * width:
+        raise ValueError(f"column {name!r}: its offsets are too short for its {count} rows")
+    offsets = np.frombuffer(buffer, dtype=offset_type, count=count + 1, offset=array.offset * width)
+    if offsets[0] < 0 or np.any(np.diff(offsets) < 0):
+        raise ValueError(f"column {name!r}: its offsets are not ascending")
+    return offsets.astype(np.int64)
+
+
+def _nested_payload(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's nested value as the bytes the row encoding puts after its tag and length:
+    its children's fields one after another (docs/arrow.md, "Nested values").
+
+    The children are read in place (a slice of the child array, never a copy of it) and
+    encoded once, element after element, so that a list's elements are a contiguous run of
+    that encoding: a row's bytes are then addressed by offsets alone. Null rows get whatever
+    their slots hold; the field's ``0x00`` tag drops them."""
+    arrow_type = array.type
+    count = len(array)
+    if pa.types.is_struct(arrow_type):
+        children = [array.field(index) for index in range(arrow_type.num_fields)]
+        return _children_fields(children, count, name)
+    if pa.types.is_list_view(arrow_type) or pa.types.is_large_list_view(arrow_type):
+        return _list_view_payload(array, name)
+    if pa.types.is_fixed_size_list(arrow_type):
+        size = arrow_type.list_size
+        offsets = np.arange(count + 1, dtype=np.int64) * size
+        values = array.values.slice(array.offset * size, count * size)
+    else:
+        offsets = _list_offsets(array, name)
+        first = int(offsets[0])
+        values = array.values.slice(first, int(offsets[-1]) - first)
+        offsets = offsets - first
+    if pa.types.is_map(arrow_type):
+        children = [values.field(0), values.field(1)]  # each entry: its key, then its value
+    else:
+        children = [values]
+    data, element_offsets = _children_fields(children, len(values), name)
+    return data, readonly(element_offsets[offsets])
+
+
+def _list_view_payload(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A ``list_view``'s rows, whose elements may lie anywhere in the child and overlap:
+    the child is encoded once, then each row's run of it is gathered."""
+    count = len(array)
+    starts = array.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+    sizes = array.sizes.to_numpy(zero_copy_only=False).astype(np.int64)
+    valid = _valid_rows(array)
+    if valid is not None:
+        sizes[~valid] = 0  # a null row's slots need not point into the child
+        starts[~valid] = 0
+    values = array.values
+    if count and (np.any(starts < 0) or np.any(sizes < 0) or np.any(starts + sizes > len(values))):
+        raise ValueError(f"column {name!r}: its offsets and sizes point outside its values")
+    data, element_offsets = _children_fields([values], len(values), name)
+    begin = element_offsets[starts]
+    lengths = element_offsets[starts + sizes] - begin
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    positions = np.repeat(begin - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    return readonly(data[positions]), readonly(offsets)
 
 
 def _field_bytes(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:

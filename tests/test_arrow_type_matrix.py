@@ -56,9 +56,12 @@ FLAT = {
 LARGE = {"string": pa.large_string(), "binary": pa.large_binary()}
 VIEW = {"string": pa.string_view(), "binary": pa.binary_view()}
 REFUSED = {
-    "list": (pa.list_(pa.int32()), [[1], N, []]),
-    "struct": (pa.struct([("a", pa.int8())]), [{"a": 1}, N, {"a": 2}]),
-    "map": (pa.map_(pa.string(), pa.int8()), [[("a", 1)], N, []]),
+    "list of intervals": (pa.list_(pa.month_day_nano_interval()), [[], N, []]),
+    "struct with an interval": (
+        pa.struct([("a", pa.int8()), ("b", pa.month_day_nano_interval())]),
+        [{"a": 1, "b": N}, N, {"a": 2, "b": N}],
+    ),
+    "map to intervals": (pa.map_(pa.string(), pa.month_day_nano_interval()), [[], N, []]),
     "interval": (pa.month_day_nano_interval(), [pa.MonthDayNano([1, 2, 3]), N, N]),
 }
 NO_KEY = {"float32", "float64", "decimal128", "decimal256", "null"}
@@ -128,6 +131,9 @@ def non_null(name: str) -> list:
 def test_the_matrix_covers_every_row_of_the_type_table():
     covered = {type_rule(arrow_type).name for arrow_type, _ in FLAT.values()}
     covered |= {type_rule(t).name for t in (*LARGE.values(), *VIEW.values())}
+    # the nested rows: tests/test_rows_nested.py
+    nested = (pa.list_(pa.int8()), pa.struct([("a", pa.int8())]), pa.map_(pa.int8(), pa.int8()))
+    covered |= {type_rule(t).name for t in nested}
     assert covered == {rule.name for rule in ARROW_TYPES}
 
 

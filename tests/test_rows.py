@@ -352,9 +352,11 @@ def test_empty_table():
 @pytest.mark.parametrize(
     "column",
     [
-        pa.array([[1, 2]]),
-        pa.array([{"x": 1}]),
-        pa.array([[(b"k", 1)]], pa.map_(pa.binary(), pa.int64())),
+        pa.array([[]], pa.list_(pa.month_day_nano_interval())),
+        pa.array(
+            [{"x": 1, "y": None}], pa.struct({"x": pa.int8(), "y": pa.month_day_nano_interval()})
+        ),
+        pa.array([[]], pa.map_(pa.binary(), pa.month_day_nano_interval())),
         pa.array(
             [pa.scalar((1, 2, 3), pa.month_day_nano_interval()).as_py()],
             pa.month_day_nano_interval(),

@@ -10,7 +10,8 @@ says:
 - ``layout``: how the values lie in memory: ``offsets`` (binary and string types, int32 or
   int64 offsets), ``view`` (``binary_view`` / ``string_view``: values in several buffers or
   inline), ``fixed_binary`` (``fixed_size_binary``), ``fixed`` (numbers and temporal types:
-  little-endian values of the type's width), ``bits`` (booleans), ``none`` (the null type);
+  little-endian values of the type's width), ``bits`` (booleans), ``none`` (the null type),
+  ``nested`` (lists of every kind, structs and maps whose children all have rows here);
 - ``values``: whether ``hash_array`` hashes its values (the binary-like types);
 - ``row``: whether ``hash_rows`` encodes it (docs/arrow.md gives the encoding);
 - ``key``: the key kind (``int``, ``uint``, ``bool``, ``temporal``, ``string``, ``binary``),
@@ -29,9 +30,15 @@ The rules around the rows, the same for every consumer:
   ``timestamp[unit, tz=UTC]`` for every zone (the zone is how the instants are shown), and a
   timestamp without one is ``timestamp[unit]``.
 
-A type without a row here (lists, structs, maps, unions, intervals, extension types) is
-refused by each consumer with a TypeError naming the column and its type. Nested types are
-meant to be added as rows of this table, with their children's rows.
+Nested types (``list``, ``large_list``, ``list_view``, ``large_list_view``,
+``fixed_size_list``, ``struct``, ``map``) are rows when every child type is, to any depth:
+they encode in a row (docs/arrow.md, "Nested values"), make no key and hash no values. Their
+logical names are built from their children's: ``list<string>`` for every list kind (the
+child field's name is the producer's, not the data's), ``struct<city: string, zip: int32>``,
+``map<string, string>``.
+
+A type without a row here (unions, intervals, extension types, a nested type holding one)
+is refused by each consumer with a TypeError naming the column and its type.
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ class ArrowType:
     name: str
     matches: Callable[[pa.DataType], bool]
     layout: str
-    """``offsets``, ``view``, ``fixed_binary``, ``fixed``, ``bits`` or ``none``."""
+    """``offsets``, ``view``, ``fixed_binary``, ``fixed``, ``bits``, ``none`` or ``nested``."""
     values: bool
     """``hash_array`` hashes the values themselves."""
     row: bool
@@ -95,6 +102,46 @@ def _binaries(t: pa.DataType) -> bool:
 
 STRING, BINARY = _constant("string"), _constant("binary")
 
+
+def _row_child(arrow_type: pa.DataType) -> bool:
+    rule = type_rule(arrow_type)
+    return rule is not None and rule.row
+
+
+def _lists(t: pa.DataType) -> bool:
+    list_like = (
+        pa.types.is_list(t)
+        or pa.types.is_large_list(t)
+        or pa.types.is_list_view(t)
+        or pa.types.is_large_list_view(t)
+        or pa.types.is_fixed_size_list(t)
+    )
+    return list_like and _row_child(t.value_type)
+
+
+def _structs(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) and all(_row_child(f.type) for f in t)
+
+
+def _maps(t: pa.DataType) -> bool:
+    return pa.types.is_map(t) and _row_child(t.key_type) and _row_child(t.item_type)
+
+
+def _list_name(arrow_type: pa.DataType) -> str:
+    # Every list kind, fixed-size ones too, holds the same values and encodes alike; the
+    # child's field name (``item``, ``element``, ``l``) depends on the producer, not the data.
+    return f"list<{logical_type(arrow_type.value_type)}>"
+
+
+def _struct_name(arrow_type: pa.DataType) -> str:
+    fields = ", ".join(f"{field.name}: {logical_type(field.type)}" for field in arrow_type)
+    return f"struct<{fields}>"
+
+
+def _map_name(arrow_type: pa.DataType) -> str:
+    return f"map<{logical_type(arrow_type.key_type)}, {logical_type(arrow_type.item_type)}>"
+
+
 # fmt: off
 ARROW_TYPES: tuple[ArrowType, ...] = (
     # name, matches, layout, values, row, key, logical
@@ -117,6 +164,9 @@ ARROW_TYPES: tuple[ArrowType, ...] = (
     ArrowType("binary view", pa.types.is_binary_view, "view", True, True, "binary", BINARY),
     ArrowType("fixed-size binary", pa.types.is_fixed_size_binary, "fixed_binary", True, True,
               "binary", BINARY),
+    ArrowType("list", _lists, "nested", False, True, None, _list_name),
+    ArrowType("struct", _structs, "nested", False, True, None, _struct_name),
+    ArrowType("map", _maps, "nested", False, True, None, _map_name),
 )
 # fmt: on
 """Every Arrow type a consumer accepts, one row per family (see the module's description)."""

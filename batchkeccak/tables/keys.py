@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from batchkeccak.core.jit import njit
 from batchkeccak.inputs import check_flat
 from batchkeccak.inputs.arrow_buffers import value_buffers
-from batchkeccak.inputs.arrow_types import key_kind, normalize
+from batchkeccak.inputs.arrow_types import key_kind, normalize, type_rule
 from batchkeccak.tables.sources import TableSource
 
 SIGN_BIT = np.uint64(1 << 63)
@@ -81,9 +81,12 @@ def key_part(name: str, arrow_type: pa.DataType, argument: str) -> KeyPart:
     if kind is not None:
         width = {"string": 0, "binary": 0, "bool": 1}.get(kind, 8)
         return KeyPart(name, kind, width, arrow_type)
+    nested = getattr(type_rule(arrow_type), "layout", None) == "nested"
     raise TypeError(
-        f"{argument}: key column {name!r} has type {arrow_type}; a key must be integers, "
-        "strings, binary values, booleans, dates, times, timestamps or durations"
+        f"{argument}: key column {name!r} has type {arrow_type}"
+        + (" (a nested type, never a key: its values have no order)" if nested else "")
+        + "; a key must be integers, strings, binary values, booleans, dates, times, "
+        "timestamps or durations"
     )
 
 
