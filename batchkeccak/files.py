@@ -270,7 +270,14 @@ def _stream_files(
 
 
 def _digest_path(name: str | bytes, resolved: Hasher) -> bytes:
-    """One file through the hasher's incremental form, read in chunks."""
+    """One file through the hasher's incremental form, read in chunks; a tree mode's file
+    in pieces of whole leaves, the next read while the leaves of the last are hashed on
+    every thread (as ``bk.kt128(path)``)."""
+    from batchkeccak.derived.mode_hashers import TreeHasher
+
+    if isinstance(resolved, TreeHasher):
+        with open(name, "rb", buffering=0) as handle:
+            return resolved.hash_message(handle, "paths")
     stream = resolved.incremental()
     with open(name, "rb", buffering=0) as handle:
         for chunk in stream_chunks(handle, CHUNK_BYTES):
