@@ -30,7 +30,7 @@ from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
 from batchkeccak.inputs.arrow_producers import arrow_table, releases_on_error
 from batchkeccak.support.checks import check_int
-from batchkeccak.support.output import arrow_sink, open_output
+from batchkeccak.support.output import arrow_sink, check_output_path, open_output
 from batchkeccak.support.progress import progress_bar
 
 __all__ = ["HashFileReport", "hash_file"]
@@ -163,11 +163,8 @@ def _what_it_is(path: Path, exc: Exception) -> str:
 def _output_path(dst: object, src_path: Path | None) -> Path:
     if not isinstance(dst, (str, os.PathLike)):
         raise TypeError(f"dst must be a path, got {type(dst).__name__}")
+    check_output_path(dst, "dst")
     path = Path(dst)
-    if path.is_dir():
-        raise IsADirectoryError(f"dst: {str(path)!r} is a directory; name the file to write")
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"dst: folder {str(path.parent)!r} does not exist")
     inside_source = (
         src_path is not None
         and src_path.is_dir()

@@ -384,6 +384,93 @@ def test_a_path_that_cannot_be_written(name, where, folder, tmp_path):
         assert (tmp_path / "plain").read_text() == "kept\n"
 
 
+@pytest.mark.parametrize("name", sorted(FILE_CASES))
+@pytest.mark.parametrize("mode", [0o600, 0o444, 0o640])
+def test_a_replaced_file_keeps_its_mode_and_owner(name, mode, folder, tmp_path):
+    # It used to become 644 (the umask's) and root's: a 600 secret turned world-readable.
+    dst = tmp_path / "out"
+    dst.write_bytes(b"old")
+    dst.chmod(mode)
+    owner = (os.getuid(), os.getgid())
+    if os.geteuid() == 0:
+        owner = (1234, 1235)
+        os.chown(dst, *owner)
+    case, status, err = _file_run(name, folder, str(dst))
+    assert status == case.ok, err
+    _good_output(case, dst.read_bytes())
+    after = os.stat(dst)
+    assert stat.S_IMODE(after.st_mode) == mode
+    assert (after.st_uid, after.st_gid) == owner
+    assert _entries(tmp_path) == {"out"}
+
+
+def test_a_new_file_gets_the_usual_mode(folder, tmp_path):
+    umask = os.umask(0o022)
+    try:
+        _, status, err = _file_run("parquet", folder, str(tmp_path / "new"))
+    finally:
+        os.umask(umask)
+    assert status == 0, err
+    assert stat.S_IMODE(os.stat(tmp_path / "new").st_mode) == 0o644
+
+
+@pytest.mark.parametrize("name", sorted(FILE_CASES))
+@pytest.mark.parametrize(
+    "where", ["empty", "under a regular file", "dangling link", "missing folder"]
+)
+def test_what_keeps_a_path_from_being_written_is_said(name, where, folder, tmp_path):
+    (tmp_path / "f.txt").write_text("kept\n")
+    if where == "empty":
+        dst, said = "", "the output path is empty"
+    elif where == "under a regular file":
+        dst, said = str(tmp_path / "f.txt" / "x.parquet"), f"'{tmp_path / 'f.txt'}' is not a folder"
+    elif where == "dangling link":
+        dst = str(tmp_path / "link")
+        os.symlink(tmp_path / "nodir" / "x", dst)
+        said = f"whose folder '{tmp_path / 'nodir'}' does not exist"
+    else:
+        dst, said = str(tmp_path / "nodir" / "x"), f"folder '{tmp_path / 'nodir'}' does not exist"
+    before = _entries(tmp_path)
+    _, status, err = _file_run(name, folder, dst)
+    line = _one_line(err)
+    assert line.startswith("batchkeccak: error: ") and said in line, line
+    assert "directory" not in line, line
+    assert status == TROUBLE[name.split(" ")[0]]
+    assert _entries(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", sorted(FILE_CASES))
+def test_a_dangling_link_into_a_folder_is_written_through(name, folder, tmp_path):
+    # As ``cp`` writes it: the link stays and names the new file.
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "new")
+    case, status, err = _file_run(name, folder, str(link))
+    assert status == case.ok, err
+    assert link.is_symlink()
+    _good_output(case, (tmp_path / "new").read_bytes())
+
+
+@pytest.mark.parametrize("name", ["diff", "parquet"])
+def test_the_summary_of_a_fifo_goes_to_stderr(name, folder, tmp_path):
+    # diff -o FIFO printed its summary on stdout, where the FIFO's reader may be piped on.
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = _Reader(str(fifo))
+    reader.start()
+    stdout = tmp_path / "stdout.txt"
+    try:
+        case, status, err = _file_run(name, folder, str(fifo), stdout=str(stdout))
+    finally:
+        if reader.is_alive():
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(30)
+    assert status == case.ok, err
+    _good_output(case, reader.data)
+    assert stdout.read_text() == ""
+    assert "rows" in err, err
+
+
 # ----------------------------------------------------------------------------------------
 # bench --json: the smallest workload, through the same writer
 

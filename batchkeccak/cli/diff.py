@@ -90,11 +90,12 @@ def run(args) -> int:
 
     output = None
     if args.output is not None:
+        from batchkeccak.support.output import output_path_problem
+
+        problem = output_path_problem(args.output)
+        if problem is not None:
+            raise CommandError(f"--output: {problem}")
         output = Path(args.output)
-        if output.is_dir():
-            raise CommandError(f"--output: {args.output!r} is a directory; name the file to write")
-        if not output.parent.is_dir():
-            raise CommandError(f"--output: folder {str(output.parent)!r} does not exist")
     # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2, never 1.
     keywords = table_keywords(args)
     with option_words():
@@ -120,10 +121,10 @@ def run(args) -> int:
         if differ:
             print(f"Tables {args.a} and {args.b} differ")
     elif output is not None:
-        from batchkeccak.support.output import is_standard_output
+        from batchkeccak.support.output import summary_stream
 
-        # Onto stderr when the Parquet data itself went to stdout (-o /dev/stdout).
-        print(_summary(changes), file=sys.stderr if is_standard_output(output) else sys.stdout)
+        # Onto stderr when the Parquet data went to a stream (-o /dev/stdout, a FIFO).
+        print(_summary(changes), file=summary_stream(output))
     else:
         _print_changes(changes, len(args.key))
     return 1 if differ else 0

@@ -489,11 +489,14 @@ def _check_output(name: str | None) -> None:
     """Refuse an output path that cannot be written before any work is done."""
     if name is None:
         return
-    path = Path(name)
-    if path.is_dir():
-        raise CommandError(f"{name} is a directory; name the file to write")
-    if not path.parent.is_dir():
-        raise CommandError(f"cannot write {name}: folder {str(path.parent)!r} does not exist")
+    from batchkeccak.support.output import output_path_problem
+
+    problem = output_path_problem(name)
+    if problem is not None:
+        said = str(problem)
+        raise CommandError(
+            said if said.startswith((repr(name), "the")) else f"cannot write {name!r}: {said}"
+        )
 
 
 _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or more)"

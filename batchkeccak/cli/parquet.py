@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from batchkeccak.cli.mode_options import add_mode_options, mode_params
 from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
 
@@ -89,12 +87,15 @@ def _check_output_size(args, default_batch_size: int) -> None:
 def run(args) -> int:
     from batchkeccak.cli import UsageError
     from batchkeccak.parquet import DEFAULT_BATCH_SIZE, hash_file
-    from batchkeccak.support.output import is_standard_output
+    from batchkeccak.support.output import summary_stream
 
     if args.replace and args.suffix is not None:
         raise UsageError(
             "--replace and --suffix do not go together: a replaced column keeps its name"
         )
+    if args.length == 0:
+        # A zero-length digest column is meaningless (and no Parquet fixed-size type).
+        raise UsageError("--length must be at least 1: a digest column needs a byte or more")
     params = mode_params(args, args.algorithm)
     _check_output_size(args, DEFAULT_BATCH_SIZE)
     # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2.
@@ -122,11 +123,11 @@ def run(args) -> int:
         if report.load_seconds >= NOTICEABLE_LOAD_SECONDS
         else ""
     )
-    # Onto stderr when the Parquet data itself went to stdout (DST /dev/stdout).
+    # Onto stderr when the Parquet data went to a stream (DST /dev/stdout, a FIFO).
     print(
         f"wrote {report.path}: {report.rows:,} rows, {columns}; {report.total_seconds:.2f} s "
         f"(read {report.read_seconds:.2f} s, hash {report.hash_seconds:.2f} s, "
         f"write {report.write_seconds:.2f} s), {report.megabytes_per_second:,.0f} MB/s{loaded}",
-        file=sys.stderr if is_standard_output(args.dst) else sys.stdout,
+        file=summary_stream(args.dst),
     )
     return 0

@@ -32,7 +32,7 @@ from batchkeccak.merkle import abi, openzeppelin, rfc9162, schemes
 from batchkeccak.merkle._bytes import hex_to_bytes
 from batchkeccak.merkle.base import MerkleTree
 from batchkeccak.support.hextext import encode_hex_rows, hex_0x
-from batchkeccak.support.output import open_output
+from batchkeccak.support.output import check_output_path, open_output
 
 __all__ = [
     "VERIFY_BATCH",
@@ -213,13 +213,8 @@ def write_text_atomic(path: str | os.PathLike, chunks: str | Iterable[str]) -> N
     over it). A folder, or a path in a folder that does not exist, is refused first with an
     error that says so.
     """
+    check_output_path(path)
     target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(f"{str(target)!r} is a directory; name the file to write")
-    if not target.parent.is_dir():
-        raise FileNotFoundError(
-            f"cannot write {str(target)!r}: folder {str(target.parent)!r} does not exist"
-        )
     with open_output(target, "w") as handle:
         handle.writelines([chunks] if isinstance(chunks, str) else chunks)
 
@@ -242,9 +237,46 @@ class ProofTextError(ValueError):
     """Proof text that is neither a JSON document nor JSON Lines, or holds no proofs."""
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object that names one key twice."""
+
+    def __init__(self, key: str):
+        super().__init__(
+            f"key {key!r} appears twice in one object (JSON readers differ on which copy counts)"
+        )
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's members as a dict; :class:`_DuplicateKey` when a key repeats, as
+    ``json.loads`` would keep the last copy and others the first."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _CONTAINER = re.compile(r'[ \t\n\r]*\{[ \t\n\r]*"proofs"[ \t\n\r]*:[ \t\n\r]*\[')
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+"""``json.loads``' reading, every object's keys checked to be distinct."""
+
+
+def _not_json(reason: str) -> ProofTextError:
+    return ProofTextError(f"proof text is neither JSON nor JSON Lines: {reason}")
+
+
+def _decode_error(exc: json.JSONDecodeError, line: int = 1, column: int = 0) -> str:
+    """``exc`` at its place in the file, for text decoded from line ``line``, column
+    ``column + 1`` on (``exc``'s own line and column count from the decoded text)."""
+    if exc.lineno == 1:
+        column += exc.colno
+    else:
+        column = exc.colno
+    return f"{exc.msg}: line {line + exc.lineno - 1} column {column}"
 
 
 def parse_proofs(text: str) -> list:
@@ -252,10 +284,19 @@ def parse_proofs(text: str) -> list:
     Lines (as :func:`inclusion_proof_lines` writes). :func:`iter_proofs` reads them from a
     file without holding them all.
 
+    Text that ``json.loads`` reads is read as it reads it: a ``{"proofs": [...]}`` document
+    gives its proofs, any other document is one proof. Other text must be JSON Lines, one
+    proof document per line (a ``{"proofs": [...]}`` line among them is refused). A key named
+    twice in one object is refused wherever it stands: JSON readers differ on which copy
+    counts (``json.loads`` and JavaScript keep the last, others the first), so such a file
+    would hold different proofs for different readers.
+
     Raises
     ------
     ProofTextError
-        A ``ValueError``: when ``text`` is neither JSON nor JSON Lines, or holds no proofs.
+        A ``ValueError``: when ``text`` is neither JSON nor JSON Lines (the message gives the
+        line and column where it stops being either), names a key twice in one object, or
+        holds no proofs.
     """
     return list(iter_proofs(io.StringIO(text)))
 
@@ -263,12 +304,14 @@ def parse_proofs(text: str) -> list:
 def iter_proofs(stream: TextIO) -> Iterator[object]:
     """The proof documents of a text stream, one at a time, read as they are needed.
 
-    The layouts :func:`parse_proofs` reads: JSON Lines are read line by line; a
-    ``{"proofs": [...]}`` document (``"proofs"`` its first member, as ``batchkeccak merkle
-    proof`` writes it) is read ``READ_SIZE`` characters at a time, one array item decoded
-    after another; any other text is one JSON document (one inclusion, multi- or consistency
-    proof), read whole. So what is held at once is a line or an item and a read buffer, not
-    the file.
+    The layouts :func:`parse_proofs` reads, with its checks: JSON Lines are read line by
+    line; a ``{"proofs": [...]}`` document (``"proofs"`` its first member, as ``batchkeccak
+    merkle proof`` writes it) is read ``READ_SIZE`` characters at a time, one array item
+    decoded after another, and the members after the array are read to check that the
+    object closes and names ``"proofs"`` no more; any other text is one JSON document (one
+    inclusion, multi- or consistency proof), read whole. So what is held at once is a line
+    or an item and a read buffer, not the file, and the proofs are those ``json.loads``
+    finds in the whole text.
 
     Raises
     ------
@@ -286,67 +329,109 @@ def iter_proofs(stream: TextIO) -> Iterator[object]:
         raise ProofTextError("proof text holds no proofs")
 
 
+_TAIL_PREFIX = '{"proofs": []'
+"""What the members after the ``"proofs"`` array are decoded after: the object they close."""
+
+
 def _container_items(stream: TextIO, head: str, start: int) -> Generator[object, None, int]:
     """The items of ``{"proofs": [...]}``, from ``head[start:]`` (just past the ``[``) on;
     returns how many there were."""
     reader = _Reader(stream, head, start)
     count = 0
-    try:
-        if reader.skip_whitespace() == "]":
-            reader.pos += 1
-        else:
-            while True:
-                if reader.skip_whitespace() == "":
-                    raise ValueError("the text ends inside 'proofs'")
-                yield reader.value()
-                count += 1
-                following = reader.skip_whitespace()
+    if reader.skip_whitespace() == "]":
+        reader.pos += 1
+    else:
+        while True:
+            if reader.skip_whitespace() == "":
+                raise _not_json(f"the text ends inside 'proofs': {reader.where()}")
+            try:
+                item = reader.value()
+            except _DuplicateKey as exc:
+                raise ProofTextError(f"item {count} of 'proofs': {exc}") from None
+            except json.JSONDecodeError as exc:
+                raise _not_json(f"{exc.msg}: {reader.where(exc.pos)}") from None
+            yield item
+            count += 1
+            following = reader.skip_whitespace()
+            if following == "]":
                 reader.pos += 1
-                if following == "]":
-                    break
-                if following != ",":
-                    raise ValueError(f"expected ',' or ']' after item {count - 1} of 'proofs'")
-        # The members after "proofs" (usually none): the object must still close.
-        tail = json.loads('{"proofs": []' + reader.rest())
-    except ValueError as exc:
-        raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {exc}") from None
-    if not isinstance(tail.get("proofs"), list):
-        raise ProofTextError("'proofs' must be a list of proof objects")
+                break
+            if following != ",":
+                raise _not_json(
+                    f"expected ',' or ']' after item {count - 1} of 'proofs': {reader.where()}"
+                )
+            reader.pos += 1
+    # The members after "proofs" (usually none): the object must still close, and a second
+    # "proofs" (which json.loads would read instead of the first) is a duplicated key.
+    reader.read_all()
+    try:
+        _DECODER.decode(_TAIL_PREFIX + reader.buffer[reader.pos :])
+    except _DuplicateKey as exc:
+        raise ProofTextError(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        where = reader.where(reader.pos + exc.pos - len(_TAIL_PREFIX))
+        raise _not_json(f"{exc.msg}: {where}") from None
     return count
 
 
 def _lines_or_document(stream: TextIO, head: str) -> Generator[object, None, int]:
     """JSON Lines, one document per line, or one JSON document over several lines; returns
     how many proofs there were."""
-    lines = _lines(stream, head)
-    first = next((line for line in lines if line.strip()), None)
+    lines = enumerate(_lines(stream, head), start=1)
+    first = next(((n, line) for n, line in lines if line.strip()), None)
     if first is None:
         return 0
+    number, line = first
     try:
-        document = json.loads(first)
-    except ValueError as error:
+        document = _decode_line(number, line)
+    except json.JSONDecodeError as error:
         # Not a whole document on its own line: the text is one document over several lines.
-        text = first + "".join(lines)
         try:
-            document = json.loads(text)
-        except ValueError:
-            raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {error}") from None
+            document = _DECODER.decode(line + "".join(text for _, text in lines))
+        except _DuplicateKey as exc:
+            raise ProofTextError(str(exc)) from None
+        except json.JSONDecodeError as exc:
+            as_json, as_lines = _decode_error(exc, number), _decode_error(error, number)
+            if as_json == as_lines:
+                raise _not_json(as_json) from None
+            raise ProofTextError(
+                f"proof text is neither JSON ({as_json}) nor JSON Lines ({as_lines})"
+            ) from None
         return (yield from _documents_of(document))
-    following = next((line for line in lines if line.strip()), None)
+    following = next(((n, text) for n, text in lines if text.strip()), None)
     if following is None:
         return (yield from _documents_of(document))  # a document on one line
-    yield document
+    yield _line_proof(number, document)
     count = 1
-    for line in itertools.chain([following], lines):
+    for number, line in itertools.chain([following], lines):
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
-        except ValueError as exc:
-            raise ProofTextError(f"proof text is neither JSON nor JSON Lines: {exc}") from None
-        yield entry
+            entry = _decode_line(number, line)
+        except json.JSONDecodeError as exc:
+            raise _not_json(_decode_error(exc, number)) from None
+        yield _line_proof(number, entry)
         count += 1
     return count
+
+
+def _decode_line(number: int, line: str) -> object:
+    """Line ``number`` of the file as JSON, without its line end (so that an error at the
+    end of the line is placed there, not on the next)."""
+    try:
+        return _DECODER.decode(line.rstrip("\r\n"))
+    except _DuplicateKey as exc:
+        raise ProofTextError(f"line {number}: {exc}") from None
+
+
+def _line_proof(number: int, entry: object) -> object:
+    """A document of JSON Lines: one proof, never a ``{"proofs": [...]}`` of several."""
+    if isinstance(entry, Mapping) and "proofs" in entry:
+        raise ProofTextError(
+            f'line {number}: a {{"proofs": [...]}} document among JSON Lines; '
+            "give one proof per line, or one document"
+        )
+    return entry
 
 
 def _documents_of(document: object) -> Generator[object, None, int]:
@@ -376,10 +461,26 @@ def _lines(stream: TextIO, head: str) -> Iterator[str]:
 
 
 class _Reader:
-    """A window on a text stream, for decoding one JSON value after another."""
+    """A window on a text stream, for decoding one JSON value after another; it keeps count
+    of the lines before the window, to say where in the text a position is."""
 
     def __init__(self, stream: TextIO, text: str, pos: int):
         self.stream, self.buffer, self.pos, self.eof = stream, text, pos, False
+        self.lines = 0
+        """Line ends before ``buffer``."""
+        self.column = 0
+        """Characters between the last line end before ``buffer`` and ``buffer``."""
+
+    def _append(self, chunk: str) -> None:
+        """Add ``chunk`` to the buffer, dropping the characters before ``pos``."""
+        newlines = self.buffer.count("\n", 0, self.pos)
+        if newlines:
+            self.lines += newlines
+            self.column = self.pos - self.buffer.rindex("\n", 0, self.pos) - 1
+        else:
+            self.column += self.pos
+        self.buffer = self.buffer[self.pos :] + chunk
+        self.pos = 0
 
     def more(self, size: int) -> bool:
         """Read ``size`` more characters, dropping those before ``pos``; False at the end."""
@@ -387,9 +488,23 @@ class _Reader:
         if not chunk:
             self.eof = True
             return False
-        self.buffer = self.buffer[self.pos :] + chunk
-        self.pos = 0
+        self._append(chunk)
         return True
+
+    def read_all(self) -> None:
+        """Read the rest of the stream into the buffer."""
+        self._append(self.stream.read())
+        self.eof = True
+
+    def where(self, index: int | None = None) -> str:
+        """``line L column C`` of ``buffer[index]`` (default ``pos``) in the whole text."""
+        index = self.pos if index is None else index
+        newlines = self.buffer.count("\n", 0, index)
+        if newlines:
+            column = index - self.buffer.rindex("\n", 0, index)
+        else:
+            column = self.column + index + 1
+        return f"line {self.lines + newlines + 1} column {column}"
 
     def skip_whitespace(self) -> str:
         """Move past whitespace; the next character, or "" at the end of the text."""
@@ -417,9 +532,6 @@ class _Reader:
             if end < len(self.buffer) or not self.more(size):
                 self.pos = end
                 return item
-
-    def rest(self) -> str:
-        return self.buffer[self.pos :] + self.stream.read()
 
 
 def _xof_length(entry: Mapping) -> int | None:

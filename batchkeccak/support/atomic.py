@@ -35,6 +35,21 @@ def _temporary_path(destination: Path) -> Path:
             continue
 
 
+def _keep_mode_and_owner(descriptor: int, old: os.stat_result) -> None:
+    """Give the new file the old one's permission bits (and, where allowed, its owner and
+    group), as GNU tools that overwrite a file in place keep them: replacing a 600 file must
+    not make it world-readable, nor a 444 one writable."""
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        # As root, the old owner and group; otherwise the group alone where the user is in
+        # it. A change refused (EPERM) leaves the new file the caller's own, as ``cp`` does.
+        with contextlib.suppress(OSError):
+            os.fchown(descriptor, old.st_uid, old.st_gid)
+        with contextlib.suppress(OSError):
+            os.fchown(descriptor, -1, old.st_gid)
+    # After the chown, which clears the set-user-ID and set-group-ID bits.
+    os.fchmod(descriptor, stat.S_IMODE(old.st_mode))
+
+
 @contextlib.contextmanager
 def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``destination``.
@@ -47,7 +62,8 @@ def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
 
     A destination that is not a regular file (a device such as ``/dev/stdout``, a FIFO) is
     yielded as it is, to be written in place; through a symbolic link, the file it names is
-    replaced and the link stays.
+    replaced and the link stays. A regular file replaced keeps its permission bits, and its
+    owner and group where the user may set them (root).
     """
     destination = Path(destination)
     try:
@@ -68,6 +84,12 @@ def atomic_output(destination: str | os.PathLike) -> Iterator[Path]:
             temporary = _temporary_path(destination)
         yield temporary
         with open(temporary, "rb+") as written:
+            try:
+                old = os.stat(destination)
+            except OSError:  # none yet: the usual permissions (0o666 less the umask)
+                old = None
+            if old is not None and stat.S_ISREG(old.st_mode):
+                _keep_mode_and_owner(written.fileno(), old)
             os.fsync(written.fileno())
         os.replace(temporary, destination)
     except BaseException:

@@ -19,6 +19,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 from batchkeccak.errors import WriteError
@@ -115,6 +116,60 @@ def is_stream(destination: str | os.PathLike) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def output_path_problem(destination: str | os.PathLike) -> OSError | ValueError | None:
+    """What keeps ``destination`` from being written as an output file, checked before any
+    work is done; None when nothing does. The one check every command and
+    ``batchkeccak.parquet.hash_file`` make, so that each says the same thing:
+
+    - an empty path: "the output path is empty" (a ValueError);
+    - a folder: "'PATH' is a directory; name the file to write";
+    - under something that is not a folder: "'f.txt' is not a folder";
+    - in a folder that does not exist: "folder 'PATH' does not exist";
+    - a symbolic link whose target's folder does not exist: "'LINK' is a symbolic link to
+      'TARGET', whose folder 'PATH' does not exist". A dangling link whose target's folder
+      exists is written through, as ``cp`` writes it: the link stays and names the new file.
+
+    The error returned (not raised) is the OSError subclass that the open would have raised,
+    its message without the caller's prefix (an option's or an argument's name).
+    """
+    name = os.fspath(destination)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if name == "":
+        return ValueError("the output path is empty")
+    path = Path(name)
+    if path.is_dir():
+        return IsADirectoryError(f"{name!r} is a directory; name the file to write")
+    if path.is_symlink() and not path.exists():
+        target = Path(os.path.realpath(path))
+        if not target.parent.is_dir():
+            return FileNotFoundError(
+                f"{name!r} is a symbolic link to {str(target)!r}, "
+                f"whose folder {str(target.parent)!r} does not exist"
+            )
+        return None
+    # The nearest part of the path that exists: a regular file there is not a folder.
+    parent = path.parent
+    if parent.is_dir():
+        return None
+    missing = parent
+    while not os.path.lexists(missing) and missing.parent != missing:
+        missing = missing.parent
+    if os.path.lexists(missing) and not missing.is_dir():
+        return NotADirectoryError(f"{str(missing)!r} is not a folder")
+    return FileNotFoundError(f"folder {str(parent)!r} does not exist")
+
+
+def check_output_path(destination: str | os.PathLike, label: str | None = None) -> None:
+    """Raise :func:`output_path_problem`'s error, its message after ``label:`` when given."""
+    problem = output_path_problem(destination)
+    if problem is None:
+        return
+    if label is None:
+        raise problem
+    raise type(problem)(f"{label}: {problem}")
+
+
 def is_standard_output(destination: str | os.PathLike) -> bool:
     """Whether ``destination`` is this process's standard output (``/dev/stdout``, or the
     FIFO or file descriptor 1 is): a summary line would then land inside the data."""
@@ -123,6 +178,18 @@ def is_standard_output(destination: str | os.PathLike) -> bool:
     except (OSError, ValueError):
         return False
     return (named.st_dev, named.st_ino) == (ours.st_dev, ours.st_ino)
+
+
+def summary_stream(destination: str | os.PathLike | None) -> Any:
+    """Where a command's summary line goes once it wrote its result to ``destination``:
+    standard error when that is not a regular file (a FIFO, a device, ``/dev/stdout``: its
+    reader may be this command's own standard output, piped on), else standard output. The
+    one rule of ``diff -o`` and ``parquet SRC DST``."""
+    import sys
+
+    if destination is not None and (is_stream(destination) or is_standard_output(destination)):
+        return sys.stderr
+    return sys.stdout
 
 
 @contextlib.contextmanager
