@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from batchkeccak._sql import SqlFunction, check_keys, sql_functions
-from batchkeccak.arrow import encode_rows, hash_in_place
+from batchkeccak.arrow import ROW_TYPES, encode_rows, hash_in_place, row_encodable
 from batchkeccak.core import parallel
 from batchkeccak.core.dispatch import kernels_loaded
 
@@ -216,6 +216,11 @@ def _field_encoder(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     ``0x00`` for a null, else ``0x01``, the 8-byte length and the bytes."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if not row_encodable(values.type):  # a nested value holding a type without an encoding
+        raise TypeError(
+            f"hash_rows: a field of type {values.type} has no row encoding (a nested value "
+            f"encodes when everything in it does: {ROW_TYPES}); cast it"
+        )
     rows = encode_rows(pa.RecordBatch.from_arrays([values], ["value"]))
     return pa.Array.from_buffers(
         pa.large_binary(),
@@ -443,6 +448,26 @@ def _create_python_functions(connection, functions, registration: _Registration)
                 type="arrow",
                 null_handling="special",
             )
+        # LIST, ARRAY, STRUCT and MAP of any children: one function without parameter types
+        # (DuckDB then passes every type as it is, uncast), as Arrow hands the value over.
+        create(
+            _field_encoder_name(_NESTED),
+            _field_encoder,
+            None,
+            "BLOB",
+            type="arrow",
+            null_handling="special",
+        )
+
+
+_NESTED = "NESTED"
+"""The name of the field encoder of nested SQL values (LIST, ARRAY, STRUCT, MAP)."""
+_NESTED_TYPE = (
+    "(ends_with(t, ']') OR starts_with(t, 'STRUCT(') OR starts_with(t, 'MAP(')) "
+    "AND NOT starts_with(t, 'UNION(')"
+)
+"""SQL: whether ``typeof`` names a nested type (``INTEGER[]``, ``VARCHAR[3]``,
+``STRUCT(...)``, ``MAP(...)``)."""
 
 
 def _field_names(count: int) -> list[str]:
@@ -499,12 +524,15 @@ def _row_field_macro() -> str:
             f"ELSE error('hash_rows: a field of type ' || t || ' has no row encoding in SQL; "
             f"cast it to one of {accepted_types}') END"
         )
-    # Every other type (INTERVAL, LIST, STRUCT, MAP, ARRAY, TIMETZ, BIT...): an untyped
-    # overload, so that DuckDB binds it and the message names the type, rather than a
-    # binder error about this macro.
+    # Every other type: LIST, ARRAY, STRUCT and MAP are read as Arrow hands them over (their
+    # values uncast: the nested encoder checks every child); the rest (INTERVAL, TIMETZ,
+    # BIT...) get an untyped overload, so that DuckDB binds it and the message names the
+    # type, rather than a binder error about this macro.
     overloads.append(
-        f"(x, t) AS error('hash_rows: a field of type ' || t || ' has no row encoding in SQL; "
-        f"cast it to one of {accepted_types}')::BLOB"
+        f"(x, t) AS CASE WHEN {_NESTED_TYPE} THEN {_field_encoder_name(_NESTED)}(x) "
+        f"ELSE error('hash_rows: a field of type ' || t || ' has no row encoding in SQL; "
+        f"cast it to one of {accepted_types} (or a LIST, ARRAY, STRUCT or MAP of "
+        "those)')::BLOB END"
     )
     return ", ".join(overloads)
 

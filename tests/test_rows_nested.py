@@ -462,3 +462,52 @@ def test_diff_refuses_nested_columns_of_other_logical_types():
         bk.diff(a, b, key="id")
     c = pa.table({"id": [1], "v": pa.array([["a"]], pa.large_list(pa.string_view()))})
     assert bk.diff(a, c, key="id").num_rows == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Engines
+
+
+def test_duckdb_sql_hash_rows_of_list_struct_map_and_array():
+    duckdb = pytest.importorskip("duckdb")
+    from batchkeccak.duckdb import register
+
+    connection = duckdb.connect()
+    register(connection)
+    query = (
+        "SELECT 7::BIGINT AS id, ['a', NULL] AS tags, {'city': 'Oslo', 'zip': 150} AS address, "
+        "MAP {'k': 'v', 'a': NULL} AS attributes, [1, 2]::INTEGER[2] AS pair, "
+        "NULL::VARCHAR[] AS none, []::VARCHAR[] AS empty"
+    )
+    got = connection.execute(
+        f"SELECT hash_rows(id, tags, address, attributes, pair, none, empty) FROM ({query})"
+    ).fetchone()[0]
+    expected = (
+        field(7, pa.int64())
+        + field(["a", None], STRING_LIST)
+        + field({"city": "Oslo", "zip": 150}, ADDRESS)
+        + field([("k", "v"), ("a", None)], ATTRIBUTES)
+        + field([1, 2], pa.list_(pa.int32()))
+        + field(None, STRING_LIST)
+        + field([], STRING_LIST)
+    )
+    assert got == sha3(expected)
+    with pytest.raises(duckdb.Error, match=r"a field of type list<.*interval.* has no row enc"):
+        connection.execute("SELECT hash_rows([INTERVAL 1 DAY])").fetchall()
+
+
+def test_polars_and_pandas_hash_rows_of_nested_columns():
+    polars = pytest.importorskip("polars")
+    pandas = pytest.importorskip("pandas")
+    import batchkeccak.pandas  # the accessors
+    import batchkeccak.polars  # noqa: F401
+
+    rows = nested_rows(60, seed=6)
+    table = pa.Table.from_pylist(rows, schema=NESTED_SCHEMA)
+    expected = [sha3(e) for e in model_rows(rows, NESTED_SCHEMA)]
+    frame = table.to_pandas(types_mapper=pandas.ArrowDtype)
+    assert frame.bk.hash_rows().tolist() == expected
+    without_map = NESTED_SCHEMA.remove(NESTED_SCHEMA.get_field_index("attributes"))
+    frame = polars.from_arrow(table.drop_columns(["attributes"]))
+    got = frame.select(d=polars.struct(polars.all()).bk.hash_rows())["d"].to_list()
+    assert got == [sha3(e) for e in model_rows(rows, without_map)]
