@@ -209,7 +209,10 @@ def test_path_errors(tmp_path, source):
         hash_file(source, tmp_path / "no" / "dst.parquet", "email")
     not_parquet = tmp_path / "notes.parquet"
     not_parquet.write_text("not parquet at all")
-    with pytest.raises(ValueError, match="not a readable Parquet"):
+    with pytest.raises(ValueError, match="is a text file, not a Parquet file"):
+        hash_file(not_parquet, tmp_path / "dst.parquet", "email")
+    not_parquet.write_bytes(b"\x00\x01 binary, but no Parquet footer")
+    with pytest.raises(ValueError, match="not a readable Parquet file"):
         hash_file(not_parquet, tmp_path / "dst.parquet", "email")
     folder = tmp_path / "dataset"
     folder.mkdir()
