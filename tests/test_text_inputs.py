@@ -1,0 +1,142 @@
+"""Text read where CPython keeps it: lists of str (and pandas object columns) through the
+entry points that take text, against hashlib and pycryptodome on every backend policy.
+
+The compiled list reader (``batchkeccak.inputs._pylist``) copies an exact ``str`` of ASCII
+characters from the object itself; any other str (not ASCII, a subclass) sends the column
+to the portable path. Lengths go around the reader's threshold (64 items), its guessed room
+(64 bytes an item: a longer string takes the second pass) and SHA3-256's block (136 B).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from Crypto.Hash import keccak
+
+import batchkeccak as bk
+from batchkeccak.inputs._pylist import flatten_bytes, layout_matches
+from batchkeccak.inputs.sequences import COMPILED_READ_MIN
+
+pytestmark = pytest.mark.every_backend
+
+LENGTHS = [0, 1, 7, 8, 31, 32, 63, 64, 65, 135, 136, 137, 300]
+
+
+class Text(str):
+    """A subclass of str: read through the portable path, never by the layout."""
+
+
+def sha3(value: str | bytes) -> bytes:
+    return hashlib.sha3_256(value.encode() if isinstance(value, str) else value).digest()
+
+
+def keccak256(value: bytes) -> bytes:
+    return keccak.new(digest_bits=256, data=value).digest()
+
+
+def texts(count: int, length: int, seed: int = 0) -> list[str]:
+    rng = np.random.default_rng(seed + length)
+    return [
+        "".join(map(chr, rng.integers(32, 127, length))) + ""  # a fresh, exact str
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("count", [COMPILED_READ_MIN - 1, COMPILED_READ_MIN, 200])
+@pytest.mark.parametrize("length", LENGTHS)
+def test_reader_copies_ascii_text_as_its_utf8_bytes(count, length, backend_policy):
+    if not layout_matches():
+        pytest.skip("this interpreter's layout is not CPython's: the portable path only")
+    values = texts(count, length)
+    for sequence in (values, tuple(values)):
+        data, offsets = flatten_bytes(sequence, text=True)  # type: ignore[misc]
+        assert data.tobytes() == "".join(values).encode()
+        assert np.array_equal(offsets, np.cumsum([0, *map(len, values)]))
+    assert flatten_bytes(values) is None  # str where only bytes are taken
+    assert flatten_bytes([*values, b"x"], text=True, binary=False) is None
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["\u00e9t\u00e9", "\u4e2d\u6587", "\U0001f600", Text("sub"), b"raw bytes", bytearray(b"ba")],
+)
+def test_pandas_object_column_of_any_text_matches_hashlib(odd, backend_policy):
+    pd = pytest.importorskip("pandas")
+    import batchkeccak.pandas  # noqa: F401
+
+    for at in (0, 70, 139):  # where the reader stops: first, middle, last
+        values: list[object] = [f"user{i}@example.org" for i in range(140)]
+        values[at] = odd
+        got = pd.Series(values, dtype=object).bk.sha3_256()
+        want = [sha3(bytes(v) if isinstance(v, bytearray) else v) for v in values]  # type: ignore[arg-type]
+        assert list(got) == want
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+def test_pandas_object_column_of_ascii_text_matches_hashlib(length, backend_policy):
+    pd = pytest.importorskip("pandas")
+    import batchkeccak.pandas  # noqa: F401
+
+    values = texts(150, length, seed=1)
+    got = pd.Series(values, dtype=object).bk.sha3_256()
+    assert list(got) == [sha3(v) for v in values]
+    hexed = pd.Series(values, dtype=object).bk.sha3_256(hex=True)
+    assert list(hexed) == [hashlib.sha3_256(v.encode()).hexdigest() for v in values]
+
+
+def test_pandas_object_column_with_a_missing_value_keeps_it_null(backend_policy):
+    pd = pytest.importorskip("pandas")
+    import batchkeccak.pandas  # noqa: F401
+
+    values: list[object] = [f"v{i}" for i in range(100)]
+    values[50] = None
+    got = pd.Series(values, dtype=object).bk.sha3_256()
+    assert got.isna().tolist() == [v is None for v in values]
+    assert got.iloc[49] == sha3("v49")
+
+
+def test_hash_many_keeps_refusing_str_as_hashlib_does(backend_policy):
+    with pytest.raises(TypeError, match=r"messages\[0\] is a str"):
+        bk.hash_many(["text"] * 100, "sha3_256")
+
+
+@pytest.mark.parametrize("count", [COMPILED_READ_MIN - 1, COMPILED_READ_MIN, 300])
+def test_selectors_of_str_lists_match_pycryptodome(count, backend_policy):
+    from batchkeccak.ethereum import selectors
+
+    signatures = [f"f{i}(uint256,address)" for i in range(count)]
+    signatures[-1] = "caf\u00e9(bytes32)"  # not ASCII: the whole list goes through Arrow
+    for form in (signatures, tuple(signatures), signatures[:-1]):
+        got = selectors(form)
+        assert [row.tobytes() for row in got] == [keccak256(s.encode())[:4] for s in form]
+
+
+def test_selectors_refuse_a_value_that_is_not_text_by_its_row(backend_policy):
+    from batchkeccak.ethereum import selectors
+
+    signatures: list[object] = [f"f{i}(uint256)" for i in range(100)]
+    signatures[70] = 7
+    with pytest.raises(TypeError, match=r"signatures\[70\] must be a str"):
+        selectors(signatures)
+
+
+def test_checksum_addresses_of_a_long_list_match_eip55(backend_policy):
+    from batchkeccak.ethereum import checksum_addresses
+
+    rng = np.random.default_rng(5)
+    raw = [bytes(rng.integers(0, 256, 20, dtype=np.uint8)) for _ in range(100)]
+    lower = ["0x" + r.hex() for r in raw]
+
+    def eip55(value: bytes) -> str:
+        digits = value.hex()
+        nibbles = keccak256(digits.encode()).hex()
+        return "0x" + "".join(
+            c.upper() if c.isalpha() and int(n, 16) >= 8 else c for c, n in zip(digits, nibbles)
+        )
+
+    assert checksum_addresses(lower) == [eip55(r) for r in raw]
+    assert checksum_addresses([a.upper().replace("0X", "0x") for a in lower]) == [
+        eip55(r) for r in raw
+    ]
