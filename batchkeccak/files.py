@@ -146,6 +146,21 @@ def hash_files(
                 raise failures[min(failures)]
             return out
         return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
+    if getattr(resolved, "small_work_oneshot", False) and not kernels_loaded():
+        # A mode with a one-shot backend (KT128: pycryptodome's KangarooTwelve) on small
+        # work: each file through its one-message form, which loads no kernel for it.
+        total = total_file_bytes(names)
+        if total >= 0 and plan(resolved.algorithm, resolved.domain, len(names), total) == ONESHOT:
+            for index, name in enumerate(names):
+                try:
+                    out[index] = np.frombuffer(_digest_path(name, resolved), np.uint8)
+                except OSError as exc:
+                    failures[index] = named_error(exc, name)
+                    if errors == "raise":
+                        raise failures[index] from None
+            if errors == "raise":
+                return out
+            return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
     streamed = read_small_files(
         names, resolved.threads, _batch_hasher(resolved, out), failures, errors == "raise"
     )

@@ -88,3 +88,36 @@ def test_parallelhash_long_bytes_in_a_list_and_a_flat_buffer_with_an_offset():
     offsets = 3 + np.cumsum([0] + [len(m) for m in batch])
     got = bk.hash_many(bk.FlatMessages(flat, offsets), "parallelhash_128", length=32)
     assert_rows(got, want, "flat")
+
+
+SMALL_KT128 = """
+import sys, tempfile, os
+import batchkeccak as bk
+from Crypto.Hash import KangarooTwelve
+messages = [b"abc", b"x" * 9000, b""]
+got = bk.hash_many(messages, "kt128", length=32, customization=b"C")
+assert [g.tobytes() for g in got] == [
+    KangarooTwelve.new(data=m, custom=b"C").read(32) for m in messages
+]
+path = os.path.join(tempfile.mkdtemp(), "small")
+with open(path, "wb") as f:
+    f.write(b"y" * 20000)
+assert bk.hash_files([path], "kt128", length=32)[0].tobytes() == (
+    KangarooTwelve.new(data=b"y" * 20000).read(32)
+)
+print("numba" in sys.modules)
+"""
+
+
+@pytest.mark.kernels_only
+def test_small_kt128_work_loads_no_kernels():
+    # In a fresh process, under the measured limits: pycryptodome's KangarooTwelve takes it.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
+    result = subprocess.run(
+        [sys.executable, "-c", SMALL_KT128], capture_output=True, text=True, env=env, check=True
+    )
+    assert result.stdout.strip() == "False"

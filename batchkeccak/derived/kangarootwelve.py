@@ -10,16 +10,18 @@ FF FF`` with domain 0x06.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
 
 from batchkeccak.core import parallel
+from batchkeccak.core.dispatch import ONESHOT
+from batchkeccak.core.dispatch import plan as plan_backend
 from batchkeccak.core.hashers import Hasher, check_domain, output_length
 from batchkeccak.core.parameters import get_algorithm
 from batchkeccak.core.stored_states import as_array
 from batchkeccak.derived import params as checks
-from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import length_encode
 from batchkeccak.derived.mode_hashers import TreeHasher, hash_leaves
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
@@ -42,6 +44,12 @@ class KangarooTwelveHasher(TreeHasher):
 
     trailer: bytes
     """``C || length_encode(len(C))``, appended to every message."""
+
+    @property
+    def small_work_oneshot(self) -> bool:
+        """Whether small work goes to a one-shot backend (KT128: pycryptodome's
+        KangarooTwelve) by the sponges' dispatch rule, without loading the kernels."""
+        return self.mode.name == "kt128"
 
     def hash_tree(self, message: np.ndarray, trailer: bytes) -> bytes:
         """KT of ``S = message || trailer`` (``message`` a read-only uint8 array)."""
@@ -68,9 +76,13 @@ class KangarooTwelveHasher(TreeHasher):
         count = offsets.shape[0] - 1
         if out is None:
             out = np.empty((count, self.output_length), dtype=np.uint8)
+        if self._hash_oneshot(data, offsets, out):
+            return out
         lengths = np.diff(offsets)
         long = lengths + len(self.trailer) > CHUNK_SIZE
         if not long.any():
+            from batchkeccak.derived._layout import frame_messages  # compiled: loaded on use
+
             framed, framed_offsets = frame_messages(data, offsets, self.trailer)
             return self.sponge_hasher().hash_flat(
                 framed, framed_offsets, out=out, equal_lengths=equal_lengths
@@ -83,6 +95,33 @@ class KangarooTwelveHasher(TreeHasher):
         rows = np.flatnonzero(long)
         out[rows] = self._hash_trees(data, offsets, rows)
         return out
+
+    def _hash_oneshot(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> bool:
+        """Small work of KT128 through pycryptodome's one-shot KangarooTwelve, by the rule
+        that sends a sponge's small work to its backend (:func:`batchkeccak.core.dispatch.plan`
+        for TurboSHAKE128, KT's sponge); False, having done nothing, for the kernels (KT256,
+        which pycryptodome lacks, always)."""
+        count = offsets.shape[0] - 1
+        if not self.small_work_oneshot or count == 0:
+            return False
+        total = int(offsets[-1]) - int(offsets[0])
+        if plan_backend(self.algorithm, self.domain, count, total, self.threads) != ONESHOT:
+            return False
+        from Crypto.Hash import KangarooTwelve
+
+        # The trailer is C || length_encode(|C|); length_encode's last byte counts the
+        # bytes before it.
+        custom = self.trailer[: len(self.trailer) - self.trailer[-1] - 1]
+        view, size = data.data, self.output_length
+        bounds = offsets.tolist()  # a copy: what is checked is what is read
+        if bounds[0] < 0 or bounds[-1] > len(view) or any(map(int.__gt__, bounds, bounds[1:])):
+            raise ValueError("hash_flat: a message's offsets leave the data buffer")
+        digests = b"".join(
+            KangarooTwelve.new(data=view[a:b], custom=custom).read(size) if size else b""
+            for a, b in itertools.pairwise(bounds)
+        )
+        out[:] = np.frombuffer(digests, dtype=np.uint8).reshape(out.shape)
+        return True
 
     def _hash_trees(self, data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """KT of the messages ``rows`` (each longer than one chunk with the trailer), in one

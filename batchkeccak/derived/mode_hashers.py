@@ -16,9 +16,7 @@ import numpy as np
 from batchkeccak.core import parallel
 from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, restore
 from batchkeccak.core.parameters import Algorithm
-from batchkeccak.core.sponge import absorb_prefixes
 from batchkeccak.core.stored_states import StoredStates
-from batchkeccak.derived._layout import frame_messages
 from batchkeccak.derived.encoding import left_encode
 from batchkeccak.derived.table import Mode
 from batchkeccak.inputs import readonly, sequence_to_flat
@@ -47,6 +45,8 @@ def prefix_states(
     threads: int = 1,
 ) -> np.ndarray:
     """The states ``initial`` reaches after absorbing each whole-block prefix: ``(k, 25)``."""
+    from batchkeccak.core.sponge import absorb_prefixes  # the kernels load on first use
+
     data = np.frombuffer(b"".join(prefixes), dtype=np.uint8)
     lengths = np.fromiter((len(p) for p in prefixes), dtype=np.int64, count=len(prefixes))
     offsets = np.zeros(len(prefixes) + 1, dtype=np.int64)
@@ -261,6 +261,8 @@ class FramedHasher(ModeHasher):
             return self._hash_in_place(data, offsets, out)
         if self._trailer_in_state(offsets, equal_lengths):
             return self._hash_short_in_place(data, offsets, out)
+        from batchkeccak.derived._layout import frame_messages  # compiled: loaded on use
+
         framed_data, framed_offsets = frame_messages(
             data, offsets, self.trailer, self.length_prefix
         )
