@@ -285,7 +285,8 @@ def hash_rows(
     ValueError
         A name is not a column of ``df``; unknown ``algorithm``.
     TypeError
-        A column's type has no row encoding (arrays, maps, structs...); checked on the driver.
+        A column's type has no row encoding (intervals, or arrays, maps and structs holding
+        one); checked on the driver.
 
     Notes
     -----

@@ -170,9 +170,13 @@ def test_bad_input_fails_on_the_driver(spark, parquet_frame):
         hash_column(parquet_frame, "text", threads=0)
     with pytest.raises(ValueError, match=r"columns: no column named 'nope'"):
         hash_rows(parquet_frame, ["id", "nope"])
-    nested = parquet_frame.withColumn("tags", F.array(F.col("text")))
-    with pytest.raises(TypeError, match=r"'tags' has type list<.*no row encoding"):
-        hash_rows(nested, ["id", "tags"])
+    # a nested column hashes as the local function hashes the same Arrow rows
+    nested = parquet_frame.withColumn("tags", F.array(F.col("text"), F.lit(None)))
+    nested = nested.withColumn("pair", F.struct(F.col("id"), F.col("tags")))
+    rows = hash_rows(nested, ["id", "tags", "pair"], output="d").select("d", "id", "tags", "pair")
+    table = rows.toArrow()
+    local = arrow_hash_rows(table, ["id", "tags", "pair"]).to_pylist()
+    assert table.column("d").to_pylist() == local
 
 
 @pytest.mark.parametrize("use_arrow_udf", [True, False], ids=["arrow_udf", "mapInArrow"])
