@@ -359,17 +359,21 @@ def test_command_line_probe_structure(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "message", "status"),
     [
-        (["--repeats", "0"], "--repeats must be >= 1"),
-        (["--algorithm", "md5"], "unknown --algorithm 'md5'"),
-        (["--workload", "nope"], "unknown --workload nope"),
-        (["--workload", "small", "--plot", "x.png"], "--plot draws the sweep workload"),
+        # A misused command line: GNU's two lines and 1, as every subcommand but diff.
+        (["--repeats", "0"], "--repeats must be >= 1", 1),
+        (["--workload", "nope"], "unknown --workload nope", 1),
+        (["--workload", "small", "--plot", "x.png"], "--plot draws the sweep workload", 1),
+        # An algorithm it does not know: bad input, as parquet, digest and merkle say it.
+        (["--algorithm", "md5"], "unknown --algorithm 'md5'", 2),
     ],
 )
-def test_cli_rejects_bad_arguments(argv, message, capsys):
-    assert main(["bench", *argv]) == 2
-    assert message in capsys.readouterr().err
+def test_cli_rejects_bad_arguments(argv, message, status, capsys):
+    assert main(["bench", *argv]) == status
+    err = capsys.readouterr().err
+    assert message in err
+    assert ("Try 'batchkeccak bench --help'" in err) == (status == 1)
 
 
 def test_cli_rejects_a_directory_as_output(tmp_path, capsys):

@@ -217,12 +217,23 @@ def _run(argv: list[str]) -> int:
     Standard output is the one output writer's (:class:`GuardedStream`) while the command
     runs, so that every failed write is a :class:`WriteError`, whatever wrote it; a closed
     one (``>&-``, which Python leaves None) fails each write with EBADF."""
+    import warnings
+
     original = sys.stdout
     sys.stdout = guarded = GuardedStream(original)
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         return _run_command(argv, guarded)
     finally:
+        warnings.showwarning = shown
         sys.stdout = original
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A Python warning while the command runs (a corrupt tuning file's RuntimeWarning) as
+    one line, ``batchkeccak: warning: MESSAGE``, not Python's file, line and source line."""
+    _say(f"batchkeccak: warning: {message}")
 
 
 def _trouble_status(argv: list[str], parser, args) -> int:

@@ -118,7 +118,7 @@ def run(args) -> int:
 
     import batchkeccak
     from batchkeccak import benchmark
-    from batchkeccak.cli import CommandError
+    from batchkeccak.cli import CommandError, UsageError
     from batchkeccak.core.parameters import canonical_name, unknown_algorithm
 
     algorithm = canonical_name(args.algorithm, batchkeccak.algorithms)
@@ -126,12 +126,12 @@ def run(args) -> int:
         error = unknown_algorithm(args.algorithm, batchkeccak.algorithms, "--algorithm")
         raise CommandError(str(error))
     if args.repeats is not None and args.repeats < 1:
-        raise CommandError(f"--repeats must be >= 1, got {args.repeats}")
+        raise UsageError(f"--repeats must be >= 1, got {args.repeats}")
     if args.workload:
         workloads = list(dict.fromkeys(args.workload))
         unknown = [w for w in workloads if w not in benchmark.WORKLOADS]
         if unknown:
-            raise CommandError(
+            raise UsageError(
                 f"unknown --workload {', '.join(unknown)}; choose from "
                 f"{', '.join(benchmark.WORKLOADS)}"
             )
@@ -141,7 +141,7 @@ def run(args) -> int:
         workloads = [w for w in benchmark.WORKLOADS if w != "startup" or args.startup]
     if args.plot:
         if "sweep" not in workloads:
-            raise CommandError("--plot draws the sweep workload; add --workload sweep")
+            raise UsageError("--plot draws the sweep workload; add --workload sweep")
         if importlib.util.find_spec("matplotlib") is None:
             raise CommandError("--plot needs matplotlib: pip install 'batchkeccak[bench]'")
     _check_output_path("--json", args.json)

@@ -26,6 +26,7 @@ def register(subparsers) -> None:
         subparsers,
         "diff",
         key_required=True,
+        usage_status=2,  # as GNU diff and cmp: 1 means "the tables differ"
         help="the keys added, removed and changed between two tables",
         description="Compare tables A and B (Parquet files or datasets, Arrow IPC files) row "
         "by row on --key, in memory bounded by --memory-limit. Prints one line per "

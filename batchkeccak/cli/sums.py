@@ -125,6 +125,18 @@ def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Cho
     return Choice(key, params or {})
 
 
+def write_all(stream, data: bytes) -> None:
+    """``stream.write(data)`` until every byte is written. A buffered writer whose reader went
+    away (``| head -c 10``) returns the count it wrote before the pipe broke rather than
+    raising; writing the rest raises the BrokenPipeError, which ends the command with 141."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        if written is None:  # a non-blocking stream: it took everything or raised
+            return
+        view = view[written:]
+
+
 class Output:
     """Bytes to stdout (file names may be any bytes), flushed before each warning so the
     two streams stay in order."""
@@ -150,7 +162,7 @@ class Output:
         if not data:
             return
         if self._buffer is not None:
-            self._guarded(lambda: self._buffer.write(data))
+            self._guarded(lambda: write_all(self._buffer, data))
         else:
             self._guarded(lambda: self._stdout.write(data.decode("utf-8", "surrogateescape")))
 

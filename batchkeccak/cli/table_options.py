@@ -31,11 +31,20 @@ def memory_size(text: str) -> int:
 
 
 def add_table_command(
-    subparsers, name: str, *, key_required: bool, help: str, description: str
+    subparsers,
+    name: str,
+    *,
+    key_required: bool,
+    help: str,
+    description: str,
+    usage_status: int | None = None,
 ) -> argparse.ArgumentParser:
-    """The parser of a table command, with the table options; a misused command line exits
-    with status 2 (trouble), as GNU diff and cmp answer it."""
-    parser = subparsers.add_parser(name, usage_status=2, help=help, description=description)
+    """The parser of a table command, with the table options. A misused command line exits
+    with ``usage_status``: 1 (``batchkeccak.cli.USAGE_STATUS``) unless given; ``diff`` gives
+    2, as GNU diff and cmp answer one, since its 1 means "the tables differ"."""
+    parser = subparsers.add_parser(
+        name, usage_status=usage_status, help=help, description=description
+    )
     add_table_options(parser, key_required)
     return parser
 
