@@ -521,12 +521,15 @@ def bad_paths(tmp_path, hex_file):
     pq.write_table(pa.table({"leaf": pa.array([bytes(32)] * 3, pa.binary(32))}), parquet)
     not_parquet = tmp_path / "text.parquet"
     not_parquet.write_text("not parquet\n")
+    onecol = tmp_path / "onecol.csv"
+    onecol.write_text("account\n0x" + "11" * 20 + "\n")
     return {
         "hex": hex_file,
         "folder": folder,
         "parquet": parquet,
         "not_parquet": not_parquet,
         "nowhere": tmp_path / "missing-folder" / "out.json",
+        "onecol": onecol,
     }
 
 
@@ -539,11 +542,19 @@ def bad_paths(tmp_path, hex_file):
         (["verify", "{folder}"], "cannot read {folder}: Is a directory"),
         (
             ["root", "{hex}", "-s", "openzeppelin", "--dump", "{nowhere}"],
-            "cannot write {nowhere}: folder",
+            "--dump: folder '{nowhere.parent}' does not exist",
         ),
         (
             ["proof", "{hex}", "-s", "openzeppelin", "--all", "-o", "{nowhere}"],
-            "cannot write {nowhere}: folder",
+            "--output: folder '{nowhere.parent}' does not exist",
+        ),
+        (
+            ["root", "{hex}", "-s", "openzeppelin", "--dump", "{hex}/x.json"],
+            "--dump: '{hex}' is not a folder",
+        ),
+        (
+            ["root", "{onecol}", "-s", "openzeppelin", "--types", "address,uint256"],
+            "{onecol} has 1 column (account) but --types gives 2 (address,uint256)",
         ),
         (["root", "{hex}", "-s", "openzeppelin", "--dump", "{folder}"], "is a directory"),
         (
@@ -595,13 +606,24 @@ def test_error_messages_keep_their_quotes(capsys, tmp_path, hex_file):
     proof.write_text(out)
     code, _, err = run(capsys, "merkle", "verify", str(proof), "--root", "0xzz")
     assert code == 2
-    assert err.strip() == "batchkeccak: error: root is not a hex string: '0xzz'"
+    assert err.strip() == "batchkeccak: error: --root is not a hex string: '0xzz'"
     entry = json.loads(out)
     del entry["proof"]
     proof.write_text(json.dumps(entry))
     code, _, err = run(capsys, "merkle", "verify", str(proof))
     assert code == 2
-    assert err.strip() == "batchkeccak: error: proof lacks 'proof'"
+    assert err.strip() == f"batchkeccak: error: {proof}: proof lacks 'proof'"
+
+
+@pytest.mark.parametrize("option", ["--dump", "--output"])
+def test_an_empty_output_path_is_refused_by_the_one_output_check(capsys, hex_file, option):
+    from batchkeccak.support.output import output_path_problem
+
+    action = ["root"] if option == "--dump" else ["proof", "-i", "0"]
+    code, out, err = run(capsys, "merkle", *action, str(hex_file), "-s", "openzeppelin", option, "")
+    assert (code, out) == (2, "")
+    # In the words every command uses (support.output), after the option's name.
+    assert err == f"batchkeccak: error: {option}: {output_path_problem('')}\n"
 
 
 def _stdin(monkeypatch, data: bytes) -> None:

@@ -386,7 +386,10 @@ def _read_csv(name: str, data: bytes, columns: list[str], types: list[str]) -> o
     if missing:
         raise CommandError(f"{name} has no column {missing[0]!r}; columns: {', '.join(header)}")
     if len(names) != len(types):
-        raise CommandError(f"{len(names)} columns but {len(types)} --types")
+        raise CommandError(
+            f"{name} has {len(names)} column{'' if len(names) == 1 else 's'} "
+            f"({','.join(names)}) but --types gives {len(types)} ({','.join(types)})"
+        )
     picks = [header.index(c) for c in names]
     rows = []
     start = reader.line_num + 1  # the file line where the next row starts
@@ -485,18 +488,16 @@ def _tree_from_args(args):
     return tree, leaves
 
 
-def _check_output(name: str | None) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
+def _check_output(name: str | None, option: str) -> None:
+    """Refuse an output path that cannot be written before any work is done, in the words
+    of the one check every command makes (``support.output``), after the option's name."""
     if name is None:
         return
     from batchkeccak.support.output import output_path_problem
 
     problem = output_path_problem(name)
     if problem is not None:
-        said = str(problem)
-        raise CommandError(
-            said if said.startswith((repr(name), "the")) else f"cannot write {name!r}: {said}"
-        )
+        raise CommandError(f"{option}: {problem}")
 
 
 _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or more)"
@@ -509,7 +510,7 @@ _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or
 def run_root(args) -> int:
     from batchkeccak.merkle import proofs
 
-    _check_output(args.dump)
+    _check_output(args.dump, "--dump")
     tree, _ = _tree_from_args(args)
     if args.dump:
         proofs.write_dump(tree, args.dump)
@@ -530,7 +531,7 @@ def run_proof(args) -> int:
         raise UsageError("choose the leaves (--index, --value, --address), --all or --consistency")
     if args.multi and not by_leaf:
         raise UsageError("--multi needs the leaves to prove: --index, --value or --address")
-    _check_output(args.output)
+    _check_output(args.output, "--output")
     tree, leaves = _tree_from_args(args)
     if args.values or args.addresses:
         args.indices = args.indices + _indices_of_values(tree, args.values, args.addresses)
@@ -663,6 +664,11 @@ def run_verify(args) -> int:
         raise CommandError(f"{args.proof_file} is not UTF-8 text") from None
     except proofs.ProofTextError as exc:
         raise CommandError(f"{args.proof_file}: {exc}") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        error = _verify_error(args, exc)
+        if error is None:
+            raise  # a bug, not bad input: reported as one
+        raise error from None
     if args.root is None:
         print(
             "note: checked against the root written in the proof; pass --root to check "
@@ -675,3 +681,18 @@ def run_verify(args) -> int:
         return 1
     print("valid" if result.total == 1 else f"valid: all {result.total} proofs")
     return 0
+
+
+def _verify_error(args, exc: Exception) -> CommandError | None:
+    """A malformed proof as one line naming the proof file, or ``--root`` where the root
+    given there is what is wrong; None where ``exc`` is a bug, not bad input."""
+    from batchkeccak.cli import is_user_error, user_message
+
+    if not is_user_error(exc):
+        return None
+    message = user_message(exc, ["merkle"])
+    if args.root is not None:
+        for word in ("root ", "new_root "):
+            if message.startswith(word):
+                return CommandError(f"--root {message[len(word) :]}")
+    return CommandError(f"{args.proof_file}: {message}")

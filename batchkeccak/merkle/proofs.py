@@ -343,7 +343,7 @@ def _container_items(stream: TextIO, head: str, start: int) -> Generator[object,
     else:
         while True:
             if reader.skip_whitespace() == "":
-                raise _not_json(f"the text ends inside 'proofs': {reader.where()}")
+                raise _not_json(f"Expecting value: {reader.where()} (the text ends in 'proofs')")
             try:
                 item = reader.value()
             except _DuplicateKey as exc:
@@ -358,7 +358,8 @@ def _container_items(stream: TextIO, head: str, start: int) -> Generator[object,
                 break
             if following != ",":
                 raise _not_json(
-                    f"expected ',' or ']' after item {count - 1} of 'proofs': {reader.where()}"
+                    f"Expecting ',' delimiter: {reader.where()} (after item {count - 1} of "
+                    "'proofs')"
                 )
             reader.pos += 1
     # The members after "proofs" (usually none): the object must still close, and a second
