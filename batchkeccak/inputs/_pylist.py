@@ -117,7 +117,7 @@ def _item_data(item, bytes_type, text_type):
 
 @njit(cache=True)
 def _measure_and_copy(
-    container, is_tuple, start, stop, bytes_type, text_type, offsets, data, measured
+    container, is_tuple, start, stop, bytes_type, text_type, offsets, data, measured, addresses
 ):
     """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
     ``data`` while they fit. Returns the total size (more than ``data`` holds: call again,
@@ -128,10 +128,11 @@ def _measure_and_copy(
     header: they are copied as they lie, with no encoding (any other str falls back).
 
     One pass over the objects instead of two: each object is fetched from memory once.
-    ``measured``: the second pass, which copies every item to the ``offsets`` the first one
-    measured and returns 0, or ``_CHANGED`` if any item is no longer the ``bytes`` of the
-    measured size (the GIL was free between the two passes). One function for both passes:
-    one compile, where two cost twice the fixed part of it.
+    ``measured``: the second pass, which records the address of every item's bytes in
+    ``addresses`` (for ``_gather`` to copy without the GIL) and returns 0, or ``_CHANGED``
+    if any item is no longer the ``bytes`` (or str) of the size the first pass measured (the
+    GIL was free between the two passes). One function for both passes: one compile, where
+    two cost twice the fixed part of it.
     """
     items = _range_items(container, is_tuple, start, stop)
     if items == 0:
@@ -146,7 +147,7 @@ def _measure_and_copy(
             at = _item_data(item, bytes_type, text_type)
             if at == 0 or _load_word(item + _SIZE_AT) != length:
                 return _CHANGED
-            _copy_from_address(data, offsets[i], at, length)
+            addresses[i] = at
         return 0
     offsets[0] = 0
     total = 0
@@ -166,6 +167,18 @@ def _measure_and_copy(
     return total
 
 
+@njit(cache=True, nogil=True)
+def _gather(addresses, offsets, data):
+    """Copy ``offsets[i + 1] - offsets[i]`` bytes from each ``addresses[i]`` to ``data`` at
+    ``offsets[i]``, without the GIL: the caller holds a private list of the objects, which
+    are immutable (exact ``bytes`` and ``str``), so nothing can free or change them."""
+    for i in range(addresses.shape[0]):
+        _copy_from_address(data, offsets[i], addresses[i], offsets[i + 1] - offsets[i])
+
+
+_NO_ADDRESSES = np.zeros(0, dtype=np.int64)
+
+
 def _flatten(
     sequence: list | tuple, start: int, stop: int, text: bool = False, binary: bool = True
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -182,23 +195,43 @@ def _flatten(
     # never committed, so the unused part costs address space only.
     data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
     total = _measure_and_copy(
-        container, is_tuple, start, stop, bytes_type, text_type, offsets, data, False
+        container, is_tuple, start, stop, bytes_type, text_type, offsets, data, False, _NO_ADDRESSES
     )
     if total == _CHANGED:
         raise changed_while_hashing()
     if total < 0:
         return None
-    if total > data.shape[0]:
-        data = np.empty(total, dtype=np.uint8)
-        if (
-            _measure_and_copy(
-                container, is_tuple, start, stop, bytes_type, text_type, offsets, data, True
-            )
-            == _CHANGED
-        ):
-            raise changed_while_hashing()
-        return data, offsets
-    return data[:total], offsets
+    if total <= data.shape[0]:
+        return data[:total], offsets
+    # Longer items: the bulk of the work is the copy, done without the GIL (other threads,
+    # the other chunks of hash_many's list, run meanwhile). A private slice holds every item
+    # for it: another thread may drop them from the caller's list once the GIL is free. The
+    # slice is checked to hold items of the sizes measured (it was taken after the first
+    # pass), and its items' places are recorded while the GIL is held.
+    part = sequence[start:stop]
+    if len(part) != count:
+        raise changed_while_hashing()
+    addresses = np.empty(count, dtype=np.int64)
+    if (
+        _measure_and_copy(
+            id(part),
+            type(part) is tuple,
+            0,
+            count,
+            bytes_type,
+            text_type,
+            offsets,
+            data,
+            True,
+            addresses,
+        )
+        == _CHANGED
+    ):
+        raise changed_while_hashing()
+    data = np.empty(total, dtype=np.uint8)
+    _gather(addresses, offsets, data)
+    del part  # the objects may go only after the copy
+    return data, offsets
 
 
 @functools.lru_cache(maxsize=1)
