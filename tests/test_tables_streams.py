@@ -88,7 +88,44 @@ def test_streams_opened_on_reader_threads_are_released(con, monkeypatch):
         read_twice_then_fail()
     except ValueError as exc:  # the traceback, alive here, holds the reader thread's frames
         assert "null" in str(exc)
-        assert len(exported) == 2 and all(_closed(reader) for reader in exported)
+        # The schema's stream (a DuckDB relation's is closed at once), the full read, and
+        # the reader thread's.
+        assert len(exported) == 3 and all(_closed(reader) for reader in exported)
         assert con.execute("select 42").fetchall() == [(42,)]
     else:
         pytest.fail("a null key raised nothing")
+
+
+def _dict_diff(a: dict, b: dict) -> dict:
+    """diff's answer by a plain model: key -> change, for rows given as {key: value}."""
+    changes = {k: "removed" for k in a.keys() - b.keys()}
+    changes.update({k: "added" for k in b.keys() - a.keys()})
+    changes.update({k: "changed" for k in a.keys() & b.keys() if a[k] != b[k]})
+    return changes
+
+
+@pytest.mark.parametrize("rows", [1, 10, 100_000])
+@pytest.mark.parametrize("changed_columns", [True, False])
+@pytest.mark.parametrize("threads", [1, 4])
+def test_diff_of_two_relations_of_one_connection(rows, changed_columns, threads):
+    # Both sides used to stream from one connection at once: "connection has an open
+    # result; drain or destroy it before starting a new query", whatever the sizes.
+    connection = duckdb.connect()
+    a_sql = f"select i as id, i % 7 as v from range({rows}) t(i)"
+    b_sql = f"select i + 1 as id, i % 5 as v from range({rows}) t(i)"
+    got = bk.diff(
+        connection.sql(a_sql), connection.sql(b_sql), key="id",
+        changed_columns=changed_columns, threads=threads,
+    )  # fmt: skip
+    want = _dict_diff({i: i % 7 for i in range(rows)}, {i + 1: i % 5 for i in range(rows)})
+    assert dict(zip(got["id"].to_pylist(), got["change"].to_pylist())) == want
+    assert connection.execute("select 42").fetchall() == [(42,)]  # no result left open
+    connection.close()
+
+
+def test_diff_of_two_relations_of_the_default_connection():
+    got = bk.diff(
+        duckdb.sql("select 1 as id, 'a' as s"), duckdb.sql("select 1 as id, 'b' as s"), key="id"
+    )
+    assert got.to_pylist() == [{"id": 1, "change": "changed", "changed_columns": ["s"]}]
+    assert duckdb.sql("select 42").fetchall() == [(42,)]

@@ -145,7 +145,7 @@ def widened(source: TableSource, names: Sequence[str]) -> TableSource:
 
     return TableSource(
         source.argument, pa.schema(fields, source.schema.metadata), source.rows,
-        source.rereadable, read,
+        source.rereadable, read, exclusive=source.exclusive,
     )  # fmt: skip
 
 

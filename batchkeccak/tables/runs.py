@@ -387,9 +387,11 @@ def digest_sources(
     decoding releases the GIL) overlaps hashing the other. One thread reads them in turn.
 
     Returns the rows read from each. The first error (a duplicate or null key, a bad file)
-    stops the other sources' reading and is raised once every thread has ended.
+    stops the other sources' reading and is raised once every thread has ended. Sources
+    that serve one query at a time (``TableSource.exclusive``: DuckDB relations, which may
+    share a connection) are read one after another, each with every thread.
     """
-    if threads < len(sources):
+    if threads < len(sources) or sum(source.exclusive for source in sources) > 1:
         return [
             digest_source(source, builder, columns, hasher, threads, progress)
             for source, builder in zip(sources, builders)

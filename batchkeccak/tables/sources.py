@@ -52,6 +52,10 @@ class TableSource:
     """False for a ``RecordBatchReader``: its batches can be read once."""
     _open: Callable[[list[str]], Iterator[pa.RecordBatch]]
     _reads: int = 0
+    exclusive: bool = False
+    """True for a producer that serves one query at a time (a DuckDB relation: its
+    connection refuses a query while one of its results is open): two such sources are read
+    one after another, never at once."""
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Record batches of ``columns`` (in that order), at most :data:`BATCH_ROWS` rows each."""
@@ -111,18 +115,32 @@ def _dataset_source(dataset: ds.Dataset, argument: str, from_path: bool) -> Tabl
     return TableSource(argument, dataset.schema, dataset.count_rows(), True, read)
 
 
+def _one_query_at_a_time(producer: object) -> bool:
+    """Whether ``producer`` is a DuckDB relation: its connection (``duckdb.sql``'s default
+    one, or ``con``'s) refuses every query while one of its results is open."""
+    return type(producer).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
 def _stream_source(producer: object, argument: str) -> TableSource:
     # The first stream serves the schema and the first read; each later read asks the
     # producer again (a Polars or pandas frame exports itself anew, a DuckDB relation
-    # runs its query again).
+    # runs its query again). A DuckDB relation's first stream is closed at once: another
+    # relation of the same connection (diff's other side) could not be opened beside it.
     first: list[pa.RecordBatchReader] = [exported_stream(producer, argument)]
+    schema = first[0].schema
+    exclusive = _one_query_at_a_time(producer)
+    if exclusive:
+        first.pop().close()
 
     def read(columns: list[str]) -> Iterator[pa.RecordBatch]:
         reader = first.pop() if first else exported_stream(producer, argument)
-        for batch in reader:
-            yield batch.select(columns)
+        try:
+            for batch in reader:
+                yield batch.select(columns)
+        finally:
+            reader.close()  # the connection takes the next query at once, not at collection
 
-    return TableSource(argument, first[0].schema, None, True, read)
+    return TableSource(argument, schema, None, True, read, exclusive=exclusive)
 
 
 def open_source(source: object, argument: str = "source") -> TableSource:
