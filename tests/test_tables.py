@@ -639,6 +639,27 @@ def test_segment_boundaries_of_a_composite_key_round_trip():
         bk.segment_digests(table, key="s", segments=2, boundaries=["a"])
 
 
+@pytest.mark.parametrize("boundary", [10.5, -0.25, float("nan"), float("inf")])
+def test_a_fractional_boundary_of_an_integer_key_is_refused(boundary):
+    # It was truncated to 10: the segments were cut somewhere nobody asked for.
+    table = pa.table({"id": list(range(300)), "n": pa.array(range(300), pa.int16())})
+    for key in ("id", "n"):
+        with pytest.raises(ValueError, match=r"^boundaries: .*not a whole number") as raised:
+            bk.segment_digests(table, key=key, boundaries=[boundary])
+        assert repr(key) in str(raised.value)
+    # A float holding a whole number is that number, as segments= and the key agree.
+    assert bk.segment_digests(table, key="id", boundaries=[10.0]).boundaries == (10,)
+    assert bk.segment_digests(table, key="id", boundaries=[10.0]).counts == (10, 290)
+
+
+def test_a_null_boundary_names_boundaries_not_the_table():
+    table = pa.table({"s": ["a", "b"], "n": [1, 2]})
+    for key, boundaries in (("n", [None]), (["s", "n"], [("a", None)])):
+        with pytest.raises(ValueError, match=r"^boundaries: .*None") as raised:
+            bk.segment_digests(table, key=key, boundaries=boundaries)
+        assert "source" not in str(raised.value)
+
+
 def test_keys_of_several_fixed_width_columns_and_of_time_types():
     rng = random.Random(9)
     pairs = sorted({(rng.randrange(3), rng.randrange(-5, 5)) for _ in range(40)})
