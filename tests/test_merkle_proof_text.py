@@ -168,6 +168,18 @@ def test_what_is_read_is_what_json_loads_reads_or_a_refusal(monkeypatch):
     assert refusals  # some copies named a key twice
 
 
+def test_only_json_whitespace_makes_a_line_blank(monkeypatch):
+    proof = json.dumps(_proof(0))
+    assert _read_both(" \t\r\n" + proof + "\n\n" + proof + "\n", monkeypatch) == [_proof(0)] * 2
+    # json.loads reads no-break space as no whitespace: neither may the lines between proofs.
+    for space in ("\u00a0", "\u2003", "\x0c"):
+        with pytest.raises(ValueError):
+            json.loads(space + "\n" + proof)
+        assert _refused(space + "\n" + proof + "\n", monkeypatch).endswith("line 1 column 1")
+        message = _refused(proof + "\n" + space + "\n" + proof + "\n", monkeypatch)
+        assert message.endswith("line 2 column 1")
+
+
 # ----------------------------------------------------------------------------------------
 # Where an error is
 

@@ -259,6 +259,8 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return result
 
 
+_JSON_SPACE = " \t\n\r"
+"""JSON's whitespace: a blank line holds these alone (not any Unicode space)."""
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _CONTAINER = re.compile(r'[ \t\n\r]*\{[ \t\n\r]*"proofs"[ \t\n\r]*:[ \t\n\r]*\[')
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
@@ -379,7 +381,7 @@ def _lines_or_document(stream: TextIO, head: str) -> Generator[object, None, int
     """JSON Lines, one document per line, or one JSON document over several lines; returns
     how many proofs there were."""
     lines = enumerate(_lines(stream, head), start=1)
-    first = next(((n, line) for n, line in lines if line.strip()), None)
+    first = next(((n, line) for n, line in lines if line.strip(_JSON_SPACE)), None)
     if first is None:
         return 0
     number, line = first
@@ -399,13 +401,13 @@ def _lines_or_document(stream: TextIO, head: str) -> Generator[object, None, int
                 f"proof text is neither JSON ({as_json}) nor JSON Lines ({as_lines})"
             ) from None
         return (yield from _documents_of(document))
-    following = next(((n, text) for n, text in lines if text.strip()), None)
+    following = next(((n, text) for n, text in lines if text.strip(_JSON_SPACE)), None)
     if following is None:
         return (yield from _documents_of(document))  # a document on one line
     yield _line_proof(number, document)
     count = 1
     for number, line in itertools.chain([following], lines):
-        if not line.strip():
+        if not line.strip(_JSON_SPACE):
             continue
         try:
             entry = _decode_line(number, line)
