@@ -121,6 +121,26 @@ def test_hash_rows_same_in_arrow_dask_and_ray(parquet_dataset, tmp_path):
 
 
 @pytest.mark.slow
+def test_hash_rows_of_nested_columns_against_the_model(ray_cluster, tmp_path):
+    # Lists, structs and maps (the issue table of tests/test_rows_nested.py), read from
+    # Parquet in several blocks, against the plain model of docs/arrow.md's encoding.
+    from test_rows_nested import NESTED_SCHEMA, model_rows, nested_rows, sha3
+
+    from batchkeccak.ray import hash_rows
+
+    rows = nested_rows(300, seed=8)
+    table = pa.Table.from_pylist(rows, schema=NESTED_SCHEMA)
+    folder = tmp_path / "nested"
+    folder.mkdir()
+    for part, start in enumerate(range(0, len(rows), 100)):
+        pq.write_table(table.slice(start, 100), folder / f"part-{part}.parquet", row_group_size=40)
+    ds = hash_rows(ray.data.read_parquet(str(folder)), ["tags", "address", "attributes", "id"])
+    result = pa.concat_tables(ray.get(ds.to_arrow_refs())).sort_by("id")
+    reordered = pa.schema([NESTED_SCHEMA.field(n) for n in ("tags", "address", "attributes", "id")])
+    assert result["row_sha3_256"].to_pylist() == [sha3(e) for e in model_rows(rows, reordered)]
+
+
+@pytest.mark.slow
 def test_bad_input_and_extra_keywords(parquet_dataset):
     from batchkeccak.ray import hash_column, hash_rows
 
