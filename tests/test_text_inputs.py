@@ -140,3 +140,98 @@ def test_checksum_addresses_of_a_long_list_match_eip55(backend_policy):
     assert checksum_addresses([a.upper().replace("0X", "0x") for a in lower]) == [
         eip55(r) for r in raw
     ]
+
+
+RACE_SCRIPT = """
+import hashlib, random, sys, threading, time
+import batchkeccak as bk
+from batchkeccak.inputs._pylist import flatten_bytes
+
+count, threads, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+LENGTHS = (0, 7, 64, 135, 136, 1000, 20000)  # long items: the copy without the GIL
+
+def content(i, n, flavour):
+    return bytes([97 + (i + flavour) % 26]) * n
+
+def fresh(i, rng):
+    # A new object each time: the one it replaces loses its last reference and is freed.
+    value = content(i, rng.choice(LENGTHS), rng.randrange(2))
+    return value.decode() if i % 2 else value
+
+allowed = [{content(i, n, f) for n in LENGTHS for f in (0, 1)} for i in range(count)]
+rng0 = random.Random(0)
+items = [fresh(i, rng0) for i in range(count)]
+bk.hash_many([bytes(x, "ascii") if isinstance(x, str) else x for x in items], "sha3_256")
+flatten_bytes(items, text=True)
+stop = threading.Event()
+mutations = 0
+
+def mutate():
+    global mutations
+    rng = random.Random(1)
+    while not stop.is_set():
+        i = rng.randrange(count)
+        if rng.random() < 0.05 and len(items) == count:
+            items.pop()                    # shrink, then grow back
+            items.append(fresh(count - 1, rng))
+        else:
+            items[i] = fresh(i, rng)
+        mutations += 1
+
+mutator = threading.Thread(target=mutate)
+mutator.start()
+calls = changed = 0
+deadline = time.monotonic() + seconds
+try:
+    while time.monotonic() < deadline:
+        try:
+            flat = flatten_bytes(items, text=True)
+        except RuntimeError as exc:
+            assert "changed while being hashed" in str(exc), exc
+            changed += 1
+            continue
+        if flat is None:
+            continue
+        data, offsets = flat
+        calls += 1
+        for i in range(len(offsets) - 1):  # the list's length when it was measured
+            if data[offsets[i] : offsets[i + 1]].tobytes() not in allowed[i]:
+                print(f"WRONG BYTES: item {i} after {calls} calls", flush=True)
+                sys.exit(3)
+        bytes_only = [x for x in list(items) if type(x) is bytes]
+        rows = bk.hash_many(bytes_only, "sha3_256", threads=threads)
+        for row, x in zip(rows, bytes_only):
+            if row.tobytes() != hashlib.sha3_256(x).digest():
+                print("WRONG DIGEST", flush=True)
+                sys.exit(3)
+finally:
+    stop.set()
+    mutator.join()
+print(f"ok calls={calls} changed={changed} mutations={mutations}")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.kernels_only  # the compiled reader, before any backend is chosen
+def test_a_list_changed_by_another_thread_is_read_as_real_contents_or_refused():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    script = "import sys; sys.argv[1:] = ['300', '2', '3']\n" + RACE_SCRIPT
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+        cwd=repo,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr  # a crash fails here too
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith("ok"), summary
+    assert int(summary.split("calls=")[1].split()[0]) >= 5, summary
