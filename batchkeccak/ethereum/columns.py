@@ -113,7 +113,9 @@ def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
 
         if isinstance(texts, (str, bytes)):
             raise TypeError(f"{argument} must be a sequence of str, got one {type(texts).__name__}")
-        items = texts if type(texts) in (list, tuple) else list(texts)  # type: ignore[call-overload]  # not iterable: TypeError
+        items: list | tuple = (
+            texts if isinstance(texts, (list, tuple)) else list(texts)  # type: ignore[call-overload]  # not iterable: TypeError
+        )
         if len(items) >= COMPILED_READ_MIN:
             # Exact str of ASCII characters are read where CPython keeps their UTF-8 bytes,
             # in compiled code; any other value (and a short list) goes through Arrow.

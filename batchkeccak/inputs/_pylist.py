@@ -243,7 +243,13 @@ def layout_matches() -> bool:
         return False
     # Small enough for the one-pass copy: the self-check then loads one kernel, not two.
     samples = [b"", b"a", b"0123456789abcdef" * 9, bytes(range(0, 256, 3)), b"\x00" * 7]
-    texts = ["", "a", "0123456789abcdef" * 9, b"mixed", "".join(map(chr, range(32, 127)))]
+    texts: list[str | bytes] = [
+        "",
+        "a",
+        "0123456789abcdef" * 9,
+        b"mixed",
+        "".join(map(chr, range(32, 127))),
+    ]
     try:
         for sequence in (samples, tuple(samples), [b"x"] * 3, ()):
             got = _flatten(sequence, 0, len(sequence))
