@@ -7,7 +7,8 @@
 - ``pandas``: an object column of 2^20 strings of 20-40 B through ``series.bk.sha3_256()``
   against ``series.map(lambda s: hashlib.sha3_256(s.encode()).digest())``;
 - ``text``: 2^20 ``str`` of 32 B against the same data as ``bytes``, through the entry points
-  that take text (the pandas accessor, ``ethereum.selectors``).
+  that take text (the pandas accessor, ``ethereum.selectors`` against the same bytes as a
+  2-D array, ``checksum_addresses`` of hex text against the 20-byte rows).
 
 Digests are checked against hashlib on a sample first. The best of ``--repeats`` interleaved
 runs is reported; note ``uptime``'s load with each figure (the machine may be shared).
@@ -51,16 +52,14 @@ def list_figures(repeats: int, threads: list[int]) -> None:
         rows = rng.integers(0, 256, (count, size), dtype=np.uint8)
         messages = [row.tobytes() for row in rows]
         sample = bk.hash_many(messages[:3], "sha3_256")
-        assert [r.tobytes() for r in sample] == [
-            hashlib.sha3_256(m).digest() for m in messages[:3]
-        ]
+        assert [r.tobytes() for r in sample] == [hashlib.sha3_256(m).digest() for m in messages[:3]]
         as_tuple = tuple(messages)
         for t in threads:
             got = best_of(
                 {
-                    "array": lambda t=t: bk.hash_many(rows, "sha3_256", threads=t),
-                    "list": lambda t=t: bk.hash_many(messages, "sha3_256", threads=t),
-                    "tuple": lambda t=t: bk.hash_many(as_tuple, "sha3_256", threads=t),
+                    "array": lambda t=t, m=rows: bk.hash_many(m, "sha3_256", threads=t),
+                    "list": lambda t=t, m=messages: bk.hash_many(m, "sha3_256", threads=t),
+                    "tuple": lambda t=t, m=as_tuple: bk.hash_many(m, "sha3_256", threads=t),
                 },
                 repeats,
             )
@@ -129,16 +128,31 @@ def text_figures(repeats: int, threads: list[int]) -> None:
             f"{best['pandas bytes'] * 1e3:.1f} | "
             f"{best['pandas str'] / best['pandas bytes']:.2f}x | {load()} |"
         )
+    rows = np.frombuffer("".join(texts).encode(), dtype=np.uint8).reshape(count, 32)
     best = best_of(
         {
-            "selectors": lambda: ethereum.selectors(texts),
-            "bytes": lambda: bk.hash_many(raw, "keccak_256"),
+            "str": lambda: ethereum.selectors(texts),
+            "bytes": lambda: ethereum.selectors(rows),
         },
         repeats,
     )
     print(
-        f"| ethereum.selectors (vs hash_many bytes) | all | {best['selectors'] * 1e3:.1f} | "
-        f"{best['bytes'] * 1e3:.1f} | {best['selectors'] / best['bytes']:.2f}x | {load()} |"
+        f"| ethereum.selectors (str list / 2-D uint8) | all | {best['str'] * 1e3:.1f} | "
+        f"{best['bytes'] * 1e3:.1f} | {best['str'] / best['bytes']:.2f}x | {load()} |"
+    )
+    rng = np.random.default_rng(3)
+    raw = rng.integers(0, 256, (count, 20), dtype=np.uint8)
+    hexes = ["0x" + row.tobytes().hex() for row in raw]
+    best = best_of(
+        {
+            "str": lambda: ethereum.checksum_addresses(hexes),
+            "bytes": lambda: ethereum.checksum_addresses(raw),
+        },
+        repeats,
+    )
+    print(
+        f"| checksum_addresses (hex str list / (N, 20) uint8) | all | {best['str'] * 1e3:.1f} | "
+        f"{best['bytes'] * 1e3:.1f} | {best['str'] / best['bytes']:.2f}x | {load()} |"
     )
 
 
