@@ -3,6 +3,7 @@ across physical layouts and engines, with spilled runs, and their errors."""
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 
@@ -486,6 +487,54 @@ def test_spill_folder_is_removed_on_success_error_and_interrupt(tmp_path, monkey
     with pytest.raises(KeyboardInterrupt):
         bk.table_digest(table, key="id", memory_limit=TINY_MEMORY, spill_dir=spill, threads=1)
     assert made and os.listdir(spill) == []
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+        # pyarrow's own words for it, with no errno set
+        OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left"),
+    ],
+)
+def test_a_full_spill_folder_names_it_and_spill_dir(failure, monkeypatch, tmp_path, capsys):
+    # It said "[Errno 28] Error writing bytes to file..." naming neither the folder nor
+    # the option that moves it.
+    from batchkeccak.cli import main
+
+    def full(*args):
+        raise failure
+
+    monkeypatch.setattr(runs, "_write_run", full)
+    # Keys out of order: sorted runs are spilled (keys in order stream straight through).
+    table = rechunked(pa.table({"id": np.random.default_rng(3).permutation(200_000)}), 1000)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    with pytest.raises(OSError) as raised:
+        bk.table_digest(table, key="id", memory_limit=TINY_MEMORY, spill_dir=spill)
+    assert raised.value.errno == errno.ENOSPC
+    message = str(raised.value)
+    assert str(spill) in message and "spill_dir=" in message, message
+    assert os.listdir(spill) == []
+    pq.write_table(table, tmp_path / "t.parquet")
+    argv = ["digest", str(tmp_path / "t.parquet"), "-k", "id", "--memory-limit", "64K"]
+    assert main([*argv, "--spill-dir", str(spill)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("batchkeccak: error: "), err
+    assert str(spill) in err and "--spill-dir" in err and "spill_dir" not in err, err
+    assert os.strerror(errno.ENOSPC) in err
+
+
+@pytest.mark.parametrize("name", ["shake_128", "shake_256"])
+def test_an_xof_by_name_says_to_pass_a_hasher_with_a_length(name):
+    # It said "length is required for shake_128", naming no argument of table_digest.
+    table = pa.table({"id": [1, 2]})
+    for call in (bk.table_digest, bk.segment_digests):
+        with pytest.raises(TypeError, match=rf"^algorithm: {name} .*bk.hasher\('{name}', length="):
+            call(table, key="id", algorithm=name)
+    with pytest.raises(TypeError, match=r"^algorithm: "):
+        bk.diff(table, table, key="id", algorithm=name)
+    assert bk.table_digest(table, algorithm=bk.hasher(name, length=32)).rows == 2
 
 
 def test_diff_errors_are_clear():

@@ -215,6 +215,15 @@ def test_diff_exclude_and_widen(capsys, tmp_path):
         (["diff", "A", "B", "-k", "id", "--memory-limit", "1K"], "--memory-limit"),
         (["digest", "A", "-k", "id", "-k", "id"], "--key names column 'id' twice"),
         (["digest", "A", "-c", "n", "--exclude", "tags"], "--column and --exclude"),
+        # It said "kmac_256 requires key=": digest and diff have no key option.
+        (
+            ["digest", "A", "-a", "kmac_256", "--length", "32"],
+            (
+                "keyed algorithms need a key, which the digest command does not take: "
+                "use batchkeccak.table_digest with bk.hasher(...)"
+            ),
+        ),
+        (["diff", "A", "B", "-k", "id", "-a", "hmac_sha3_256"], "use batchkeccak.diff with"),
     ],
 )
 def test_misused_table_options_say_the_options(capsys, tmp_path, argv, words):

@@ -127,6 +127,23 @@ def table_keywords(args: argparse.Namespace) -> dict:
     return keywords
 
 
+def _refuse_keyed(args: argparse.Namespace) -> None:
+    """A keyed --algorithm (kmac_*, hmac_*): the table commands take no key option."""
+    from batchkeccak.cli import UsageError
+    from batchkeccak.core.parameters import canonical_name
+    from batchkeccak.derived.table import algorithm_names, modes
+
+    name = canonical_name(args.algorithm, algorithm_names())
+    mode = modes.get(name) if name is not None else None
+    if mode is not None and "key" in mode.params:
+        command = getattr(args, "command", None) or "digest"
+        function = "diff" if command == "diff" else "table_digest"
+        raise UsageError(
+            f"--algorithm {args.algorithm}: keyed algorithms need a key, which the {command} "
+            f"command does not take: use batchkeccak.{function} with bk.hasher(...)"
+        )
+
+
 def _table_hasher(args: argparse.Namespace) -> object:
     """``--algorithm`` with ``--length`` as the library takes it (a name, or a hasher of the
     length asked), checked for a table: an extendable-output function needs ``--length`` of
@@ -136,6 +153,7 @@ def _table_hasher(args: argparse.Namespace) -> object:
     from batchkeccak.cli import UsageError
     from batchkeccak.tables.digest import MIN_TABLE_HASH_BYTES
 
+    _refuse_keyed(args)
     spec = algorithms.get(args.algorithm) if isinstance(args.algorithm, str) else None
     xof = bool(spec is not None and spec.xof)
     if args.length is None:

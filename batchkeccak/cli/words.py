@@ -20,6 +20,7 @@ COMMON: dict[str, str] = {
     "threads": "--threads",
     "batch_size": "--batch-size",
     "memory_limit": "--memory-limit",
+    "spill_dir": "--spill-dir",
     "columns": "--column",
     "suffix": "--suffix",
     "replace": "--replace",

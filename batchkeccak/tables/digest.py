@@ -124,7 +124,16 @@ def resolve_table_hasher(algorithm: object, threads: object) -> Hasher:
     one check of what a hasher must be for :func:`table_digest`, :func:`segment_digests`,
     :func:`diff` and the CLI's ``digest`` and ``diff`` (one hasher for every row, an output of
     at least :data:`MIN_TABLE_HASH_BYTES`)."""
-    resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]  # resolve_hasher checks both and names the argument it rejects
+    try:
+        resolved = resolve_hasher(algorithm, threads=threads)  # type: ignore[arg-type]  # resolve_hasher checks both and names the argument it rejects
+    except TypeError as exc:
+        if not isinstance(algorithm, str) or "length is required" not in str(exc):
+            raise
+        # A name carries no output length: say which argument, and how to give one.
+        raise TypeError(
+            f"algorithm: {algorithm} needs an output length, which a name cannot give: pass "
+            f"a Hasher with one, bk.hasher({algorithm!r}, length={MIN_TABLE_HASH_BYTES * 2})"
+        ) from None
     if resolved.batch_size is not None:
         raise ValueError(
             f"algorithm: {resolved.name} holds one key (or state) per message; a table digest "

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import mmap
+import os
+import re
 import tempfile
 import threading
 from collections import deque
@@ -130,6 +133,11 @@ class Spill:
                 )
             self._count += 1
             return Path(self._folder.name) / f"{stem}-{self._count}.arrow"
+
+    @property
+    def folder(self) -> str | None:
+        """The spill folder, once made."""
+        return None if self._folder is None else self._folder.name
 
     def __enter__(self) -> Self:
         return self
@@ -288,11 +296,34 @@ class RunBuilder:
                 raise duplicate_key(self.encoder, sorted_keys, int(same[0]), self.argument)
         run = Run(self.side, count, keys_are_digests=self.encoder is None)
         if spill:
-            run.path = self.spill.new_path(f"{self.argument}-run")
-            _write_run(run.path, sorted_blocks(sorted_keys, filled, order), self.encoder is None)
+            try:
+                run.path = self.spill.new_path(f"{self.argument}-run")
+                _write_run(
+                    run.path, sorted_blocks(sorted_keys, filled, order), self.encoder is None
+                )
+            except OSError as exc:
+                raise spill_error(exc, self.spill) from None
         else:
             run.keys, run.digests, run.order = sorted_keys, filled, order
         self.runs.append(run)
+
+
+def spill_error(exc: OSError, spill: Spill) -> OSError:
+    """A failure to write a sorted run (a full disk, a folder that cannot be written) as one
+    that names the spill folder and the argument that moves it."""
+    code = exc.errno or errno.EIO
+    reason = exc.strerror or os.strerror(code)
+    if exc.errno is None:  # pyarrow's own: "[Errno 28] Error writing bytes to file ..."
+        found = re.match(r"\[Errno (\d+)\]", str(exc))
+        if found:
+            code = int(found.group(1))
+            reason = os.strerror(code)
+    folder = spill.folder or (spill.parent if spill.parent is not None else tempfile.gettempdir())
+    return OSError(
+        code,
+        f"spill_dir: cannot write sorted runs into the spill folder {str(folder)!r} ({reason}); "
+        "give spill_dir= a folder with more room, or a larger memory_limit",
+    )
 
 
 def _write_run(
