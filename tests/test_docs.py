@@ -432,7 +432,10 @@ def standalone_params() -> list:
 
 @pytest.mark.parametrize("block", standalone_params())
 def test_block_runs_on_its_own(request, block):
-    outcome = run_alone(block, engines_folder(request, block.page))
+    # Only a block that starts an engine runs on the shared ones (the others of its page,
+    # Dask's, run alone in a scratch folder and stay in the quick run without starting any).
+    folder = engines_folder(request, block.page) if starts_a_cluster(block) else None
+    outcome = run_alone(block, folder)
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     assert outcome.status == "passed", outcome.message
