@@ -235,3 +235,32 @@ def test_a_list_changed_by_another_thread_is_read_as_real_contents_or_refused():
     summary = result.stdout.strip().splitlines()[-1]
     assert summary.startswith("ok"), summary
     assert int(summary.split("calls=")[1].split()[0]) >= 5, summary
+
+
+def eip55_of(value: bytes) -> str:
+    digits = value.hex()
+    nibbles = keccak256(digits.encode()).hex()
+    return "0x" + "".join(
+        c.upper() if c.isalpha() and int(n, 16) >= 8 else c for c, n in zip(digits, nibbles)
+    )
+
+
+@pytest.mark.parametrize("prefix", ["0x", "0X", "", "mixed"])
+def test_hex_addresses_of_one_length_or_mixed_match_eip55(prefix, backend_policy):
+    pa = pytest.importorskip("pyarrow")
+    from batchkeccak.ethereum import checksum_addresses
+
+    rng = np.random.default_rng(9)
+    raw = [bytes(rng.integers(0, 256, 20, dtype=np.uint8)) for _ in range(90)]
+    texts = [
+        ("0x" if prefix == "mixed" and i % 3 else "" if prefix == "mixed" else prefix) + r.hex()
+        for i, r in enumerate(raw)
+    ]
+    want = [eip55_of(r) for r in raw]
+    assert checksum_addresses(texts) == want
+    # An Arrow slice: its rows start past the start of the data buffer.
+    assert checksum_addresses(pa.array(texts)[5:]).to_pylist() == want[5:]
+    bad = list(texts)
+    bad[40] = bad[40][:-1] + "g"
+    with pytest.raises(ValueError, match=r"addresses\[40\] holds a character"):
+        checksum_addresses(bad)
