@@ -262,7 +262,7 @@ def layout_matches() -> bool:
                 return False
         if _flatten([b"ok", bytearray(b"no")], 0, 2) is not None:
             return False
-        if _flatten(samples, 1, 3)[0].tobytes() != b"".join(samples[1:3]):  # type: ignore[index]  # a list of bytes: the fast path applies, so not None (else the except)
+        if _flatten(samples, 3, 5)[0].tobytes() != b"".join(samples[3:5]):  # type: ignore[index]  # a list of bytes: the fast path applies, so not None (else the except)
             return False
         encoded = [t.encode() if isinstance(t, str) else t for t in texts]
         got = _flatten(texts, 0, len(texts), text=True)
