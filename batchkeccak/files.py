@@ -147,13 +147,14 @@ def hash_files(
             return out
         return [failures.get(i) or out[i].tobytes() for i in range(len(names))]
     if getattr(resolved, "small_work_oneshot", False) and not kernels_loaded():
-        # A mode with a one-shot backend (KT128: pycryptodome's KangarooTwelve) on small
-        # work: each file through its one-message form, which loads no kernel for it.
+        # A mode with a one-shot backend (KT128, cSHAKE, KMAC, TupleHash: pycryptodome;
+        # HMAC-SHA3: hmac) on small work: each file through it, which loads no kernel.
         total = total_file_bytes(names)
-        if total >= 0 and plan(resolved.algorithm, resolved.domain, len(names), total) == ONESHOT:
+        if total >= 0 and resolved.plan_small_files(len(names), total):  # type: ignore[attr-defined]  # a mode's (small_work_oneshot)
             for index, name in enumerate(names):
                 try:
-                    out[index] = np.frombuffer(_digest_path(name, resolved), np.uint8)
+                    digest = resolved.digest_small_file(name)  # type: ignore[attr-defined]  # a mode's
+                    out[index] = np.frombuffer(digest, np.uint8)
                 except OSError as exc:
                     failures[index] = named_error(exc, name)
                     if errors == "raise":

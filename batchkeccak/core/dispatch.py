@@ -114,6 +114,7 @@ def plan(
     threads: int = 1,
     backend_threads: int = 1,
     account: LoadAccount | None = None,
+    family: str | None = None,
 ) -> str:
     """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT` or
     :data:`KERNELS`. The one decision of the package (:meth:`Hasher.plan
@@ -124,8 +125,12 @@ def plan(
     Only for a plain function from the all-zero state (the caller checks that): a mode's
     start state is the kernels' business. ``threads`` is what the kernels would run on,
     ``backend_threads`` what the backend runs on (files are read and hashed on several).
+    ``family``: the backend family whose measured costs apply, for a mode that has a
+    one-shot form of its own (cSHAKE, KMAC and TupleHash through pycryptodome, HMAC-SHA3
+    through ``hmac``): then ``spec`` and ``domain`` are not asked.
     """
-    family = backend_family(spec, domain)
+    if family is None:
+        family = backend_family(spec, domain)
     if family is None or _forced == "kernels":
         return KERNELS
     if _forced == "oneshot":

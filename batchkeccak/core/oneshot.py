@@ -101,3 +101,82 @@ def oneshot_factory(spec: Algorithm, domain: int):
         (lambda data: factory.new(domain=domain, data=data)),
         lambda digest, out_len: digest.read(out_len),
     )
+
+
+def mode_oneshot(form: tuple, out_len: int):
+    """The one-shot functions of a mode with these parameters (``form``, which the mode's
+    builder sets where a backend has the function): ``(one, start, finish)``, ``one(message)``
+    the digest of one bytes-like message, ``start()`` a new incremental object
+    (``update(data)``) and ``finish(obj)`` its digest; ``start`` and ``finish`` are None
+    where a message must be given whole (TupleHash: an update is one more string).
+
+    - ``("cshake", bits, S)``: pycryptodome's ``cSHAKE128/256`` (the function name N empty);
+    - ``("kmac", bits, key, S)``: ``KMAC128/256`` (not the XOF forms; a key of at least
+      ``bits / 8`` bytes and an output of at least 8 bytes, which pycryptodome requires);
+    - ``("tuplehash", bits, S)``: ``TupleHash128/256`` of the one-string tuple (not the XOF
+      forms; an output of at least 8 bytes);
+    - ``("hmac", name, key)``: the standard library's ``hmac`` over hashlib's ``name``.
+    """
+    kind = form[0]
+    if kind == "hmac":
+        import hmac
+
+        _, name, key = form
+        return (
+            lambda message: hmac.digest(key, message, name),
+            lambda: hmac.new(key, digestmod=name),
+            lambda stream: stream.digest(),
+        )
+    bits = form[1]
+    if kind == "cshake":
+        from Crypto.Hash import cSHAKE128, cSHAKE256
+
+        cshake = cSHAKE128 if bits == 128 else cSHAKE256
+        custom = form[2]
+        return (
+            lambda message: cshake.new(data=message, custom=custom).read(out_len),
+            lambda: cshake.new(custom=custom),
+            lambda stream: stream.read(out_len),
+        )
+    if kind == "kmac":
+        from Crypto.Hash import KMAC128, KMAC256
+
+        kmac = KMAC128 if bits == 128 else KMAC256
+        key, custom = form[2], form[3]
+        return (
+            lambda message: kmac.new(
+                key=key, data=message, mac_len=out_len, custom=custom
+            ).digest(),
+            lambda: kmac.new(key=key, mac_len=out_len, custom=custom),
+            lambda stream: stream.digest(),
+        )
+    if kind == "tuplehash":
+        from Crypto.Hash import TupleHash128, TupleHash256
+
+        tuplehash = TupleHash128 if bits == 128 else TupleHash256
+        custom = form[2]
+
+        def one(message) -> bytes:
+            state = tuplehash.new(digest_bytes=out_len, custom=custom)
+            state.update(message)
+            return state.digest()
+
+        return one, None, None
+    raise ValueError(f"mode_oneshot: unknown form {kind!r}")
+
+
+def tuplehash_oneshot(form: tuple, out_len: int):
+    """TupleHash of a tuple of any number of strings (``form`` as in :func:`mode_oneshot`):
+    a function of a list of bytes-like strings."""
+    from Crypto.Hash import TupleHash128, TupleHash256
+
+    tuplehash = TupleHash128 if form[1] == 128 else TupleHash256
+    custom = form[2]
+
+    def hash_tuple(strings) -> bytes:
+        state = tuplehash.new(digest_bytes=out_len, custom=custom)
+        for string in strings:
+            state.update(string)
+        return state.digest()
+
+    return hash_tuple

@@ -7,12 +7,13 @@ leave.
 
 from __future__ import annotations
 
-from batchkeccak.core.hashers import Hasher, plain_hasher
+import hashlib
+
+from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import get_algorithm
 from batchkeccak.derived import params as checks
-from batchkeccak.derived.mode_hashers import HmacHasher, prefix_states
+from batchkeccak.derived.mode_hashers import HmacHasher, LazyState
 from batchkeccak.derived.table import Mode
-from batchkeccak.inputs import readonly
 
 IPAD = 0x36
 OPAD = 0x5C
@@ -21,7 +22,7 @@ OPAD = 0x5C
 def _key_block(key: bytes, spec_name: str, rate: int) -> bytes:
     """FIPS 198-1's K0: the key (hashed first if longer than a block), zero-filled to a block."""
     if len(key) > rate:
-        key = plain_hasher(spec_name, threads=1).hash_one(key)
+        key = hashlib.new(spec_name, key).digest()  # the same SHA-3: no kernels for it
     return key + b"\0" * (rate - len(key))
 
 
@@ -30,6 +31,8 @@ def _xor(block: bytes, pad: int) -> bytes:
 
 
 def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) -> Hasher:
+    """The inner and outer start states are computed with the kernels on first use; small
+    work with one key goes to ``hmac.digest(key, m, "sha3_...")`` and never needs them."""
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
     resolved = checks.keys(key, mode)
@@ -37,8 +40,8 @@ def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) 
         _key_block(k, spec.name, spec.rate)
         for k in (resolved if isinstance(resolved, list) else [resolved])
     ]
-    inner = prefix_states(spec, [_xor(b, IPAD) for b in blocks], threads=threads)
-    outer = prefix_states(spec, [_xor(b, OPAD) for b in blocks], threads=threads)
+    inner = LazyState(spec, [_xor(b, IPAD) for b in blocks], threads=threads)
+    outer = LazyState(spec, [_xor(b, OPAD) for b in blocks], threads=threads)
     return HmacHasher(
         mode,
         spec,
@@ -46,6 +49,7 @@ def build_hmac(mode: Mode, length: object, threads: int, *, key: object = None) 
         threads,
         inner,
         None,
-        outer_state=readonly(outer),
+        outer_state=outer,
         key_count=len(resolved) if isinstance(resolved, list) else None,
+        oneshot_form=None if isinstance(resolved, list) else ("hmac", spec.name, resolved),
     )

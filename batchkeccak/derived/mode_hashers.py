@@ -8,18 +8,22 @@ Everything here is written against two contracts of the layer below: ``Hasher.ha
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 
 from batchkeccak.core import parallel
-from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, restore
+from batchkeccak.core.dispatch import KERNELS, ONESHOT, kernels_loaded
+from batchkeccak.core.dispatch import plan as plan_backend
+from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, _all_slots, restore
+from batchkeccak.core.oneshot import mode_oneshot
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.core.stored_states import StoredStates
 from batchkeccak.derived.encoding import left_encode
 from batchkeccak.derived.table import Mode
-from batchkeccak.inputs import readonly, sequence_to_flat
+from batchkeccak.inputs import readonly, sequence_to_flat, single_message
 from batchkeccak.permutation import TILE_WIDTH
 
 IN_PLACE_BYTES = 1 << 13
@@ -69,11 +73,92 @@ def prefix_states(
     return states
 
 
+WHOLE_FILE_BYTES = 1 << 24
+"""The largest small work of files that a mode whose one-shot form takes a message whole
+(TupleHash: a file is one string of the tuple) reads into memory; more goes to the kernels,
+which read it in pieces."""
+
+SMALL_FILE_PIECE = 1 << 20
+"""Bytes per read of a file hashed by a mode's one-shot backend."""
+
+
+class LazyState:
+    """A mode's start state, computed with the kernels the first time it is read: the states
+    ``base`` (None: the all-zero state; an array; or another ``LazyState``) reaches after
+    absorbing each whole-block prefix of ``prefixes`` (:func:`prefix_states`).
+
+    Building a hasher computes nothing, so small work that the one-shot backends take
+    (:meth:`ModeHasher.small_work`) never loads the kernels."""
+
+    def __init__(
+        self,
+        spec: Algorithm,
+        prefixes: list[bytes],
+        base: np.ndarray | LazyState | None = None,
+        threads: int = 1,
+    ) -> None:
+        self.spec, self.prefixes, self.base, self.threads = spec, prefixes, base, threads
+
+    @property
+    def rows(self) -> int:
+        """How many states it holds: one, or one per message of a batch."""
+        return len(self.prefixes)
+
+    def compute(self) -> np.ndarray:
+        base = self.base
+        if isinstance(base, LazyState):
+            base = base.compute()
+        states = prefix_states(
+            self.spec, self.prefixes, ZERO_STATE if base is None else base, self.threads
+        )
+        return readonly(np.array(states, dtype=np.uint64, order="C", copy=True))
+
+
+class LazyField:
+    """A hasher's state slot read through :class:`LazyState`: computed on the first read,
+    then stored in the slot. Setting it stores what it is given (an array or a
+    ``LazyState``), as building, copying and unpickling a hasher do."""
+
+    def __init__(self, slot) -> None:
+        self.slot = slot  # the slot's own descriptor, from the class that declares it
+
+    def __get__(self, instance: object, owner: type | None = None) -> np.ndarray:
+        if instance is None:
+            return self  # type: ignore[return-value]  # the class attribute itself
+        value = self.slot.__get__(instance, owner)
+        if isinstance(value, LazyState):
+            value = value.compute()
+            self.slot.__set__(instance, value)
+        return value
+
+    def __set__(self, instance: object, value: object) -> None:
+        self.slot.__set__(instance, value)
+
+    def raw(self, instance: object) -> np.ndarray | LazyState:
+        """The stored value, computing nothing."""
+        return self.slot.__get__(instance, type(instance))
+
+
 class ModeHasher(Hasher):
     """A hasher of :data:`batchkeccak.derived.modes`: a sponge row with the mode's initial state
-    and domain byte. Its repr names the mode, never a key or a state."""
+    and domain byte. Its repr names the mode, never a key or a state.
 
-    __slots__ = ("key_count", "mode")
+    Its start state may be a :class:`LazyState`, computed on first use. Where the mode has
+    a one-shot form elsewhere (``oneshot_form``: cSHAKE, KMAC and TupleHash in pycryptodome,
+    HMAC-SHA3 in ``hmac``), small work goes there by the sponges' dispatch rule
+    (:func:`batchkeccak.core.dispatch.plan`, the backend family's measured costs), and the
+    kernels are never loaded for it."""
+
+    __slots__ = ("key_count", "mode", "oneshot_form")
+
+    initial_state = LazyField(Hasher.__dict__["initial_state"])  # reads as the array
+
+    oneshot_family: ClassVar[str] = "pycryptodome"
+    """The backend family whose measured costs decide where small work goes."""
+
+    oneshot_form: tuple | None
+    """What :func:`batchkeccak.core.oneshot.mode_oneshot` makes the one-shot functions of;
+    None where no backend has the function with these parameters."""
 
     per_message_fields: tuple[str, ...] = ("initial_state",)
     """The fields holding one row per message when the hasher has per-message keys."""
@@ -88,22 +173,159 @@ class ModeHasher(Hasher):
         spec: Algorithm,
         output_length: int,
         threads: int,
-        initial_state: np.ndarray | None = None,
+        initial_state: np.ndarray | LazyState | None = None,
         domain: int | None = None,
         **fields: object,
     ):
         """The sponge row of ``Hasher`` with ``mode``; ``fields`` sets the subclass's extra
-        (immutable) fields, such as a trailer or the outer states of HMAC."""
-        super().__init__(spec, output_length, threads, initial_state, domain)
+        (immutable) fields, such as a trailer or the outer states of HMAC. ``initial_state``
+        may be a :class:`LazyState`."""
+        if isinstance(initial_state, LazyState):
+            super().__init__(spec, output_length, threads, None, domain)
+            object.__setattr__(self, "initial_state", initial_state)
+        else:
+            super().__init__(spec, output_length, threads, initial_state, domain)
         object.__setattr__(self, "mode", mode)
         object.__setattr__(self, "key_count", None)
+        object.__setattr__(self, "oneshot_form", None)
         for name, value in fields.items():
             object.__setattr__(self, name, value)
+
+    def fields(self) -> dict[str, object]:
+        # A state not computed yet stays so in a copy or a pickle.
+        fields: dict[str, object] = {}
+        for name in _all_slots(type(self)):
+            attribute = getattr(type(self), name, None)
+            if isinstance(attribute, LazyField):
+                fields[name] = attribute.raw(self)
+            else:
+                fields[name] = getattr(self, name)
+        return fields
+
+    @property
+    def oneshot_backend(self) -> bool:
+        # The sponge's backend applies only to a state from zeros: never one not computed.
+        if isinstance(self.raw_initial_state, LazyState):
+            return False
+        return super().oneshot_backend
+
+    @property
+    def raw_initial_state(self) -> np.ndarray | LazyState:
+        """The start state as stored: an array, or a :class:`LazyState` not computed yet."""
+        return ModeHasher.__dict__["initial_state"].raw(self)
+
+    @property
+    def small_work_oneshot(self) -> bool:
+        """Whether small work of this hasher may go to a one-shot backend of the mode."""
+        return self.oneshot_form is not None
+
+    def small_work(self, count: int, total_bytes: int, backend_threads: int = 1) -> bool:
+        """Whether ``count`` messages of ``total_bytes`` in all go to the mode's one-shot
+        backend (the dispatcher's rule, which books the work it gives it): never for a
+        hasher with one key per message."""
+        if self.oneshot_form is None or count == 0 or self.key_count is not None:
+            return False
+        planned = plan_backend(
+            self.algorithm,
+            self.domain,
+            count,
+            total_bytes,
+            self.threads,
+            backend_threads,
+            family=self.oneshot_family,
+        )
+        return planned == ONESHOT
+
+    def plan_small_files(self, count: int, total_bytes: int) -> bool:
+        """Whether ``count`` files of ``total_bytes`` in all are small work for the mode's
+        one-shot backend, each then hashed by :meth:`digest_small_file`."""
+        if not self.small_work_oneshot:
+            return False
+        if self.oneshot_form is None:  # KT128: its sponge's backend family decides
+            planned = plan_backend(self.algorithm, self.domain, count, total_bytes)
+            return planned == ONESHOT
+        if self.oneshot_form[0] == "tuplehash" and total_bytes > WHOLE_FILE_BYTES:
+            return False
+        return self.small_work(count, total_bytes)
+
+    def digest_small_file(self, name: object) -> bytes:
+        """One file of small work (:meth:`plan_small_files`), read in pieces by the one-shot
+        backend (whole, for TupleHash); a tree mode's through its one-message form."""
+        with open(name, "rb", buffering=0) as handle:  # type: ignore[call-overload]  # a path checked by the caller
+            if self.oneshot_form is None:
+                return cast("TreeHasher", self).hash_message(handle, "paths")
+            one, start, finish = mode_oneshot(self.oneshot_form, self.output_length)
+            if start is None:
+                return one(handle.readall())
+            stream = start()
+            while piece := handle.read(SMALL_FILE_PIECE):
+                stream.update(piece)
+            return finish(stream)
+
+    def _hash_small(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray | None):
+        """The digests of small work through the mode's one-shot backend; None, having done
+        nothing, where the kernels take the batch."""
+        count = offsets.shape[0] - 1
+        if self.oneshot_form is None or count == 0:
+            return None
+        bounds = offsets.tolist()  # a copy: what is checked is what is read
+        if not self.small_work(count, bounds[-1] - bounds[0]):
+            return None
+        view = data.data.cast("B")
+        if bounds[0] < 0 or bounds[-1] > len(view) or any(map(int.__gt__, bounds, bounds[1:])):
+            raise ValueError("hash_flat: a message's offsets leave the data buffer")
+        if out is None:
+            out = np.empty((count, self.output_length), dtype=np.uint8)
+        if self.output_length:
+            one = mode_oneshot(self.oneshot_form, self.output_length)[0]
+            joined = b"".join(one(view[a:b]) for a, b in itertools.pairwise(bounds))
+            out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
+        return out
+
+    def plan(self, count: int, total_bytes: int, backend_threads: int = 1) -> str:
+        # cSHAKE's plain hash_flat asks this: small work to the mode's one-shot form
+        # (_oneshot_rows), never to its sponge's. (A mode with a hash_flat of its own plans
+        # there: this stays the sponge's question.)
+        if self.oneshot_form is not None and self.plain_sponge:
+            return ONESHOT if self.small_work(count, total_bytes, backend_threads) else KERNELS
+        return super().plan(count, total_bytes, backend_threads)
+
+    def _oneshot_rows(self, messages, out: np.ndarray) -> np.ndarray:
+        if self.oneshot_form is None:
+            return super()._oneshot_rows(messages, out)
+        one = mode_oneshot(self.oneshot_form, self.output_length)[0]
+        out[:] = np.frombuffer(b"".join(map(one, messages)), dtype=np.uint8).reshape(out.shape)
+        return out
+
+    def hash_one(self, message: object) -> bytes:
+        if self.oneshot_form is not None and self.output_length:
+            data, offsets = single_message(message)
+            if self.small_work(1, int(offsets[1])):
+                return mode_oneshot(self.oneshot_form, self.output_length)[0](data.data)
+        return super().hash_one(message)
+
+    def hash_in_one_call(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> bool:
+        # Before the kernels load, every batch goes through hash_flat, which keeps the
+        # dispatcher's account (as for the sponges).
+        if (
+            self.oneshot_form is not None
+            and self.key_count is None
+            and (
+                not kernels_loaded()
+                or self.small_work(offsets.shape[0] - 1, int(offsets[-1]) - int(offsets[0]))
+            )
+        ):
+            return False
+        return super().hash_in_one_call(data, offsets, out)
 
     @property
     def batch_size(self) -> int | None:
         """N for a hasher built with one key per message (its batches hold N messages)."""
-        return self.key_count if self.key_count is not None else super().batch_size
+        if self.key_count is not None:
+            return self.key_count
+        state = self.raw_initial_state
+        rows = state.rows if isinstance(state, LazyState) else state.shape[0]
+        return None if rows == 1 else rows
 
     @property
     def name(self) -> str:
@@ -253,6 +475,9 @@ class FramedHasher(ModeHasher):
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         count = offsets.shape[0] - 1
         self.check_batch(count)
+        small = self._hash_small(data, offsets, out)
+        if small is not None:
+            return small
         if (
             count > 0
             and int(offsets[count] - offsets[0]) >= count * IN_PLACE_BYTES
@@ -360,17 +585,26 @@ class FramedHasher(ModeHasher):
         )
 
 
-class HmacHasher(ModeHasher):
-    """HMAC (FIPS 198-1) over a SHA-3 row: the inner hash from the state ``K0 ^ ipad`` leaves,
-    the outer hash of the inner digests from the state ``K0 ^ opad`` leaves."""
-
+class _HmacSlots(ModeHasher):
     __slots__ = ("outer_state",)
 
     plain_sponge = False
 
+
+class HmacHasher(_HmacSlots):
+    """HMAC (FIPS 198-1) over a SHA-3 row: the inner hash from the state ``K0 ^ ipad`` leaves,
+    the outer hash of the inner digests from the state ``K0 ^ opad`` leaves (both may be
+    :class:`LazyState`). Small work with one key goes to ``hmac`` with hashlib's SHA-3."""
+
+    __slots__ = ()
+
+    plain_sponge = False
+
+    oneshot_family = "hashlib"
+
     per_message_fields = ("initial_state", "outer_state")
 
-    outer_state: np.ndarray
+    outer_state = LazyField(_HmacSlots.__dict__["outer_state"])
 
     def one_pass(self) -> OnePass:
         if self.batch_size is not None:
@@ -384,6 +618,9 @@ class HmacHasher(ModeHasher):
 
     def hash_flat(self, data, offsets, *, out=None, equal_lengths=False):
         self.check_batch(offsets.shape[0] - 1)
+        small = self._hash_small(data, offsets, out)
+        if small is not None:
+            return small
         inner = self.sponge_hasher().hash_flat(data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
 
@@ -394,7 +631,7 @@ def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
     """
     fields = resolved.fields()
     for name in getattr(type(resolved), "per_message_fields", ("initial_state",)):
-        rows = cast("np.ndarray", fields[name])  # a per-message field is an array
+        rows = cast("np.ndarray", getattr(resolved, name))  # computed, if it was not yet
         fields[name] = readonly(np.ascontiguousarray(rows[start:stop]))
     if fields.get("key_count") is not None:
         fields["key_count"] = stop - start

@@ -14,16 +14,16 @@ import numpy as np
 
 from batchkeccak.core import parallel
 from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.oneshot import tuplehash_oneshot
 from batchkeccak.core.parameters import Algorithm, canonical_name, get_algorithm
 from batchkeccak.core.stored_states import IncrementalSponge, as_array
 from batchkeccak.derived import params as checks
-from batchkeccak.derived._layout import encode_string_rows
 from batchkeccak.derived.encoding import bytepad, encode_string, left_encode, right_encode
 from batchkeccak.derived.mode_hashers import (
     FramedHasher,
+    LazyState,
     ModeHasher,
     TreeHasher,
-    prefix_states,
 )
 from batchkeccak.derived.one_message import PIECE_BYTES, message_pieces
 from batchkeccak.derived.table import Mode, modes
@@ -56,12 +56,18 @@ def _cshake_hasher(
         # SP 800-185: cSHAKE with empty N and S is SHAKE.
         return cls(mode, spec, length, threads, None, SHAKE_DOMAIN, **fields)
     head = cshake_prefix(spec, function_name, customization)
+    # Computed with the kernels on first use: small work of a mode with a one-shot form never
+    # needs it.
     if isinstance(extra, list):
-        shared = prefix_states(spec, [head])
-        state = prefix_states(spec, extra, shared, threads)
+        state = LazyState(spec, extra, LazyState(spec, [head]), threads)
     else:
-        state = prefix_states(spec, [head + extra])
+        state = LazyState(spec, [head + extra])
     return cls(mode, spec, length, threads, state, CSHAKE_DOMAIN, **fields)
+
+
+def _bits(mode: Mode) -> int:
+    """128 or 256: the security strength of the mode's sponge (``shake_128``...)."""
+    return 128 if mode.sponge.endswith("128") else 256
 
 
 def _length_trailer(mode: Mode, length: int) -> bytes:
@@ -78,14 +84,19 @@ def build_cshake(
     function_name: object = b"",
 ) -> Hasher:
     spec = get_algorithm(mode.sponge)
+    name = checks.as_bytes(function_name, "function_name")
+    custom = checks.as_bytes(customization, "customization")
+    # pycryptodome's cSHAKE takes S alone (N empty); with both empty it is SHAKE (hashlib).
+    form = ("cshake", _bits(mode), custom) if custom and not name else None
     return _cshake_hasher(
         ModeHasher,
         mode,
         spec,
         checks.mode_length(mode, spec, length),
         threads,
-        checks.as_bytes(function_name, "function_name"),
-        checks.as_bytes(customization, "customization"),
+        name,
+        custom,
+        oneshot_form=form,
     )
 
 
@@ -99,6 +110,12 @@ def build_kmac(
         padded: list[bytes] | bytes = [bytepad(encode_string(k), spec.rate) for k in resolved]
     else:
         padded = bytepad(encode_string(resolved), spec.rate)
+    custom = checks.as_bytes(customization, "customization")
+    bits = _bits(mode)
+    # pycryptodome's KMAC: not the XOF forms, a key of at least bits / 8 bytes, 8+ bytes out.
+    oneshot = (
+        not mode.xof and isinstance(resolved, bytes) and len(resolved) >= bits // 8 and out_len >= 8
+    )
     return _cshake_hasher(
         FramedHasher,
         mode,
@@ -106,11 +123,12 @@ def build_kmac(
         out_len,
         threads,
         b"KMAC",
-        checks.as_bytes(customization, "customization"),
+        custom,
         padded,
         trailer=_length_trailer(mode, out_len),
         length_prefix=False,
         key_count=len(padded) if isinstance(padded, list) else None,
+        oneshot_form=("kmac", bits, resolved, custom) if oneshot else None,
     )
 
 
@@ -166,12 +184,21 @@ class TupleHasher(FramedHasher):
             "an iterable of rows, each a sequence of byte strings",
             "[[value, ...], ...]",
         )
-        encoded = []
+        checked: list[list[bytes]] = []
+        total = 0
         for i, row in enumerate(rows):
             _check_row_container(row, f"rows[{i}]", "a sequence of byte strings", "[value]")
+            values = [checks.as_bytes(item, f"rows[{i}][{j}]") for j, item in enumerate(row)]
+            total += sum(map(len, values))
+            checked.append(values)
+        if self.oneshot_form is not None and self.small_work(len(checked), total):
+            hash_tuple = tuplehash_oneshot(self.oneshot_form, self.output_length)
+            joined = b"".join(map(hash_tuple, checked))
+            return np.frombuffer(joined, dtype=np.uint8).reshape(len(checked), -1).copy()
+        encoded = []
+        for values in checked:
             parts = []
-            for j, item in enumerate(row):
-                value = checks.as_bytes(item, f"rows[{i}][{j}]")
+            for value in values:
                 parts.append(left_encode(8 * len(value)))
                 parts.append(value)
             parts.append(self.trailer)
@@ -182,6 +209,8 @@ class TupleHasher(FramedHasher):
     def hash_columns(self, fields: list[tuple[np.ndarray, np.ndarray]], count: int) -> np.ndarray:
         """TupleHash of ``count`` rows whose k-th string is row i of column k, each column
         given flat as ``(data, offsets)`` (Arrow's layout): ``(count, output_length)``."""
+        from batchkeccak.derived._layout import encode_string_rows  # compiled: loaded on use
+
         data, offsets = encode_string_rows(fields, count, self.trailer)
         return self.sponge_hasher().hash_flat(data, offsets)
 
@@ -191,6 +220,9 @@ def build_tuplehash(
 ) -> Hasher:
     spec = get_algorithm(mode.sponge)
     out_len = checks.mode_length(mode, spec, length)
+    custom = checks.as_bytes(customization, "customization")
+    # pycryptodome's TupleHash: not the XOF forms, 8 bytes out or more.
+    oneshot = not mode.xof and out_len >= 8
     return _cshake_hasher(
         TupleHasher,
         mode,
@@ -198,9 +230,10 @@ def build_tuplehash(
         out_len,
         threads,
         b"TupleHash",
-        checks.as_bytes(customization, "customization"),
+        custom,
         trailer=_length_trailer(mode, out_len),
         length_prefix=True,
+        oneshot_form=("tuplehash", _bits(mode), custom) if oneshot else None,
     )
 
 
@@ -447,7 +480,7 @@ def build_parallelhash(
         spec,
         out_len,
         threads,
-        prefix_states(spec, [head]),
+        LazyState(spec, [head]),
         CSHAKE_DOMAIN,
         block_size=checks.block_size(block_size),
         trailer=_length_trailer(mode, out_len),
