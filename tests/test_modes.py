@@ -715,3 +715,155 @@ def test_mode_and_scheme_names_are_read_like_algorithm_names():
         assert check_scheme(spelling) == spelling.lower().replace("-", "").replace("_", "")
     with pytest.raises(ValueError, match="unknown scheme 'rfc 9162'; valid schemes"):
         check_scheme("rfc 9162")
+
+
+# -- small work through the modes' one-shot forms ---------------------------------------------
+
+# Each mode with parameters a one-shot backend takes (pycryptodome's cSHAKE, KMAC and
+# TupleHash; hmac for HMAC-SHA3), and beside it parameters it refuses (N given, a short KMAC
+# key, an XOF form, fewer than 8 bytes out, one key per message), which stay on the kernels.
+SMALL_WORK = [
+    ("cshake_128", {"length": 32, "customization": b"C"}),
+    ("cshake_256", {"length": 5, "customization": b"C"}),
+    ("cshake_128", {"length": 32, "customization": b"C", "function_name": b"N"}),
+    ("kmac_128", {"length": 32, "key": b"k" * 16, "customization": b"S"}),
+    ("kmac_256", {"length": 8, "key": b"k" * 32}),
+    ("kmac_256", {"length": 32, "key": b"k" * 31}),
+    ("kmac_128", {"length": 7, "key": b"k" * 16}),
+    ("kmac_xof_128", {"length": 32, "key": b"k" * 16}),
+    ("hmac_sha3_224", {"key": b"key"}),
+    ("hmac_sha3_512", {"key": b"K" * 200}),
+    ("hmac_sha3_256", {"key": [b"a", b"b", b"c"]}),
+    ("tuplehash_128", {"length": 32, "customization": b"T"}),
+    ("tuplehash_256", {"length": 4}),
+    ("tuplehash_xof_256", {"length": 32}),
+]
+
+
+def oracle(name, params, message, index=0):
+    """The digest of one message from the reference model or Python's hmac."""
+    mode = bk.modes[name]
+    bits = 128 if mode.sponge.endswith("128") else 256
+    custom = params.get("customization", b"")
+    length = params.get("length")
+    if mode.family == "cshake":
+        return ref.cshake(bits, message, length, params.get("function_name", b""), custom)
+    if mode.family == "kmac":
+        return ref.kmac(bits, params["key"], message, length, custom, mode.xof)
+    if mode.family == "hmac":
+        key = params["key"]
+        return hmac.digest(key[index] if isinstance(key, list) else key, message, mode.sponge)
+    return ref.tuplehash(bits, [message], length, custom, mode.xof)
+
+
+@pytest.mark.parametrize(("name", "params"), SMALL_WORK)
+def test_small_work_of_the_routed_modes_against_the_oracles(tmp_path, name, params):
+    messages = [b"abc", b"", b"x" * 300]
+    want = [oracle(name, params, m, i) for i, m in enumerate(messages)]
+    assert_rows(bk.hash_many(messages, name, **params), want, "hash_many")
+    offsets = np.array([0, 3, 3, 303], np.int64)
+    flat = bk.FlatMessages(np.frombuffer(b"".join(messages), np.uint8), offsets)
+    assert_rows(bk.hash_many(flat, name, **params), want, "flat")
+    if isinstance(params.get("key"), list):
+        return  # one key per message: no one-message forms
+    resolved = bk.hasher(name, **params)
+    assert resolved.hash_one(b"abc") == want[0]
+    paths = []
+    for i, message in enumerate(messages):
+        paths.append(tmp_path / f"m{i}")
+        paths[-1].write_bytes(message)
+    assert_rows(bk.hash_files(paths, name, **params), want, "hash_files")
+    if bk.modes[name].family == "tuplehash":
+        rows = [[b"ab", b"c"], [], [b"a", b"bc", b""]]
+        bits = 128 if name.endswith("128") else 256
+        custom, length = params.get("customization", b""), params["length"]
+        xof = bk.modes[name].xof
+        assert_rows(
+            bk.tuplehash_many(rows, name, **params),
+            [ref.tuplehash(bits, row, length, custom, xof) for row in rows],
+            "tuplehash_many",
+        )
+
+
+def test_a_routed_mode_refuses_offsets_outside_the_data():
+    # The one-shot path checks the offsets as the kernels do: never a shortened message.
+    from batchkeccak.core.dispatch import forced_backend
+    from batchkeccak.inputs import readonly
+
+    resolved = bk.hasher("kmac_128", length=32, key=b"k" * 16)
+    data = readonly(np.frombuffer(b"abcdef", np.uint8))
+    with forced_backend("oneshot"), pytest.raises(ValueError, match="offsets leave the data"):
+        resolved.hash_flat(data, readonly(np.array([0, 3, 9], np.int64)))
+
+
+SMALL_MODES = """
+import hmac, os, sys, tempfile
+import batchkeccak as bk
+from Crypto.Hash import KMAC256, TupleHash128, cSHAKE128
+messages = [b"abc", b"x" * 3000, b""]
+def rows(name, **params):
+    return [r.tobytes() for r in bk.hash_many(messages, name, **params)]
+assert rows("cshake_128", length=32, customization=b"C") == [
+    cSHAKE128.new(data=m, custom=b"C").read(32) for m in messages
+]
+assert rows("kmac_256", length=32, key=b"k" * 32) == [
+    KMAC256.new(key=b"k" * 32, data=m, mac_len=32).digest() for m in messages
+]
+def tuplehash(strings):
+    h = TupleHash128.new(digest_bytes=16, custom=b"T")
+    for s in strings:
+        h.update(s)
+    return h.digest()
+assert rows("tuplehash_128", length=16, customization=b"T") == [tuplehash([m]) for m in messages]
+assert [r.tobytes() for r in bk.tuplehash_many([[b"a", b"b"]], length=16, customization=b"T")] == [
+    tuplehash([b"a", b"b"])
+]
+assert rows("hmac_sha3_256", key=b"key") == [hmac.digest(b"key", m, "sha3_256") for m in messages]
+assert bk.hasher("hmac_sha3_384", key=b"K").hash_one(b"m") == hmac.digest(b"K", b"m", "sha3_384")
+path = os.path.join(tempfile.mkdtemp(), "small")
+with open(path, "wb") as f:
+    f.write(b"y" * 20000)
+assert bk.hash_files([path], "kmac_256", length=32, key=b"k" * 32)[0].tobytes() == (
+    KMAC256.new(key=b"k" * 32, data=b"y" * 20000, mac_len=32).digest()
+)
+assert bk.hash_files([path], "tuplehash_128", length=16, customization=b"T")[0].tobytes() == (
+    tuplehash([b"y" * 20000])
+)
+print("numba" in sys.modules)
+"""
+
+CLI_TINY_FILE = """
+import contextlib, io, os, sys, tempfile
+from batchkeccak.cli import main
+path = os.path.join(tempfile.mkdtemp(), "tiny")
+with open(path, "wb") as f:
+    f.write(b"x" * 100)
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    status = main(["hash", "-a", "cshake_128", "--length", "32", "--customization", "C", path])
+print(status, out.getvalue().split()[0], "numba" in sys.modules)
+"""
+
+
+def _fresh_python(script):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    return result.stdout.split()
+
+
+@pytest.mark.kernels_only
+def test_small_work_of_each_routed_mode_loads_no_kernels():
+    # In a fresh process, under the measured limits: pycryptodome and hmac take it.
+    assert _fresh_python(SMALL_MODES) == ["False"]
+
+
+@pytest.mark.kernels_only
+def test_the_cli_hashes_a_tiny_file_of_a_mode_without_the_kernels():
+    status, digest, loaded = _fresh_python(CLI_TINY_FILE)
+    want = cSHAKE128.new(data=b"x" * 100, custom=b"C").read(32).hex()
+    assert (status, digest, loaded) == ("0", want, "False")
