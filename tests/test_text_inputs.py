@@ -264,3 +264,24 @@ def test_hex_addresses_of_one_length_or_mixed_match_eip55(prefix, backend_policy
     bad[40] = bad[40][:-1] + "g"
     with pytest.raises(ValueError, match=r"addresses\[40\] holds a character"):
         checksum_addresses(bad)
+
+
+@pytest.mark.parametrize("count", [COMPILED_READ_MIN - 1, COMPILED_READ_MIN, 2100])
+@pytest.mark.parametrize("lengths", [(63, 64), (64, 65), (0, 136, 1000), (135, 137, 5000)])
+def test_hash_many_of_bytes_lists_around_the_readers_thresholds(count, lengths, backend_policy):
+    # 64 bytes an item is the one-pass copy's room; past it the copy runs without the GIL;
+    # 2,100 items are split over two threads, each copying its own chunk.
+    rng = np.random.default_rng(count + sum(lengths))
+    messages = [
+        bytes(rng.integers(0, 256, lengths[i % len(lengths)], dtype=np.uint8)) for i in range(count)
+    ]
+    want = [hashlib.sha3_256(m).digest() for m in messages]
+    for form in (messages, tuple(messages)):
+        for threads in (1, 2):
+            got = bk.hash_many(form, "sha3_256", threads=threads)
+            assert [row.tobytes() for row in got] == want
+    # One item of another type anywhere: the whole list takes the buffer-export path.
+    mixed: list[object] = list(messages)
+    mixed[count // 2] = bytearray(messages[count // 2])
+    mixed[-1] = memoryview(messages[-1])
+    assert [row.tobytes() for row in bk.hash_many(mixed, "sha3_256", threads=2)] == want
