@@ -304,16 +304,18 @@ def _run_command(argv: list[str], stdout: GuardedStream) -> int:
         return _trouble_status(argv, parser, args)
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
         if is_user_error(exc):
-            _say(f"batchkeccak: error: {user_message(exc, argv)}")
+            _say(f"batchkeccak: error: {user_message(exc, argv, args)}")
             return _trouble_status(argv, parser, args)
         _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
         return 1
 
 
-def user_message(exc: BaseException, argv: list[str]) -> str:
+def user_message(exc: BaseException, argv: list[str], args: Any = None) -> str:
     """The one line for a user error ``exc`` in the command line's words
     (:mod:`batchkeccak.cli.words`): the options of the subcommand ``argv`` names where the
-    library named its arguments; an operating system's error as ``FILE: REASON``."""
+    library named its arguments (``args``, the parsed command line, for the words that
+    depend on it: ``diff``'s tables by their paths); an operating system's error as
+    ``FILE: REASON``."""
     from batchkeccak.cli.words import in_cli_words, words_for
 
     if isinstance(exc, OSError) and exc.strerror and len(exc.args) >= 2:
@@ -322,7 +324,7 @@ def user_message(exc: BaseException, argv: list[str]) -> str:
         message = str(exc)
     name = argv[0] if argv else None
     module = sys.modules.get(f"batchkeccak.cli.{name}") if name in SUBCOMMANDS else None
-    return in_cli_words(message, words_for(name, module))
+    return in_cli_words(message, words_for(name, module, args))
 
 
 def _close_stdout(stdout: GuardedStream) -> None:

@@ -12,13 +12,19 @@ import sys
 from pathlib import Path
 
 from batchkeccak.cli.options import add_output_option
-from batchkeccak.cli.table_options import add_table_command, option_words, table_keywords
+from batchkeccak.cli.table_options import add_table_command, table_keywords
 
 CHANGE_MARKS = {"added": "+", "removed": "-", "changed": "~"}
 
 
 TROUBLE_STATUS = 2
 """Exit status on trouble: as GNU ``diff`` and ``cmp``, whose 1 means that the tables differ."""
+
+
+def command_line_words(args) -> dict[str, str]:
+    """The library names the two tables ``a`` and ``b``; the command line names them by the
+    paths it was given (for the one error map, :mod:`batchkeccak.cli.words`)."""
+    return {"a": str(args.a), "b": str(args.b)}
 
 
 def register(subparsers) -> None:
@@ -99,15 +105,14 @@ def run(args) -> int:
         output = Path(args.output)
     # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2, never 1.
     keywords = table_keywords(args)
-    with option_words():
-        changes = diff(
-            args.a,
-            args.b,
-            key=args.key,
-            widen=args.widen,
-            changed_columns=args.changed_columns and not args.quiet,
-            **keywords,
-        )
+    changes = diff(
+        args.a,
+        args.b,
+        key=args.key,
+        widen=args.widen,
+        changed_columns=args.changed_columns and not args.quiet,
+        **keywords,
+    )
     differ = changes.num_rows > 0
     if output is not None:
         import pyarrow.parquet as pq

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from batchkeccak.cli.table_options import add_table_command, option_words, table_keywords
+from batchkeccak.cli.table_options import add_table_command, table_keywords
 
 TROUBLE_STATUS = 2
 """Exit status on trouble: bad input (a missing file, a bad column, a file that is not Parquet) or a write error."""
@@ -42,8 +42,7 @@ def run(args) -> int:
     # Errors go to batchkeccak.cli's one map: bad input and write errors exit 2.
     keywords = table_keywords(args)
     for dataset in args.datasets:
-        with option_words():
-            result = table_digest(dataset, key=args.key, **keywords)
+        result = table_digest(dataset, key=args.key, **keywords)
         if args.json:
             print(
                 json.dumps(

@@ -4,9 +4,7 @@ threads and the memory the sort may hold."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import re
-from collections.abc import Iterator
 
 from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
 
@@ -178,28 +176,3 @@ def _table_hasher(args: argparse.Namespace) -> object:
         return hasher(args.algorithm, length=args.length, threads=args.threads)
     except (TypeError, ValueError) as exc:
         raise UsageError(str(exc).replace("length ", "--length ", 1)) from None
-
-
-_OPTION_WORDS = (("columns:", "--column:"), ("key:", "--key:"), ("exclude:", "--exclude:"))
-_KEYWORD_WORDS = (("widen=True", "--widen"), ("exclude=", "--exclude"), ("columns=", "--column"))
-
-
-@contextlib.contextmanager
-def option_words() -> Iterator[None]:
-    """Errors of the library's arguments said with the options that gave them: ``columns:``
-    as ``--column:``, ``key:`` as ``--key:``, ``exclude:`` as ``--exclude:``, and the
-    keywords a message suggests (``exclude=``, ``widen=True``) as options."""
-    from batchkeccak.cli import CommandError
-
-    try:
-        yield
-    except (TypeError, ValueError) as exc:
-        message = str(exc)
-        for word, option in _OPTION_WORDS:
-            if message.startswith(word):
-                message = option + message[len(word) :]
-        for keyword, option in _KEYWORD_WORDS:
-            message = message.replace(keyword, option)
-        if message == str(exc):
-            raise
-        raise CommandError(message) from None

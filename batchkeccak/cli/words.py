@@ -26,6 +26,8 @@ COMMON: dict[str, str] = {
     "replace": "--replace",
     "key": "--key",
     "keys": "--key",
+    "exclude": "--exclude",
+    "widen": "--widen",
     "hex": "--hex",
     "algorithm": "--algorithm",
     "customization": "--customization",
@@ -52,19 +54,31 @@ FUNCTIONS = (
 )
 """Library functions whose name may lead a message (``hash_file: ...``): left out."""
 
+PHRASES: tuple[tuple[str, str], ...] = (
+    ("widen=True", "--widen"),
+    ("exclude=", "--exclude "),
+    ("columns=", "--column "),
+)
+"""Keyword arguments a message suggests, as the options that set them."""
+
 BY_SUBCOMMAND: dict[str, dict[str, str]] = {
-    "diff": {"a": "", "b": "", "keys": "--key", "key": "--key"},
+    "diff": {"keys": "--key", "key": "--key"},
     "merkle": {"values": "", "leaves": "", "scheme": "--scheme", "format": "--format"},
 }
 """Each subcommand's own words, over :data:`COMMON`."""
 
 
-def words_for(subcommand: str | None, module: object = None) -> dict[str, str]:
+def words_for(subcommand: str | None, module: object = None, args: object = None) -> dict[str, str]:
     """The translation table of ``subcommand``: :data:`COMMON`, its entry in
-    :data:`BY_SUBCOMMAND`, then its module's ``OPTION_WORDS``."""
+    :data:`BY_SUBCOMMAND`, its module's ``OPTION_WORDS``, then the words its module's
+    ``command_line_words(args)`` gives for this command line (``diff``'s ``a`` and ``b`` are the
+    paths it was given)."""
     table = dict(COMMON)
     table.update(BY_SUBCOMMAND.get(subcommand or "", {}))
     table.update(getattr(module, "OPTION_WORDS", {}) or {})
+    given = getattr(module, "command_line_words", None)
+    if args is not None and callable(given):
+        table.update(given(args))
     return table
 
 
@@ -93,11 +107,15 @@ def in_cli_words(message: str, words: Mapping[str, str]) -> str:
     def lead(match: re.Match) -> str:
         word = words[match.group(2)]
         tail = match.group(3)
+        if word and tail == ": " and word in message[match.end() :]:
+            word = ""  # the message names it already (a table by its path)
         if not word:
             return match.group(1) if tail == ": " else match.group(0)
         return f"{match.group(1)}{word}{' ' if tail == '=' else tail}"
 
     message = leading.sub(lead, message)
+    for phrase, option in PHRASES:
+        message = message.replace(phrase, option)
     snake = [name for name in names if "_" in name and words[name]]
     if snake:
         inside = re.compile(rf"(?<![\w'\"-])({'|'.join(map(re.escape, snake))})(=|\b)(?!['\"])")
