@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 
 from batchkeccak.core import parallel as _parallel
-from batchkeccak.core.dispatch import forced_backend
+from batchkeccak.core.dispatch import kernels_on_this_thread
 from batchkeccak.core.hashers import Hasher, plain_hasher
-from batchkeccak.core.parameters import Algorithm, canonical_name, unknown_algorithm
+from batchkeccak.core.parameters import Algorithm, unknown_algorithm
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
 from batchkeccak.support.hextext import encode_hex_rows
 
@@ -75,7 +75,7 @@ def hasher(
             )
         return algorithm if threads is None else algorithm.with_threads(threads)
     if isinstance(algorithm, str):
-        name = canonical_name(algorithm, algorithm_names())
+        name = canonical_algorithm(algorithm)
         if name is None:
             raise unknown_algorithm(algorithm, algorithm_names())
         if name in MODES:
@@ -259,12 +259,12 @@ def warmup() -> None:
     algorithm and input form of ``hash_many``: they all share the same compiled kernels. (After
     it, even small calls may use the kernels: their load is paid.)
     """
-    with forced_backend("kernels"):
+    with kernels_on_this_thread():  # this thread's calls only: other threads keep the policy
         hash_many([b"", b"x" * 200], "sha3_256", threads=1)
 
 
 # The modes layer (keyed, customized and tree constructions) registers its table here.
 from batchkeccak.derived import register as _register_modes
-from batchkeccak.derived.table import algorithm_names
+from batchkeccak.derived.table import algorithm_names, canonical_algorithm
 
 _register_modes(MODES)

@@ -366,7 +366,7 @@ def _load_kernels(
     cache, on first use) before the clock starts, so that the hash time is hashing; the
     seconds it took. Nothing is loaded for a source small enough that the dispatcher gives
     it to hashlib instead."""
-    from batchkeccak.core.dispatch import forced_backend
+    from batchkeccak.core.dispatch import kernels_on_this_thread
 
     if isinstance(dataset, ds.Dataset):
         count = dataset.count_rows() * len(digest_columns)
@@ -374,7 +374,7 @@ def _load_kernels(
         if size is not None and size <= resolved.oneshot_byte_budget(count):
             return 0.0
     started = time.perf_counter()
-    with forced_backend("kernels"):
+    with kernels_on_this_thread():
         for name in digest_columns:
             hash_array(_warm_sample(dataset.schema.field(name).type), resolved, hex=hex)
     return time.perf_counter() - started

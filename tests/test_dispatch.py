@@ -422,3 +422,91 @@ def test_no_fast_path_for_a_mode_that_is_no_plain_sponge(name, backend):
     out = np.empty((1, resolved.output_length), np.uint8)
     data, offsets = np.frombuffer(b"abc", np.uint8), np.array([0, 3], np.int64)
     assert not resolved.hash_in_one_call(data, offsets, out)
+
+
+def test_a_mistyped_backend_variable_is_refused_by_name(tmp_path):
+    # BATCHKECCAK_BACKEND=kernel (a typo) used to mean the measured limits, silently.
+    (tmp_path / "m").write_bytes(b"abc")
+    env = {**os.environ, "BATCHKECCAK_BACKEND": "kernel", "PYTHONPATH": os.pathsep.join(sys.path)}
+    script = textwrap.dedent(
+        f"""
+        import batchkeccak as bk
+        from batchkeccak.cli import main
+        try:
+            bk.hash_many([b"abc"])
+        except ValueError as exc:
+            print("refused:", exc)
+        print("status", main(["hash", {str(tmp_path / "m")!r}]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("refused: BATCHKECCAK_BACKEND must be one of kernels, oneshot")
+    assert "'kernel'" in lines[0]
+    assert lines[-1] == "status 1"
+    message = (
+        "batchkeccak: error: BATCHKECCAK_BACKEND must be one of kernels, oneshot (or unset "
+        "for the measured limits), got 'kernel'"
+    )
+    assert done.stderr.splitlines() == [message]
+
+
+def test_warmup_on_threads_beside_hashing_threads_leaves_the_policy_as_it_was():
+    # warmup() forced the kernels by swapping the process's policy: two threads warming up
+    # at once could restore each other's "kernels" and leave the process on it for good.
+    import threading
+
+    messages = [bytes([i]) * i for i in range(50)]
+    expected = [hashlib.sha3_256(m).digest() for m in messages]
+    wrong: list[object] = []
+
+    def warm() -> None:
+        for _ in range(200):
+            bk.warmup()
+
+    def hash_() -> None:
+        for _ in range(100):
+            got = [bytes(row) for row in bk.hash_many(messages, threads=1)]
+            if got != expected:
+                wrong.append(got)
+
+    with forced_backend(None):
+        workers = [threading.Thread(target=warm) for _ in range(3)]
+        workers += [threading.Thread(target=hash_) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert dispatch._forced is None
+        assert dispatch.policy() is None
+    assert not wrong
+
+
+def test_kernels_on_one_thread_leave_the_others_policy():
+    import threading
+
+    inside, done = threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def on_kernels() -> None:
+        with dispatch.kernels_on_this_thread():
+            seen.append(dispatch.policy())
+            inside.set()
+            done.wait(10)
+
+    with forced_backend(None):
+        worker = threading.Thread(target=on_kernels)
+        worker.start()
+        assert inside.wait(10)
+        assert dispatch.policy() is None  # this thread keeps the measured limits
+        done.set()
+        worker.join()
+    assert seen == ["kernels"]

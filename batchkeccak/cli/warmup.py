@@ -29,9 +29,9 @@ def register(subparsers) -> None:
 def warm_every_kernel() -> None:
     """One small call through each compiled path: batches of every input form, streams,
     files, the modes, Arrow columns and rows, Merkle trees."""
-    from batchkeccak.core.dispatch import forced_backend
+    from batchkeccak.core.dispatch import kernels_on_this_thread
 
-    with forced_backend("kernels"):  # small calls would otherwise go to hashlib
+    with kernels_on_this_thread():  # small calls would otherwise go to hashlib
         _call_every_kernel()
 
 

@@ -30,6 +30,7 @@ import functools
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,10 +42,51 @@ CROSSOVER_FILE = Path(__file__).with_name("crossover.json")
 
 BACKENDS = ("kernels", "oneshot")
 
-_forced: str | None = os.environ.get("BATCHKECCAK_BACKEND") or None
+ENVIRONMENT_VARIABLE = "BATCHKECCAK_BACKEND"
 """``BATCHKECCAK_BACKEND=kernels`` (or ``oneshot``) takes the choice away from the limits:
 the test suite runs its kernel tests with it, so that a small test batch still tests the
-kernels; ``oneshot`` applies only where a one-shot backend has the function."""
+kernels; ``oneshot`` applies only where a one-shot backend has the function. Any other
+value is refused by name on the first call that plans (not taken for the default)."""
+
+_INVALID = "invalid"
+"""The policy when :data:`ENVIRONMENT_VARIABLE` holds a value that is not a backend."""
+
+
+def _policy_from_environment() -> str | None:
+    value = os.environ.get(ENVIRONMENT_VARIABLE) or None
+    return value if value is None or value in BACKENDS else _INVALID
+
+
+_forced: str | None = _policy_from_environment()
+"""The process's policy: :data:`ENVIRONMENT_VARIABLE`'s, or :func:`forced_backend`'s within
+its block; None for the measured limits."""
+
+_forced_lock = threading.RLock()
+"""Held for the whole of a :func:`forced_backend` block: blocks of two threads run one after
+the other, so each restores what it found."""
+
+_this_thread = threading.local()
+"""A policy for the calling thread alone (:func:`kernels_on_this_thread`), over the
+process's."""
+
+
+def _invalid_policy() -> ValueError:
+    value = os.environ.get(ENVIRONMENT_VARIABLE)
+    return ValueError(
+        f"{ENVIRONMENT_VARIABLE} must be one of {', '.join(BACKENDS)} (or unset for the "
+        f"measured limits), got {value!r}"
+    )
+
+
+def policy() -> str | None:
+    """The backend policy in force on the calling thread: ``"kernels"``, ``"oneshot"``, or
+    None for the measured limits. ValueError naming :data:`ENVIRONMENT_VARIABLE` when it
+    holds anything else."""
+    forced = getattr(_this_thread, "forced", _forced)
+    if forced is _INVALID:
+        raise _invalid_policy()
+    return forced
+
 
 KERNELS = "kernels"
 """A plan (:func:`plan`, :meth:`batchkeccak.core.hashers.Hasher.plan`): the compiled kernels hash
@@ -129,11 +171,12 @@ def plan(
     one-shot form of its own (cSHAKE, KMAC and TupleHash through pycryptodome, HMAC-SHA3
     through ``hmac``): then ``spec`` and ``domain`` are not asked.
     """
+    forced = policy()
     if family is None:
         family = backend_family(spec, domain)
-    if family is None or _forced == "kernels":
+    if family is None or forced == KERNELS:
         return KERNELS
-    if _forced == "oneshot":
+    if forced == ONESHOT:
         return ONESHOT
     measured = crossover()
     if kernels_loaded():
@@ -164,10 +207,11 @@ def oneshot_bytes(
     the caller hashes up to this many bytes, then books what it did with :func:`plan`, and
     leaves the rest to the kernels.
     """
+    forced = policy()
     family = backend_family(spec, domain)
-    if family is None or _forced == "kernels":
+    if family is None or forced == KERNELS:
         return -1
-    if _forced == "oneshot":
+    if forced == ONESHOT:
         return sys.maxsize
     measured = crossover()
     if kernels_loaded():
@@ -185,19 +229,45 @@ def one_stream_to_backend(spec: Algorithm, domain: int) -> bool:
     """Whether one stream hashed alone (a file or standard input, its size unknown) goes to
     hashlib: one stream fills one lane, so there is no batch to share a tile, and OpenSSL's
     one-state code is as fast per block as ours; it then loads no kernels (it starts in
-    milliseconds, its memory stays near Python's own). So whatever the policy in force."""
+    milliseconds, its memory stays near Python's own). So whatever the policy in force
+    (which must still be a valid one)."""
+    policy()
     return backend_family(spec, domain) == "hashlib"
 
 
 @contextlib.contextmanager
 def forced_backend(backend: str | None) -> Iterator[None]:
-    """Within the block, every call goes to ``backend`` (``"kernels"``, ``"oneshot"``, or
-    None for the measured limits); for tests and benchmarks."""
+    """Within the block, every call of the process goes to ``backend`` (``"kernels"``,
+    ``"oneshot"``, or None for the measured limits); for tests and benchmarks.
+
+    The process-wide setting is swapped under a lock held for the whole block, so blocks
+    entered by two threads run one after the other and each restores what it found (a
+    thread that waits on another thread's block from inside its own would wait forever).
+    The library itself never swaps it: :func:`kernels_on_this_thread` is its form.
+    """
     global _forced
     if backend is not None and backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS} or None, got {backend!r}")
-    previous, _forced = _forced, backend
+    with _forced_lock:
+        previous, _forced = _forced, backend
+        try:
+            yield
+        finally:
+            _forced = previous
+
+
+@contextlib.contextmanager
+def kernels_on_this_thread() -> Iterator[None]:
+    """Within the block, the calling thread's calls go to the kernels; other threads keep
+    the process's policy. For :func:`batchkeccak.warmup` and the loads before a timed run:
+    they need the kernels loaded, not every thread of the process moved to them."""
+    previous = getattr(_this_thread, "forced", None)
+    had = hasattr(_this_thread, "forced")
+    _this_thread.forced = KERNELS
     try:
         yield
     finally:
-        _forced = previous
+        if had:
+            _this_thread.forced = previous
+        else:
+            del _this_thread.forced
