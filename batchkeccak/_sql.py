@@ -179,7 +179,7 @@ def sql_functions() -> dict[str, SqlFunction]:
             name,
             keyed="key" in mode.params,
             takes_length=not mode.fixed_length,
-            customized=mode.family == "cshake",
+            customized=mode.sql_customization,
         )
     return functions
 

@@ -72,11 +72,10 @@ def read_params(args) -> dict[str, object]:
 def mode_params(args, algorithm: str) -> dict[str, object]:
     """The keyword parameters of a mode from the key and customization options."""
     from batchkeccak.cli import CommandError
-    from batchkeccak.core.parameters import canonical_name
-    from batchkeccak.derived.table import algorithm_names, modes
+    from batchkeccak.derived.table import canonical_algorithm, modes
 
     params: dict[str, object] = {}
-    name = canonical_name(algorithm, algorithm_names())
+    name = canonical_algorithm(algorithm)
     mode = None if name is None else modes.get(name)
     takes = mode.params if mode is not None else ()
     key = read_key(args)

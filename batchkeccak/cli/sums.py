@@ -10,29 +10,17 @@ import os
 import sys
 from typing import Any
 
+from batchkeccak.derived.table import tags
 from batchkeccak.errors import WriteError  # standard output refused our bytes
 from batchkeccak.io.lines import SingleReads
 
 FILES_PER_BATCH = 4096
 """File names hashed per call of ``hash_files`` (their output is printed after each)."""
 
-TAGS = {
-    "sha3_224": "SHA3-224", "sha3_256": "SHA3-256", "sha3_384": "SHA3-384",
-    "sha3_512": "SHA3-512", "shake_128": "SHAKE128", "shake_256": "SHAKE256",
-    "keccak_224": "KECCAK-224", "keccak_256": "KECCAK-256", "keccak_384": "KECCAK-384",
-    "keccak_512": "KECCAK-512", "turboshake128": "TURBOSHAKE128",
-    "turboshake256": "TURBOSHAKE256", "kt128": "KT128", "kt256": "KT256",
-    "cshake_128": "CSHAKE128", "cshake_256": "CSHAKE256",
-    "kmac_128": "KMAC128", "kmac_256": "KMAC256",
-    "kmac_xof_128": "KMACXOF128", "kmac_xof_256": "KMACXOF256",
-    "hmac_sha3_224": "HMAC-SHA3-224", "hmac_sha3_256": "HMAC-SHA3-256",
-    "hmac_sha3_384": "HMAC-SHA3-384", "hmac_sha3_512": "HMAC-SHA3-512",
-    "parallelhash_128": "PARALLELHASH128", "parallelhash_256": "PARALLELHASH256",
-    "parallelhash_xof_128": "PARALLELHASHXOF128", "parallelhash_xof_256": "PARALLELHASHXOF256",
-}  # fmt: skip
-"""The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``): every row of the
-table and every mode that hashes a file as one message (TupleHash frames each string with
-its length first, so it hashes lines, not files)."""
+TAGS = tags()
+"""The algorithm's name in ``--tag`` lines (``SHA3-256 (NAME) = HEX``), from the tables' ``tag``
+columns: every row of the table and every mode that hashes a file as one message (TupleHash
+frames each string with its length first, so it hashes lines, not files)."""
 
 
 MAX_LENGTH = 1 << 30
@@ -111,10 +99,10 @@ def stderr_line(message: str) -> None:
 def resolve_algorithm(name: str, params: dict[str, object] | None = None) -> Choice:
     """The :class:`Choice` of ``-a`` (any spelling the library reads, or sha3sum's bit
     counts); ValueError with a did-you-mean when there is none."""
-    from batchkeccak.core.parameters import canonical_name, unknown_algorithm
-    from batchkeccak.derived.table import algorithm_names
+    from batchkeccak.core.parameters import unknown_algorithm
+    from batchkeccak.derived.table import algorithm_names, canonical_algorithm
 
-    key = canonical_name(name, algorithm_names())
+    key = canonical_algorithm(name)
     if key is None:
         raise unknown_algorithm(name, algorithm_names())
     if key not in TAGS:

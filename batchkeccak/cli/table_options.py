@@ -128,10 +128,9 @@ def table_keywords(args: argparse.Namespace) -> dict:
 def _refuse_keyed(args: argparse.Namespace) -> None:
     """A keyed --algorithm (kmac_*, hmac_*): the table commands take no key option."""
     from batchkeccak.cli import UsageError
-    from batchkeccak.core.parameters import canonical_name
-    from batchkeccak.derived.table import algorithm_names, modes
+    from batchkeccak.derived.table import canonical_algorithm, modes
 
-    name = canonical_name(args.algorithm, algorithm_names())
+    name = canonical_algorithm(args.algorithm)
     mode = modes.get(name) if name is not None else None
     if mode is not None and "key" in mode.params:
         command = getattr(args, "command", None) or "digest"

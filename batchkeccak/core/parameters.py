@@ -20,6 +20,8 @@ MIN_RATE = 72
 """The smallest rate the one-state absorb kernel handles (SHA3-512's, 9 words)."""
 MAX_RATE = 168
 """The largest (SHAKE128's, 21 words): a capacity under 32 bytes is not a secure sponge."""
+ONESHOT_KINDS = (None, "hashlib", "keccak", "turboshake")
+"""The values of :attr:`Algorithm.oneshot`: which one-shot backend has the row, if any."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,18 @@ class Algorithm:
     """Output bytes, or None for an extendable-output function (XOF)."""
     rounds: int = 24
     """Rounds of Keccak-p[1600]: 24 for Keccak-f, 12 for TurboSHAKE; a multiple of 4."""
+    tag: str = ""
+    """The name in BSD-style ``--tag`` lines (``SHA3-256 (FILE) = HEX``); "" for the row's
+    name in capitals with ``-`` for ``_``."""
+    oid: str | None = None
+    """NIST's object identifier (a hashAlgs arc), which names accept as OpenSSL and hashlib
+    do; None where there is none."""
+    oneshot: str | None = None
+    """Which one-shot backend computes the row from the all-zero state (small work goes to
+    it): ``"hashlib"`` (the constructor of the row's name, with the row's domain byte),
+    ``"keccak"`` (pycryptodome's ``keccak``, the row's domain byte) or ``"turboshake"``
+    (pycryptodome's TurboSHAKE of the row's capacity, any domain byte); None: the kernels
+    only."""
 
     def __post_init__(self) -> None:
         # The kernels trust these fields (they index the state by them): a wrong row must
@@ -70,6 +84,12 @@ class Algorithm:
                 f"[{TILE_ROUND_STEP}, {MAX_ROUNDS}] (the tile permutation runs "
                 f"{TILE_ROUND_STEP} rounds per step), got {self.rounds!r}"
             )
+        if self.oneshot not in ONESHOT_KINDS:
+            raise ValueError(
+                f"{self.name}: oneshot must be one of {ONESHOT_KINDS}, got {self.oneshot!r}"
+            )
+        if not self.tag:
+            object.__setattr__(self, "tag", self.name.upper().replace("_", "-"))
 
     @property
     def first_round(self) -> int:
@@ -92,46 +112,34 @@ class Algorithm:
         return 200 - self.rate
 
 
+_NIST = "2.16.840.1.101.3.4.2."
+"""NIST's hashAlgs arc: the rows' object identifiers are its children."""
+
 _TABLE = [
-    Algorithm("sha3_224", 144, 0x06, 28),
-    Algorithm("sha3_256", 136, 0x06, 32),
-    Algorithm("sha3_384", 104, 0x06, 48),
-    Algorithm("sha3_512", 72, 0x06, 64),
-    Algorithm("shake_128", 168, 0x1F, None),
-    Algorithm("shake_256", 136, 0x1F, None),
-    Algorithm("keccak_224", 144, 0x01, 28),
-    Algorithm("keccak_256", 136, 0x01, 32),
-    Algorithm("keccak_384", 104, 0x01, 48),
-    Algorithm("keccak_512", 72, 0x01, 64),
-    Algorithm("turboshake128", 168, 0x1F, None, rounds=12),
-    Algorithm("turboshake256", 136, 0x1F, None, rounds=12),
-]
+    Algorithm("sha3_224", 144, 0x06, 28, tag="SHA3-224", oid=_NIST + "7", oneshot="hashlib"),
+    Algorithm("sha3_256", 136, 0x06, 32, tag="SHA3-256", oid=_NIST + "8", oneshot="hashlib"),
+    Algorithm("sha3_384", 104, 0x06, 48, tag="SHA3-384", oid=_NIST + "9", oneshot="hashlib"),
+    Algorithm("sha3_512", 72, 0x06, 64, tag="SHA3-512", oid=_NIST + "10", oneshot="hashlib"),
+    Algorithm("shake_128", 168, 0x1F, None, tag="SHAKE128", oid=_NIST + "11", oneshot="hashlib"),
+    Algorithm("shake_256", 136, 0x1F, None, tag="SHAKE256", oid=_NIST + "12", oneshot="hashlib"),
+    Algorithm("keccak_224", 144, 0x01, 28, oneshot="keccak"),
+    Algorithm("keccak_256", 136, 0x01, 32, oneshot="keccak"),
+    Algorithm("keccak_384", 104, 0x01, 48, oneshot="keccak"),
+    Algorithm("keccak_512", 72, 0x01, 64, oneshot="keccak"),
+    Algorithm("turboshake128", 168, 0x1F, None, rounds=12, oneshot="turboshake"),
+    Algorithm("turboshake256", 136, 0x1F, None, rounds=12, oneshot="turboshake"),
+]  # fmt: skip
 
 algorithms: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _TABLE})
 """Every supported algorithm by name (hashlib's names where hashlib has one)."""
 
 
 OBJECT_IDENTIFIERS: Mapping[str, str] = MappingProxyType(
-    {
-        f"2.16.840.1.101.3.4.2.{arc}": name
-        for arc, name in (
-            (7, "sha3_224"),
-            (8, "sha3_256"),
-            (9, "sha3_384"),
-            (10, "sha3_512"),
-            (11, "shake_128"),
-            (12, "shake_256"),
-            (13, "hmac_sha3_224"),
-            (14, "hmac_sha3_256"),
-            (15, "hmac_sha3_384"),
-            (16, "hmac_sha3_512"),
-            (19, "kmac_128"),
-            (20, "kmac_256"),
-        )
-    }
+    {spec.oid: name for name, spec in algorithms.items() if spec.oid is not None}
 )
-"""NIST's object identifiers (hashAlgs arcs) by dotted name, as OpenSSL and hashlib accept
-them: ``hashlib.new("2.16.840.1.101.3.4.2.8")`` is SHA3-256."""
+"""The rows' object identifiers by dotted name, as OpenSSL and hashlib accept them:
+``hashlib.new("2.16.840.1.101.3.4.2.8")`` is SHA3-256 (the modes' are
+:func:`batchkeccak.derived.table.object_identifiers`)."""
 
 
 SHA3SUM_BITS: Mapping[str, str] = MappingProxyType(
@@ -140,19 +148,23 @@ SHA3SUM_BITS: Mapping[str, str] = MappingProxyType(
 """sha3sum's names for SHA-3: its ``-a`` takes the bit count alone."""
 
 
-def canonical_name(name: str, names: Iterable[str]) -> str | None:
+def canonical_name(
+    name: str, names: Iterable[str], identifiers: Mapping[str, str] | None = None
+) -> str | None:
     """``name`` as spelled in ``names``, or None: the one place a user's spelling is read.
 
     Case is ignored and ``-`` is ``_``; a name may also drop its underscores (``keccak256``,
     ``SHA3-256``, ``shake128``, ``kmac256``, ``KT128``, ``hmac-sha3-256``), be an object
-    identifier from :data:`OBJECT_IDENTIFIERS`, or a bare bit count as sha3sum's ``-a``
-    takes it (``256`` is ``sha3_256``).
+    identifier from ``identifiers`` (the rows' :data:`OBJECT_IDENTIFIERS` unless given), or
+    a bare bit count as sha3sum's ``-a`` takes it (``256`` is ``sha3_256``).
     """
+    if identifiers is None:
+        identifiers = OBJECT_IDENTIFIERS
     names = tuple(names)
     key = name.strip().lower().replace("-", "_")
     if key in names:
         return key
-    key = OBJECT_IDENTIFIERS.get(key) or SHA3SUM_BITS.get(key, key)
+    key = identifiers.get(key) or SHA3SUM_BITS.get(key, key)
     if key in names:
         return key
     compact = {known.replace("_", ""): known for known in names}
