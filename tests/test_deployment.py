@@ -153,4 +153,13 @@ def test_warmup_command_compiles_every_kernel_into_the_cache(capsys):
     from batchkeccak.cli import main
 
     assert main(["warmup"]) == 0
-    assert capsys.readouterr().out.startswith("kernels ready in ")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("kernels ready in ")
+    # Then the platform report: one line per chooser (tests/test_platform_report.py).
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "backend policy",
+        "backend family",
+        "tile width",
+        "file reader",
+        "list reader",
+    ]

@@ -29,7 +29,8 @@ LAYERS = [
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
     ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.hashers"]),
     ("modes", ["batchkeccak.derived"]),
-    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files"]),
+    ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files",
+             "batchkeccak.platform"]),
     ("integrations", ["batchkeccak.arrow", "batchkeccak.parquet", "batchkeccak.dask",
                       "batchkeccak.spark", "batchkeccak.ray", "batchkeccak.merkle",
                       "batchkeccak._sql", "batchkeccak.duckdb", "batchkeccak.polars",

@@ -2,6 +2,8 @@
 
 For images and cluster nodes that should start hashing at once: run it where the cache is
 kept (the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``) when the image is built.
+It then prints the platform report (:mod:`batchkeccak.platform`): what each chooser chose on
+this machine, and from what.
 """
 
 from __future__ import annotations
@@ -84,4 +86,8 @@ def run(args) -> int:
         return 1
     where = numba.config.CACHE_DIR or f"{jit.PACKAGE_DIR} (__pycache__ folders)"  # type: ignore[attr-defined]  # numba.config sets its options at run time
     print(f"kernels ready in {seconds:.1f} s; cache: {where}")
+    from batchkeccak.platform import report
+
+    for choice in report():  # what this machine made the package choose
+        print(choice.line())
     return 0
