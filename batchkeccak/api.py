@@ -14,9 +14,10 @@ import numpy as np
 
 from batchkeccak.core import parallel as _parallel
 from batchkeccak.core.dispatch import kernels_on_this_thread
-from batchkeccak.core.hashers import Hasher, plain_hasher
+from batchkeccak.core.hashers import Hasher, hash_places, plain_hasher
 from batchkeccak.core.parameters import Algorithm, unknown_algorithm
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
+from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.support.hextext import encode_hex_rows
 
 __all__ = [
@@ -150,6 +151,10 @@ def hash_many(
         small = resolved.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
         if small is not None:
             return small
+    if type(messages) in (list, tuple):
+        digests = _hash_long_items(messages, resolved)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+        if digests is not None:
+            return digests
     # (A hasher with one state per message takes its batch whole: its states are not split.)
     if type(messages) in (list, tuple) and resolved.batch_size is None:
         # Every message is at least one permutation, so the count alone says whether a list
@@ -165,7 +170,46 @@ def hash_many(
     return resolved.hash_flat(data, offsets, equal_lengths=rows)
 
 
-def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: int) -> np.ndarray:
+_SAMPLE = 32
+"""Items of a list sampled to guess whether they are long (worth measuring them all first)."""
+
+
+def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | None:
+    """A list or tuple of long ``bytes`` items: read where they lie (a plain sponge), or
+    copied on every thread with the threads' shares cut by bytes (the modes, which frame
+    their messages, and items too short on average to be worth reading in place); None for
+    short items (a sample says so: the count split below serves them, without a measuring
+    pass) and for lists the compiled reader does not take.
+    """
+    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES, bytes_places
+
+    sample = messages[:_SAMPLE]
+    if not sample or sum(len(m) if type(m) is bytes else 0 for m in sample) < (
+        IN_PLACE_MIN_BYTES // 2 * len(sample)
+    ):
+        return None
+    places = bytes_places(messages)
+    if places is None:
+        return None
+    lengths = places[2] - places[1]
+    count = lengths.shape[0]
+    total = int(lengths.sum())
+    if resolved.plain_sponge and total >= IN_PLACE_MIN_BYTES * count:
+        return hash_places(resolved, *places)
+    del places  # the items are read again, in chunks, by the threads that copy them
+    if resolved.batch_size is not None:
+        return None  # one state per message: the batch is hashed whole, below
+    rate = resolved.algorithm.rate
+    permutations = total // rate + count * (1 + (resolved.output_length - 1) // rate)
+    threads = min(resolved.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD)
+    if threads <= 1:
+        return None
+    return _hash_sequence_in_chunks(messages, resolved, threads, lengths + rate)
+
+
+def _hash_sequence_in_chunks(
+    messages: list | tuple, resolved: Hasher, threads: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     """A long list or tuple: each thread converts the chunk it takes, then hashes it.
 
     Reading Python objects holds the GIL and hashing releases it, so while one thread
@@ -174,6 +218,10 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
     for lists of 32 B to 16 KiB ``bytes``, and the more cores hash, the more the serial part
     weighs. Each chunk is read in place from the caller's list (no slice of it is made:
     slicing increfs every item, which cost as much as the conversion itself).
+
+    ``weights`` (the work of each message: its bytes and a block) cuts the list into runs of
+    about equal work, a few per thread (each a whole tile where the list allows); without it
+    the runs hold equal counts (short items, whose sizes were not measured).
     """
     count = len(messages)
     out = np.empty((count, resolved.output_length), dtype=np.uint8)
@@ -184,9 +232,12 @@ def _hash_sequence_in_chunks(messages: list | tuple, resolved: Hasher, threads: 
         data, offsets = sequence_to_flat(messages, start, stop)
         single_thread.hash_flat(data, offsets, out=out[start:stop])
 
-    _parallel.run_parallel(
-        convert_and_hash, _parallel.chunk_ranges(count, threads), workers=threads
-    )
+    if weights is None:
+        ranges = _parallel.chunk_ranges(count, threads)
+    else:
+        parts = max(threads, min(threads * _parallel.CHUNKS_PER_THREAD, count // TILE_WIDTH))
+        ranges = _parallel.split_ranges(0, count, parts, weights)
+    _parallel.run_parallel(convert_and_hash, ranges, workers=threads)
     return out
 
 

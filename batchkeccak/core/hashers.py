@@ -582,3 +582,64 @@ def plain_hasher(algorithm: object, length: object = None, threads: object = Non
     """A :class:`Hasher` for a row of the table (no key, no customization)."""
     spec = get_algorithm(algorithm)
     return Hasher(spec, output_length(spec, length), parallel.resolve_threads(threads))
+
+
+def hash_places(
+    hasher: Hasher, data: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> np.ndarray | None:
+    """The digests of messages ``data[starts[i]:ends[i]]`` read where they lie (a list's
+    ``bytes`` objects: ``batchkeccak.inputs._pylist.bytes_places``), ``(N, output_length)``
+    uint8; None for a hasher that is not a plain sponge (a mode frames its messages: the
+    caller lays them out flat instead).
+
+    The batch is shared out by bytes: contiguous runs of messages of about equal work (bytes
+    plus one block a message), a few per thread, each a whole tile where the batch allows;
+    each run is one call of the lane queue with separate ends (``sponge.run_jobs``), which
+    checks every ``(start, end)`` against ``data`` before it reads.
+    """
+    if not hasher.plain_sponge:
+        return None
+    count = starts.shape[0]
+    hasher.check_batch(count)
+    out_len = hasher.output_length
+    out = np.empty((count, out_len), dtype=np.uint8)
+    if count == 0 or out_len == 0:
+        return out
+    spec = hasher.algorithm
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if hasher.plan(count, total) == ONESHOT:
+        digest = oneshot_function(spec, hasher.domain, out_len)
+        view = data.data
+        joined = b"".join(digest(view[a:b]) for a, b in zip(starts.tolist(), ends.tolist()))
+        out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
+        return out
+    from batchkeccak.core.sponge import run_jobs
+
+    rate = spec.rate
+    permutations = total // rate + count * (1 + (out_len - 1) // rate)
+    threads = max(1, min(hasher.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
+    parts = 1
+    if threads > 1:
+        parts = max(threads, min(threads * parallel.CHUNKS_PER_THREAD, count // TILE_WIDTH))
+    initial = readonly(hasher.initial_state)
+
+    def hash_run(span: tuple[int, int]) -> None:
+        start, stop = span
+        run_jobs(
+            data,
+            starts[start:stop],
+            ends[start:stop],
+            readonly(np.arange(stop - start, dtype=np.int64)),
+            None,
+            _initial_rows(initial, start, stop),
+            None,
+            rate,
+            hasher.domain,
+            spec.first_round,
+            out[start:stop],
+        )
+
+    ranges = parallel.split_ranges(0, count, parts, None if parts == 1 else lengths + rate)
+    parallel.run_parallel(hash_run, ranges, workers=threads)
+    return out

@@ -314,3 +314,87 @@ def flatten_bytes(
     if stop is None:
         stop = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
     return _flatten(sequence, start, stop, text, binary)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+
+
+IN_PLACE_MIN_BYTES = 512
+"""Lists whose ``bytes`` items hold at least this many bytes on average are hashed where the
+items lie (:func:`bytes_places`), with no copy; shorter items are copied into one flat buffer,
+which the equal single-block tiles (``sponge.hash_uniform``) and the four-lane short starts
+read faster than lanes spread over the heap. Measured with ``bench/bench_inputs.py
+--crossover`` (sha3_256, one thread, Intel Xeon family 6 model 167): see
+docs/performance.md, "Input forms"."""
+
+_NO_DATA = np.empty(0, dtype=np.uint8)
+
+
+class _Span:
+    """Numpy's array interface over ``size`` bytes of memory from ``address``: the range
+    that holds every item of ``held`` (a private list or tuple of exact ``bytes``, immutable,
+    kept alive by the array that this object is the base of). Nothing in the range is read
+    but the items' own bytes: the kernels' offsets into it are checked against its size."""
+
+    def __init__(self, address: int, size: int, held: list | tuple) -> None:
+        self.held = held
+        self.__array_interface__ = {
+            "data": (address, True),  # read-only
+            "shape": (size,),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+@njit(cache=True)
+def _places(container, is_tuple, count, bytes_type, addresses, lengths):
+    """Record the address and the size of each of the first ``count`` items (exact
+    ``bytes``) in ``addresses`` and ``lengths``, in one pass over the objects; returns their
+    total size, or ``-1 - i`` for the first item ``i`` that is not exactly ``bytes``, or
+    ``_CHANGED`` if the container holds fewer than ``count`` items."""
+    items = _range_items(container, is_tuple, 0, count)
+    if items == 0:
+        return _CHANGED
+    total = 0
+    for i in range(count):
+        item = _load_word(items + _POINTER_SIZE * i)
+        if i + _AHEAD < count:
+            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)))
+        if _load_word(item + _TYPE_AT) != bytes_type:
+            return -1 - i
+        size = _load_word(item + _SIZE_AT)
+        addresses[i] = item + _BYTES_DATA_AT
+        lengths[i] = size
+        total += size
+    return total
+
+
+def bytes_places(
+    sequence: object, start: int = 0, stop: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(data, starts, ends)`` of items ``start..stop`` of a list or tuple of exact ``bytes``,
+    read where they lie: item ``i`` is ``data[starts[i]:ends[i]]``, ``data`` a read-only
+    uint8 array over the memory range that holds them all (its base object holds a private
+    slice of the items, so they live as long as ``data``, whatever another thread does to
+    the caller's list). None where the compiled reader does not apply.
+
+    The places and sizes are measured once, from the private slice, under the GIL: ``bytes``
+    objects never change, so they stay true for as long as ``data`` lives, and the kernels
+    check every ``(start, end)`` against ``data``'s size before reading.
+    """
+    if type(sequence) not in (list, tuple) or not layout_matches():
+        return None
+    part = sequence[start:stop]  # type: ignore[index]  # type(sequence) is list or tuple (checked above)
+    count = len(part)
+    addresses = np.empty(count, dtype=np.int64)
+    lengths = np.empty(count, dtype=np.int64)
+    total = _places(id(part), type(part) is tuple, count, id(bytes), addresses, lengths)
+    if total == _CHANGED:
+        raise changed_while_hashing()  # pragma: no cover - the slice is private
+    if total < 0:
+        return None
+    base = int(addresses.min()) if count else 0
+    starts = addresses - base
+    ends = starts + lengths
+    span = int(ends.max()) if count else 0
+    data = np.asarray(_Span(base, span, part)) if count else _NO_DATA
+    for array in (starts, ends):
+        array.flags.writeable = False
+    return data, starts, ends
