@@ -18,12 +18,25 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
+# names: begin ALGORITHM_NAMES (written by python bench/names.py from the table)
 ALGORITHM_NAMES = (
-    "sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256",
-    "keccak_224", "keccak_256", "keccak_384", "keccak_512", "turboshake128", "turboshake256",
-)  # fmt: skip
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+    "shake_128",
+    "shake_256",
+    "keccak_224",
+    "keccak_256",
+    "keccak_384",
+    "keccak_512",
+    "turboshake128",
+    "turboshake256",
+)
+# names: end
 """The rows of ``batchkeccak.algorithms``, each also a hashlib-style constructor here
-(``bk.sha3_256(data)``); ``tests/test_hash_many.py`` checks that the two agree."""
+(``bk.sha3_256(data)``): a literal, so that ``import batchkeccak`` loads no table;
+``tests/test_table_coverage.py`` checks that it is what ``bench/names.py`` writes."""
 
 _EXPORTS = {
     "Algorithm": "batchkeccak.core.parameters",
@@ -56,6 +69,7 @@ _EXPORTS = {
     **dict.fromkeys(ALGORITHM_NAMES, "batchkeccak.streams"),
 }
 
+# names: begin __all__ (written by python bench/names.py: _EXPORTS' names and the rows)
 __all__ = [
     "Algorithm",
     "FlatMessages",
@@ -98,6 +112,7 @@ __all__ = [
     "turboshake256",
     "warmup",
 ]
+# names: end
 
 
 def __getattr__(name: str) -> object:
@@ -138,6 +153,12 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     )
     from batchkeccak.files import file_digest, hash_files
     from batchkeccak.inputs import FlatMessages
+    from batchkeccak.tables.diff import diff
+    from batchkeccak.tables.digest import table_digest
+    from batchkeccak.tables.segments import segment_digests
+
+if TYPE_CHECKING:  # the hashlib-style objects and one constructor per row
+    # names: begin streams (written by python bench/names.py from the table)
     from batchkeccak.streams import (
         KeccakHash,
         StreamHasher,
@@ -156,6 +177,4 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         turboshake128,
         turboshake256,
     )
-    from batchkeccak.tables.diff import diff
-    from batchkeccak.tables.digest import table_digest
-    from batchkeccak.tables.segments import segment_digests
+    # names: end

@@ -253,6 +253,7 @@ for _name in algorithms:
 del _name
 
 if TYPE_CHECKING:  # what the loop above makes, for type checkers and editors
+    # names: begin constructors (written by python bench/names.py from the table)
     sha3_224: Callable[..., KeccakHash]
     sha3_256: Callable[..., KeccakHash]
     sha3_384: Callable[..., KeccakHash]
@@ -265,6 +266,7 @@ if TYPE_CHECKING:  # what the loop above makes, for type checkers and editors
     keccak_512: Callable[..., KeccakHash]
     turboshake128: Callable[..., KeccakHash]
     turboshake256: Callable[..., KeccakHash]
+    # names: end
 
 
 def _chunk_array(chunk: object, position: int) -> np.ndarray:
