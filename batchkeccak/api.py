@@ -16,6 +16,8 @@ from batchkeccak.core import parallel as _parallel
 from batchkeccak.core.dispatch import kernels_on_this_thread
 from batchkeccak.core.hashers import Hasher, hash_places, plain_hasher
 from batchkeccak.core.parameters import Algorithm, unknown_algorithm
+from batchkeccak.derived import factories as mode_factories
+from batchkeccak.derived.table import algorithm_names, canonical_algorithm
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
 from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.support.hextext import encode_hex_rows
@@ -29,10 +31,11 @@ __all__ = [
     "warmup",
 ]
 
-MODES: dict[str, Callable[..., Hasher]] = {}
+MODES: dict[str, Callable[..., Hasher]] = mode_factories()
 """Algorithms that are constructions over the sponge (keyed, customized, tree modes), by
 name: each factory takes ``length``, ``threads`` and the mode's own keyword parameters and
-returns a :class:`Hasher`. Rows of the plain table are not here."""
+returns a :class:`Hasher`. Rows of the plain table are not here: one factory per row of the
+modes' table (:func:`batchkeccak.derived.factories`), built here, not registered by import."""
 
 
 def hasher(
@@ -312,10 +315,3 @@ def warmup() -> None:
     """
     with kernels_on_this_thread():  # this thread's calls only: other threads keep the policy
         hash_many([b"", b"x" * 200], "sha3_256", threads=1)
-
-
-# The modes layer (keyed, customized and tree constructions) registers its table here.
-from batchkeccak.derived import register as _register_modes
-from batchkeccak.derived.table import algorithm_names, canonical_algorithm
-
-_register_modes(MODES)

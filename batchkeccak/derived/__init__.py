@@ -16,6 +16,7 @@ domain byte, ``absorb_prefixes`` for whole-block prefixes), never as a kernel of
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -73,10 +74,11 @@ def build(
     return builder(row, length, parallel.resolve_threads(threads), **params)
 
 
-def register(registry: dict) -> None:
-    """Add every mode's factory to ``registry`` (``batchkeccak.api.MODES``)."""
-    for name in modes:
-        registry[name] = partial(build, name)
+def factories() -> dict[str, Callable[..., Hasher]]:
+    """Every mode's factory by name (``length``, ``threads`` and the mode's own keyword
+    parameters -> :class:`~batchkeccak.Hasher`): what ``batchkeccak.api.MODES`` is built
+    from, explicitly, when it is defined."""
+    return {name: partial(build, name) for name in modes}
 
 
 __all__ = [
