@@ -244,3 +244,33 @@ def test_a_new_row_is_served_everywhere(tmp_path):
     # (DuckDB may draw a progress bar on stdout first.)
     assert served.returncode == 0, served.stderr[-3000:]
     assert served.stdout.splitlines()[-1] == "served"
+
+
+@pytest.mark.parametrize("name", [n for n, spec in bk.algorithms.items() if spec.oneshot])
+def test_the_oneshot_column_names_a_backend_of_the_same_function(name):
+    """A row's ``oneshot`` column sends its small work to hashlib or pycryptodome: that
+    backend gives the oracle's digest, and another domain byte goes to the kernels (None)
+    except for TurboSHAKE, whose pycryptodome form takes any domain byte."""
+    from batchkeccak.core.oneshot import oneshot_digest
+
+    spec = bk.algorithms[name]
+    length = 24 if spec.xof else None
+    assert oneshot_digest(spec, spec.suffix, MESSAGE, length or 0) == oracle(name, MESSAGE, length)
+    other = oneshot_digest(spec, 0x0B, MESSAGE, 24)
+    if spec.oneshot == "turboshake":
+        bits = 128 if spec.rate == 168 else 256
+        assert other == ref.turboshake(bits, MESSAGE, 0x0B, 24)
+    else:
+        assert other is None
+
+
+def test_object_identifiers_of_both_tables_resolve():
+    """NIST's arcs (hashAlgs 7-16, 19-20), written here, name rows and modes alike."""
+    arcs = {7: "sha3_224", 8: "sha3_256", 9: "sha3_384", 10: "sha3_512", 11: "shake_128",
+            12: "shake_256", 13: "hmac_sha3_224", 14: "hmac_sha3_256", 15: "hmac_sha3_384",
+            16: "hmac_sha3_512", 19: "kmac_128", 20: "kmac_256"}  # fmt: skip
+    for arc, name in arcs.items():
+        oid = f"2.16.840.1.101.3.4.2.{arc}"
+        params = {"key": KEY} if name in bk.modes else {}
+        length = 24 if name.startswith(("shake", "kmac")) else None
+        assert bk.hasher(oid, length=length, **params).name == name, oid

@@ -14,21 +14,18 @@ from typing import cast
 
 from batchkeccak.core.parameters import Algorithm
 
-_HASHLIB_ROWS = frozenset(
-    {"sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256"}
-)
+_FAMILIES = {"hashlib": "hashlib", "keccak": "pycryptodome", "turboshake": "pycryptodome"}
+"""The backend of each value of the rows' ``oneshot`` column."""
 
 
 def backend_family(spec: Algorithm, domain: int) -> str | None:
     """``"hashlib"`` or ``"pycryptodome"``: which one-shot backend has ``spec`` with
-    ``domain`` (from the all-zero state); None when neither has it."""
-    if spec.name in _HASHLIB_ROWS and domain == spec.suffix:
-        return "hashlib"
-    if spec.name.startswith("keccak_") and domain == spec.suffix:
-        return "pycryptodome"
-    if spec.name in ("turboshake128", "turboshake256"):
-        return "pycryptodome"
-    return None
+    ``domain`` (from the all-zero state), read from the row's ``oneshot`` column; None when
+    neither has it."""
+    kind = spec.oneshot
+    if kind is None or (kind != "turboshake" and domain != spec.suffix):
+        return None  # only TurboSHAKE takes any domain byte
+    return _FAMILIES[kind]
 
 
 def oneshot_function(spec: Algorithm, domain: int, out_len: int):
@@ -44,15 +41,20 @@ def oneshot_function(spec: Algorithm, domain: int, out_len: int):
         if spec.xof:
             return lambda message: constructor(message).digest(out_len)
         return lambda message: constructor(message).digest()
-    if name.startswith("keccak_"):
+    if spec.oneshot == "keccak":
         from Crypto.Hash import keccak
 
         size = cast(int, spec.digest_size)  # the keccak_ rows are fixed-length
         return lambda message: keccak.new(data=message, digest_bytes=size).digest()
+    factory = _turboshake(spec)
+    return lambda message: factory.new(domain=domain, data=message).read(out_len)
+
+
+def _turboshake(spec: Algorithm):
+    """pycryptodome's TurboSHAKE of the row's capacity (TurboSHAKE128's is 32 bytes)."""
     from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
 
-    factory = TurboSHAKE128 if name == "turboshake128" else TurboSHAKE256
-    return lambda message: factory.new(domain=domain, data=message).read(out_len)
+    return TurboSHAKE128 if spec.capacity == 32 else TurboSHAKE256
 
 
 def oneshot_digest(
@@ -86,7 +88,7 @@ def oneshot_factory(spec: Algorithm, domain: int):
         if spec.xof:
             return getattr(hashlib, spec.name), lambda digest, out_len: digest.digest(out_len)
         return getattr(hashlib, spec.name), lambda digest, out_len: digest.digest()
-    if spec.name.startswith("keccak_"):
+    if spec.oneshot == "keccak":
         from Crypto.Hash import keccak
 
         size = cast(int, spec.digest_size)  # the keccak_ rows are fixed-length
@@ -94,9 +96,7 @@ def oneshot_factory(spec: Algorithm, domain: int):
             (lambda data: keccak.new(data=data, digest_bytes=size)),
             lambda digest, out_len: digest.digest(),
         )
-    from Crypto.Hash import TurboSHAKE128, TurboSHAKE256
-
-    factory = TurboSHAKE128 if spec.name == "turboshake128" else TurboSHAKE256
+    factory = _turboshake(spec)
     return (
         (lambda data: factory.new(domain=domain, data=data)),
         lambda digest, out_len: digest.read(out_len),
