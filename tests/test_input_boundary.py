@@ -633,3 +633,147 @@ def test_the_piece_planner_refuses_arrays_that_do_not_fit():
     ):
         with pytest.raises(ValueError, match="plan_pieces"):
             plan(**bad)
+
+
+# --- long bytes items read where they lie --------------------------------------------------
+
+
+def _in_place_lengths(rate: int) -> list[int]:
+    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES
+
+    edge = IN_PLACE_MIN_BYTES
+    return [0, 1, rate - 1, rate, rate + 1, 2 * rate, edge - 1, edge, edge + 1, 5000]
+
+
+@pytest.mark.every_backend
+@pytest.mark.parametrize("algorithm, length", [("sha3_256", None), ("shake_128", 200)])
+@pytest.mark.parametrize("average", ["below", "at", "above"])
+@pytest.mark.parametrize("form", [list, tuple])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_long_bytes_items_around_the_in_place_crossover(
+    algorithm, length, average, form, threads, backend_policy
+):
+    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES
+
+    rate = bk.algorithms[algorithm].rate
+    rng = np.random.default_rng(len(average) + threads)
+    lengths = _in_place_lengths(rate) * 300
+    rng.shuffle(lengths)
+    # Pad the batch so that its average lands just below, at or above the crossover (the
+    # sample of the first items decides on measuring; the whole list on reading in place).
+    total = sum(lengths)
+    target = IN_PLACE_MIN_BYTES * (len(lengths) + 1) + {"below": -1, "at": 0, "above": 1}[average]
+    lengths.append(max(0, target - total))
+    messages = form(rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in lengths)
+    got = bk.hash_many(messages, algorithm, length=length, threads=threads)
+    new = getattr(hashlib, algorithm)
+    expected = [
+        new(m).digest(length) if length is not None else new(m).digest()  # type: ignore[call-arg]
+        for m in messages
+    ]
+    assert [row.tobytes() for row in got] == expected
+
+
+def test_long_bytes_items_take_the_in_place_path(monkeypatch):
+    from batchkeccak import api
+
+    seen: list[int] = []
+    real = api.hash_places
+    monkeypatch.setattr(api, "hash_places", lambda h, *p: seen.append(p[1].shape[0]) or real(h, *p))
+    messages = [bytes([i]) * 1000 for i in range(100)]
+    got = bk.hash_many(messages, "sha3_256", threads=2)
+    assert seen == [100]
+    assert [row.tobytes() for row in got] == [sha3(m) for m in messages]
+    # A bytearray among them, or short items: the copy, as before.
+    bk.hash_many([*messages[:50], bytearray(1000)], "sha3_256")
+    bk.hash_many([b"x" * 40] * 100, "sha3_256")
+    assert seen == [100]
+
+
+def test_items_read_in_place_outlive_the_callers_list():
+    import gc
+
+    from batchkeccak.core.hashers import hash_places, plain_hasher
+    from batchkeccak.inputs._pylist import bytes_places
+
+    messages = [os.urandom(700 + i) for i in range(40)]
+    expected = [sha3(m) for m in messages]
+    places = bytes_places(messages)
+    assert places is not None
+    messages.clear()  # what another thread may do once the GIL is free: the items live on
+    gc.collect()
+    for garbage in range(200):
+        bytes(700 + garbage)  # fresh objects where freed ones would have been
+    got = hash_places(plain_hasher("sha3_256"), *places)
+    assert [row.tobytes() for row in got] == expected
+
+
+def test_places_outside_the_range_are_refused_at_kernel_entry():
+    from batchkeccak.core.dispatch import forced_backend
+    from batchkeccak.core.hashers import hash_places, plain_hasher
+    from batchkeccak.inputs._pylist import bytes_places
+
+    places = bytes_places([b"a" * 600, b"b" * 900])
+    assert places is not None
+    data, starts, ends = places
+    with forced_backend("kernels"):
+        for bad_starts, bad_ends in (
+            (starts, ends + data.shape[0]),
+            (starts - data.shape[0] - 1, ends.copy()),
+            (starts.copy(), starts - 1),
+        ):
+            bad_starts.flags.writeable = bad_ends.flags.writeable = False  # the compiled types
+            with pytest.raises(ValueError, match="offsets leave the data buffer"):
+                hash_places(plain_hasher("sha3_256"), data, bad_starts, bad_ends)
+
+
+def test_a_list_of_long_bytes_changed_by_another_thread_hashes_real_contents():
+    import threading
+
+    count = 3000
+    lengths = (0, 135, 136, 137, 1000, 5000)
+
+    def content(i, n, flavour):
+        return bytes([(i + flavour) % 251]) * n
+
+    allowed = [{sha3(content(i, n, f)) for n in lengths for f in (0, 1)} for i in range(count)]
+    items = [content(i, lengths[i % len(lengths)], 0) for i in range(count)]
+    stop = threading.Event()
+
+    def mutate():
+        rng = np.random.default_rng(3)
+        while not stop.is_set():
+            i = int(rng.integers(count))
+            items[i] = content(i, lengths[int(rng.integers(len(lengths)))], int(rng.integers(2)))
+            if rng.integers(50) == 0:
+                items.append(b"")  # grown and shrunk again
+                items.pop()
+
+    mutator = threading.Thread(target=mutate)
+    mutator.start()
+    try:
+        for _ in range(20):
+            try:
+                rows = bk.hash_many(items, "sha3_256", threads=2)
+            except RuntimeError as exc:
+                assert "changed while being hashed" in str(exc)
+                continue
+            assert rows.shape == (count, 32)
+            for i in range(count):
+                assert rows[i].tobytes() in allowed[i], i
+    finally:
+        stop.set()
+        mutator.join()
+
+
+@pytest.mark.every_backend
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_few_long_items_of_a_mode_are_copied_on_every_thread(threads, backend_policy):
+    from Crypto.Hash import KMAC256
+
+    key = b"k" * 32
+    rng = np.random.default_rng(4)
+    messages = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in [0, 70_000] * 32]
+    got = bk.hash_many(messages, "kmac_256", key=key, length=32, threads=threads)
+    expected = [KMAC256.new(key=key, mac_len=32).update(m).digest() for m in messages]
+    assert [row.tobytes() for row in got] == expected

@@ -589,26 +589,28 @@ def hash_places(
 ) -> np.ndarray | None:
     """The digests of messages ``data[starts[i]:ends[i]]`` read where they lie (a list's
     ``bytes`` objects: ``batchkeccak.inputs._pylist.bytes_places``), ``(N, output_length)``
-    uint8; None for a hasher that is not a plain sponge (a mode frames its messages: the
-    caller lays them out flat instead).
+    uint8; None for a hasher that is not a plain sponge with one start state (a mode frames
+    its messages: the caller lays them out flat instead).
 
     The batch is shared out by bytes: contiguous runs of messages of about equal work (bytes
-    plus one block a message), a few per thread, each a whole tile where the batch allows;
-    each run is one call of the lane queue with separate ends (``sponge.run_jobs``), which
-    checks every ``(start, end)`` against ``data`` before it reads.
+    plus one block a message), a few per thread, each a whole tile where the batch allows.
+    Each run is one call of the lane queue in the flat path's own compiled form (no kernel
+    to compile for this path): its offsets are the pairs ``start_i, end_i`` one after the
+    other and its queue the even entries, so that job ``2i`` reads exactly
+    ``data[starts[i]:ends[i]]`` into row ``2i`` of a twice-as-tall output; ``run_jobs``
+    checks every queued pair against ``data`` before it reads.
     """
-    if not hasher.plain_sponge:
+    if not hasher.plain_sponge or hasher.batch_size is not None:
         return None
     count = starts.shape[0]
-    hasher.check_batch(count)
     out_len = hasher.output_length
-    out = np.empty((count, out_len), dtype=np.uint8)
     if count == 0 or out_len == 0:
-        return out
+        return np.empty((count, out_len), dtype=np.uint8)
     spec = hasher.algorithm
     lengths = ends - starts
     total = int(lengths.sum())
     if hasher.plan(count, total) == ONESHOT:
+        out = np.empty((count, out_len), dtype=np.uint8)
         digest = oneshot_function(spec, hasher.domain, out_len)
         view = data.data
         joined = b"".join(digest(view[a:b]) for a, b in zip(starts.tolist(), ends.tolist()))
@@ -616,6 +618,11 @@ def hash_places(
         return out
     from batchkeccak.core.sponge import run_jobs
 
+    pairs = np.empty(2 * count, dtype=np.int64)
+    pairs[0::2] = starts
+    pairs[1::2] = ends
+    pairs = readonly(pairs)
+    tall = np.empty((2 * count, out_len), dtype=np.uint8)
     rate = spec.rate
     permutations = total // rate + count * (1 + (out_len - 1) // rate)
     threads = max(1, min(hasher.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
@@ -628,18 +635,18 @@ def hash_places(
         start, stop = span
         run_jobs(
             data,
-            starts[start:stop],
-            ends[start:stop],
-            readonly(np.arange(stop - start, dtype=np.int64)),
+            pairs[2 * start : 2 * stop],
             None,
-            _initial_rows(initial, start, stop),
+            readonly(np.arange(0, 2 * (stop - start), 2, dtype=np.int64)),
+            None,
+            initial,
             None,
             rate,
             hasher.domain,
             spec.first_round,
-            out[start:stop],
+            tall[2 * start : 2 * stop],
         )
 
     ranges = parallel.split_ranges(0, count, parts, None if parts == 1 else lengths + rate)
     parallel.run_parallel(hash_run, ranges, workers=threads)
-    return out
+    return np.ascontiguousarray(tall[0::2])
