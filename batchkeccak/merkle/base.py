@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypedDict
+from typing import ClassVar, TypedDict, Unpack
 
 import numpy as np
 
@@ -50,7 +50,11 @@ DUMP_FORMATS = ("simple-v1", "standard-v1", "rfc9162-v1")
 
 
 _TREE_CLASSES: dict[str, type[MerkleTree]] = {}
-"""Scheme name -> tree class, filled as the scheme modules define their classes."""
+"""The registry of schemes: scheme name -> tree class, each class entered as its module
+defines it. A class is its scheme's one object: its tree, its dump formats, its root-only
+function (:meth:`MerkleTree.root_only`), its proof check (:meth:`MerkleTree.verify_proof`)
+and which other proofs it defines; :data:`SCHEMES` and :data:`DUMP_FORMATS` name what it
+holds (tests/test_merkle_api.py checks that they agree)."""
 
 
 def check_scheme(scheme: object) -> str:
@@ -147,6 +151,10 @@ class MerkleTree:
     algorithm: str = ""
     dump_formats: ClassVar[tuple[str, ...]] = ()
     """The ``format`` values of this scheme's dumps, which :meth:`load` hands to it."""
+    multiproofs: ClassVar[bool] = False
+    """Whether the scheme defines multiproofs (:func:`~batchkeccak.merkle.verify_multiproof`)."""
+    consistency_proofs: ClassVar[bool] = False
+    """Whether it defines consistency proofs (:func:`~batchkeccak.merkle.verify_consistency`)."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -242,6 +250,28 @@ class MerkleTree:
         raise ValueError(f"unknown dump format {fmt!r}; expected one of {', '.join(DUMP_FORMATS)}")
 
     # The methods below are implemented by each scheme.
+
+    @staticmethod
+    def root_only(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
+        """What ``build(leaves, **options).root`` would be, one level in memory at a time
+        (:func:`batchkeccak.merkle.merkle_root`)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def verify_proof(
+        leaf: object,
+        proof: Sequence[object],
+        root: object,
+        *,
+        types: Sequence[str] | None = None,
+        index: int | None = None,
+        size: int | None = None,
+        algorithm: str | None = None,
+        length: int | None = None,
+    ) -> bool:
+        """An inclusion proof checked (:func:`batchkeccak.merkle.verify`), refusing by name
+        the arguments the scheme does not take."""
+        raise NotImplementedError
 
     @property
     def root(self) -> bytes:

@@ -304,6 +304,27 @@ class OpenZeppelinTree(MerkleTree):
     scheme = "openzeppelin"
     algorithm = ALGORITHM
     dump_formats = ("simple-v1", "standard-v1")
+    multiproofs = True
+
+    @staticmethod
+    def root_only(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
+        return merkle_root(leaves, **options)
+
+    @staticmethod
+    def verify_proof(
+        leaf: object,
+        proof: Sequence[object],
+        root: object,
+        *,
+        types: Sequence[str] | None = None,
+        index: int | None = None,
+        size: int | None = None,
+        algorithm: str | None = None,
+        length: int | None = None,
+    ) -> bool:
+        if index is not None or size is not None or length is not None:
+            raise TypeError("index, size and length apply to the rfc9162 scheme only")
+        return verify(leaf, proof, root, types=types, algorithm=algorithm)
 
     def __init__(
         self,

@@ -113,6 +113,37 @@ class RFC9162Tree(MerkleTree):
 
     scheme = "rfc9162"
     dump_formats = ("rfc9162-v1",)
+    consistency_proofs = True
+
+    @staticmethod
+    def root_only(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
+        return merkle_root(leaves, **options)
+
+    @staticmethod
+    def verify_proof(
+        leaf: object,
+        proof: Sequence[object],
+        root: object,
+        *,
+        types: Sequence[str] | None = None,
+        index: int | None = None,
+        size: int | None = None,
+        algorithm: str | None = None,
+        length: int | None = None,
+    ) -> bool:
+        if types is not None:
+            raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
+        if index is None or size is None:
+            raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
+        return verify_leaf_hash(
+            leaf_hash(leaf, algorithm, length),
+            proof,
+            root,
+            index=index,
+            size=size,
+            algorithm=algorithm,
+            length=length,
+        )
 
     def __init__(self, levels: list[np.ndarray], hasher: Hasher):
         for level in levels:

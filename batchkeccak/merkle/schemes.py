@@ -1,8 +1,9 @@
 """The scheme-independent ``merkle_root`` and ``verify*`` functions, which pass each call to
-the scheme module it names.
+the scheme it names.
 
-The tree classes enter :mod:`batchkeccak.merkle.base`'s table of schemes when their modules
-define them; importing this module imports both.
+The tree classes enter :mod:`batchkeccak.merkle.base`'s registry of schemes when their
+modules define them (importing this module imports both); each call here asks the registry
+(:func:`~batchkeccak.merkle.base.tree_class`), with no branch per scheme.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from batchkeccak.merkle import openzeppelin, rfc9162
-from batchkeccak.merkle.base import MultiProof, check_scheme
-
-ROOT_FUNCTIONS = {"openzeppelin": openzeppelin.merkle_root, "rfc9162": rfc9162.merkle_root}
-"""Scheme name -> root-only function (what :func:`merkle_root` dispatches to)."""
+from batchkeccak.merkle.base import MultiProof, tree_class
 
 
 def merkle_root(
@@ -38,7 +36,7 @@ def merkle_root(
     >>> merkle.merkle_root([], scheme="rfc9162").hex()[:16]  # SHA3-256 of b""
     'a7ffc6f8bf1ed766'
     """
-    return ROOT_FUNCTIONS[check_scheme(scheme)](
+    return tree_class(scheme).root_only(
         leaves,
         algorithm=algorithm,
         sort_leaves=sort_leaves,
@@ -89,18 +87,8 @@ def verify(
         index or size gives False; only malformed input (nodes of the wrong size, values
         that do not encode) raises.
     """
-    scheme = check_scheme(scheme)
-    if scheme == "openzeppelin":
-        if index is not None or size is not None or length is not None:
-            raise TypeError("index, size and length apply to the rfc9162 scheme only")
-        return openzeppelin.verify(leaf, proof, root, types=types, algorithm=algorithm)
-    if types is not None:
-        raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
-    if index is None or size is None:
-        raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
-    leaf_hash = rfc9162.leaf_hash(leaf, algorithm, length)
-    return rfc9162.verify_leaf_hash(
-        leaf_hash, proof, root, index=index, size=size, algorithm=algorithm, length=length
+    return tree_class(scheme).verify_proof(
+        leaf, proof, root, types=types, index=index, size=size, algorithm=algorithm, length=length
     )
 
 
@@ -130,7 +118,7 @@ def verify_multiproof(
         False for any multiproof that does not lead to ``root``, including ones whose
         counts do not fit together (where the JavaScript library throws).
     """
-    if check_scheme(scheme) != "openzeppelin":
+    if not tree_class(scheme).multiproofs:
         raise ValueError("multiproofs are defined by the openzeppelin scheme only")
     if isinstance(multiproof, Mapping):
         multiproof = MultiProof.from_json(multiproof)
@@ -162,7 +150,7 @@ def verify_consistency(
     bool
         False for a wrong proof, wrong roots or ``old_size > new_size``.
     """
-    if check_scheme(scheme) != "rfc9162":
+    if not tree_class(scheme).consistency_proofs:
         raise ValueError("consistency proofs are defined by the rfc9162 scheme only")
     return rfc9162.verify_consistency(
         old_root,
