@@ -188,7 +188,7 @@ def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | N
 
     sample = messages[:_SAMPLE]
     if not sample or sum(len(m) if type(m) is bytes else 0 for m in sample) < (
-        IN_PLACE_MIN_BYTES // 2 * len(sample)
+        IN_PLACE_MIN_BYTES * len(sample)
     ):
         return None
     places = bytes_places(messages)
