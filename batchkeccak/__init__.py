@@ -153,7 +153,7 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     )
     from batchkeccak.files import file_digest, hash_files
     from batchkeccak.inputs import FlatMessages
-    from batchkeccak.tables.diff import diff
+    from batchkeccak.tables.changes import diff
     from batchkeccak.tables.digest import table_digest
     from batchkeccak.tables.segments import segment_digests
 

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from batchkeccak.core.hashers import Hasher
     from batchkeccak.streams import KeccakHash
 
+__all__ = ["digest_files", "digest_stream", "file_digest", "hash_files"]
+
 
 def _check_paths(paths: object) -> list[str | bytes]:
     if isinstance(paths, (str, bytes, os.PathLike)):

@@ -21,6 +21,27 @@ from batchkeccak.core.parameters import Algorithm, algorithms
 from batchkeccak.core.stored_states import StoredStates
 from batchkeccak.inputs.sequences import message_view
 
+# names: begin __all__ (written by python bench/names.py: these objects and the rows)
+__all__ = [
+    "KeccakHash",
+    "StreamHasher",
+    "algorithms_available",
+    "keccak_224",
+    "keccak_256",
+    "keccak_384",
+    "keccak_512",
+    "new",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+    "shake_128",
+    "shake_256",
+    "turboshake128",
+    "turboshake256",
+]
+# names: end
+
 algorithms_available: frozenset[str] = frozenset(algorithm_names())
 """Names :func:`new` accepts, like ``hashlib.algorithms_available``: the table's rows and
 the modes (other spellings of them, such as ``"SHA3-256"``, are accepted too)."""

@@ -6,7 +6,8 @@
 ``import batchkeccak`` loads no table (each public name is imported on first use), and type
 checkers read no table, so a few lists name the rows of ``batchkeccak.algorithms`` as
 literals: ``ALGORITHM_NAMES``, ``__all__`` and the type-checking imports in
-``batchkeccak/__init__.py``, and the constructors' stubs in ``batchkeccak/streams.py``. Each
+``batchkeccak/__init__.py``, and ``__all__`` and the constructors' stubs in
+``batchkeccak/streams.py``. Each
 sits between a ``# names: begin`` and a ``# names: end`` line; this script writes what lies
 between them, read from the table of the package ``import batchkeccak`` finds (the one
 installed, or the copy ``PYTHONPATH`` names).
@@ -38,6 +39,7 @@ def _blocks(names: tuple[str, ...], exported: set[str]) -> dict[str, dict[str, s
             + "    )\n",
         },
         "batchkeccak/streams.py": {
+            "__all__": "__all__ = [\n" + "".join(f'    "{name}",\n' for name in streams) + "]\n",
             "constructors": "".join(f"    {name}: Callable[..., KeccakHash]\n" for name in names),
         },
     }

@@ -5,11 +5,11 @@ Modules: ``sources`` (every accepted table form, read batch by batch), ``keys`` 
 order-preserving bytes), ``runs`` (row digests sorted by key in runs, spilled and merged),
 ``roots`` (RFC 9162 roots of leaves streamed in order), ``join`` (two sorted sides walked
 together, for ``diff``), ``digest`` (:func:`table_digest`),
-``diff`` (:func:`diff`), ``segments`` (:func:`segment_digests` and the bisection over them).
+``changes`` (:func:`diff`), ``segments`` (:func:`segment_digests` and the bisection over them).
 See docs/tables.md.
 """
 
-from batchkeccak.tables.diff import CHANGE_KINDS, diff
+from batchkeccak.tables.changes import CHANGE_KINDS, diff
 from batchkeccak.tables.digest import TableDigest, table_digest
 from batchkeccak.tables.segments import SegmentDigests, differing_segments, segment_digests
 

@@ -26,7 +26,7 @@ DIFFERENCES_PER_CALL = 64 * 1024
 
 ADDED, REMOVED, CHANGED = range(3)
 """Kind codes of a difference: a key only in ``b``, only in ``a``, in both with other rows
-(the order of :data:`batchkeccak.tables.diff.CHANGE_KINDS`)."""
+(the order of :data:`batchkeccak.tables.changes.CHANGE_KINDS`)."""
 
 
 @njit(cache=True, nogil=True)
