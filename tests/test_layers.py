@@ -182,3 +182,16 @@ def test_no_module_uses_another_modules_private_names():
                 continue
             offenders.append(f"{importer}:{node.lineno}: {ast.unparse(node)}")
     assert offenders == []
+
+
+def test_threads_are_started_by_one_module():
+    # One owner for thread pools: the hashing, reading and per-call pools are all made in
+    # core/parallel.py, so their sizes and names are read in one place.
+    makers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                if name in ("ThreadPoolExecutor", "Thread"):
+                    makers.append(str(path.relative_to(PACKAGE)))
+    assert set(makers) <= {"core/parallel.py"}, sorted(set(makers))

@@ -1,4 +1,10 @@
-"""Spreading one batch over threads: each thread runs the nogil kernel on its own messages."""
+"""Spreading one batch over threads: each thread runs the nogil kernel on its own messages.
+
+The one owner of the package's threads: the hashing pool (:func:`run_parallel`), the reading
+pool (:func:`reader_pool`, for :mod:`batchkeccak.io`) and the pools of one call whose tasks
+wait for other work (:func:`call_pool`, the table digests' sources and batches) are all
+made here.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ on a shared machine one slowed core then delays the call by one chunk, not by ha
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_readers: ThreadPoolExecutor | None = None
 
 
 def available_cores() -> int:
@@ -37,6 +44,27 @@ def _executor() -> ThreadPoolExecutor:
                 max_workers=max(available_cores(), 1), thread_name_prefix="batchkeccak"
             )
         return _pool
+
+
+def reader_pool() -> ThreadPoolExecutor:
+    """The reading threads, started on first use: one per available core, two at least.
+
+    Not the hashing threads: those may be busy hashing one buffer while the next is read. No
+    task of this pool waits for another task of it, so a caller may wait for its own."""
+    global _readers
+    with _pool_lock:
+        if _readers is None:
+            _readers = ThreadPoolExecutor(
+                max_workers=max(2, available_cores()), thread_name_prefix="batchkeccak-read"
+            )
+        return _readers
+
+
+def call_pool(workers: int, name: str) -> ThreadPoolExecutor:
+    """A pool of ``workers`` threads for one call, named ``batchkeccak-NAME``, which the
+    caller closes (``with``): for tasks that wait for other work (a source's reader waits
+    for its batches), which would starve the shared pools."""
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"batchkeccak-{name}")
 
 
 def resolve_threads(threads: object) -> int:

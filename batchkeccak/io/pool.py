@@ -1,35 +1,20 @@
-"""The one pool of reading threads, and reading ahead into a second buffer.
+"""Reading ahead into a second buffer, on the pool of reading threads.
 
-The reading threads are not the hashing threads (:mod:`batchkeccak.core.parallel`): those may be
-busy hashing one buffer while the next is read. No task of this pool waits for another task
-of it, so a caller may wait for its own (or read in its place, :func:`read_ahead`).
+The reading threads (:func:`reader_pool`, owned by :mod:`batchkeccak.core.parallel` with
+every other pool) are not the hashing threads: those may be busy hashing one buffer while
+the next is read. No task of that pool waits for another task of it, so a caller may wait
+for its own (or read in its place, :func:`read_ahead`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Generator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+
+from batchkeccak.core.parallel import reader_pool
 
 R = TypeVar("R")
 Q = TypeVar("Q")
-
-_readers: ThreadPoolExecutor | None = None
-_readers_lock = threading.Lock()
-
-
-def reader_pool() -> ThreadPoolExecutor:
-    """The reading threads, started on first use: one per available core, two at least."""
-    global _readers
-    with _readers_lock:
-        if _readers is None:
-            from batchkeccak.core.parallel import available_cores
-
-            _readers = ThreadPoolExecutor(
-                max_workers=max(2, available_cores()), thread_name_prefix="batchkeccak-read"
-            )
-        return _readers
 
 
 def read_ahead(

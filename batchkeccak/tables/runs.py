@@ -25,7 +25,6 @@ import tempfile
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
@@ -35,6 +34,7 @@ import pyarrow as pa
 
 from batchkeccak.arrow import hash_encoded_rows
 from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.parallel import call_pool
 from batchkeccak.errors import DuplicateKeyError
 from batchkeccak.support.progress import progress_bar
 from batchkeccak.tables.keys import (
@@ -378,7 +378,7 @@ def digest_source(
 
     rows = 0
     with (
-        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batchkeccak-tables") as pool,
+        call_pool(threads, "tables") as pool,
         contextlib.closing(
             progress_bar(source.rows, source.argument, enabled=progress, position=builder.side)
         ) as bar,
@@ -437,7 +437,7 @@ def digest_sources(
             stop.set()
             raise
 
-    with ThreadPoolExecutor(len(sources), thread_name_prefix="batchkeccak-sources") as readers:
+    with call_pool(len(sources), "sources") as readers:
         # Each reader runs in a copy of this thread's context, so that a stream a source
         # exports there (a second read) is closed by the entry point's releases_on_error too.
         futures = [
