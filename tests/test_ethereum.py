@@ -774,3 +774,20 @@ def test_mapping_slots():
         mapping_slots([2**256], 0)
     with pytest.raises(ValueError, match=r"keys\[1\] is 19 bytes"):
         mapping_slots([bytes(20), bytes(19)], 0)
+
+
+@pytest.mark.parametrize("value_size", [28, 29, 30, 60])
+def test_an_embedded_node_over_32_bytes_is_refused_as_go_ethereum_refuses_it(value_size):
+    """go-ethereum's ``decodeRef`` (trie/node.go) refuses an embedded node whose RLP is over 32
+    bytes (``oversized embedded node``): such a child must be referenced by its hash. A branch
+    whose slot 1 embeds the leaf ``[hp([2]), value]``, whose RLP is ``value_size + 3`` bytes."""
+    from Crypto.Hash import keccak as pycryptodome_keccak
+
+    leaf = [b"\x32", b"v" * value_size]  # hex-prefix of the odd leaf path [2]
+    branch = rlp.encode([b"", leaf] + [b""] * 15)
+    root = pycryptodome_keccak.new(digest_bits=256, data=branch).digest()
+    if len(rlp.encode(leaf)) > 32:
+        with pytest.raises(ValueError):
+            verify_trie_proofs(root, [b"\x12"], [[branch]])
+    else:
+        assert verify_trie_proofs(root, [b"\x12"], [[branch]]) == [b"v" * value_size]

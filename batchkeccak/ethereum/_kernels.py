@@ -816,7 +816,8 @@ def verify_walk(
     Proof q is nodes ``proof_starts[q]:proof_starts[q + 1]`` of the flat ``proof_data``
     (``node_offsets`` one entry per node, ``digests`` their Keccak-256). Each node must hash
     to the reference its parent holds (the first to ``root``); an embedded child is read
-    inside its parent. Returns ``(status, value_start, value_stop, bad_node)``: ``status``
+    inside its parent, and refused (``PROOF_MALFORMED``) when its RLP is over 32 bytes, as
+    go-ethereum refuses it. Returns ``(status, value_start, value_stop, bad_node)``: ``status``
     is ``PROOF_OK`` or an error code, and a value start of -1 means the key is absent.
     """
     queries = proof_starts.shape[0] - 1
@@ -829,6 +830,7 @@ def verify_walk(
     item_start = np.empty(17, dtype=np.int64)
     item_stop = np.empty(17, dtype=np.int64)
     item_list = np.zeros(17, dtype=np.bool_)
+    item_head = np.empty(17, dtype=np.int64)
     for q in range(queries):
         for b in range(32):
             expected[b] = root[b]
@@ -899,6 +901,7 @@ def verify_walk(
                     item_start[items] = payload_start
                     item_stop[items] = payload_stop
                     item_list[items] = is_list
+                    item_head[items] = position
                     items += 1
                     position = payload_stop
                 if whole_node:
@@ -964,6 +967,12 @@ def verify_walk(
                 a = item_start[child]
                 e = item_stop[child]
                 if item_list[child]:
+                    # An embedded node is one whose RLP is shorter than a hash; go-ethereum's
+                    # decodeRef refuses one of more than 32 bytes, and so does this walk.
+                    if e - item_head[child] > 32:
+                        status[q] = PROOF_MALFORMED
+                        done = True
+                        break
                     start, stop = a, e
                     continue
                 if e - a == 0 and items == 17:
