@@ -524,6 +524,54 @@ def _nested_payload(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]
     return data, readonly(element_offsets[offsets])
 
 
+def _shallow_layout(array: pa.Array, name: str) -> tuple | None:
+    """A ``list``, ``large_list`` or ``map`` column of flat values, or a ``struct`` of one or
+    two flat fields, as :func:`_encode_shallow_field` reads it in place: ``(elements,
+    children, *first child's field, *second child's field)``; None for other nested columns
+    (encoded by :func:`_nested_payload`)."""
+    arrow_type = array.type
+    if pa.types.is_struct(arrow_type):
+        if not 1 <= arrow_type.num_fields <= 2:
+            return None
+        children = [array.field(index) for index in range(arrow_type.num_fields)]
+        elements = np.arange(len(array) + 1, dtype=np.int64)
+    elif (
+        pa.types.is_list(arrow_type)
+        or pa.types.is_large_list(arrow_type)
+        or pa.types.is_map(arrow_type)
+    ):
+        offsets = _list_offsets(array, name)
+        first = int(offsets[0])
+        values = array.values.slice(first, int(offsets[-1]) - first)
+        elements = offsets - first
+        children = [values.field(0), values.field(1)] if pa.types.is_map(arrow_type) else [values]
+    else:
+        return None
+    fields = []
+    for child in children:
+        child = normalize(child)
+        if _is_nested(child.type):
+            return None
+        field = (*_presence(child), *_field_layout(child, name))
+        present, first_bit, data, offsets, width = field
+        size = len(child)
+        if (
+            (present.shape[0] and first_bit + size > 8 * present.shape[0])
+            or (offsets.shape[0] and offsets.shape[0] < size + 1)
+            or (not offsets.shape[0] and size * width > data.shape[0])
+            or int(elements[-1]) > size
+        ):
+            raise ValueError(f"column {name!r}: its buffers are too short for its values")
+        fields.append(field)
+    second = fields[-1]  # a list's unused second slot repeats its child, of the same types
+    return (readonly(elements), len(fields), *fields[0], *second)
+
+
+def _is_nested(arrow_type: pa.DataType) -> bool:
+    rule = type_rule(arrow_type)
+    return rule is not None and rule.layout == "nested"
+
+
 def _list_view_payload(array: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
     """A ``list_view``'s rows, whose elements may lie anywhere in the child and overlap:
     the child is encoded once, then each row's run of it is gathered."""
@@ -620,6 +668,154 @@ def _encode_field(encoded, positions, present, first_bit, data, offsets, width, 
     return True
 
 
+@njit(cache=True, nogil=True)
+def _encode_shallow_field(
+    encoded, positions, present, first_bit, elements, lengths, children,
+    present_a, first_a, data_a, offsets_a, width_a,
+    present_b, first_b, data_b, offsets_b, width_b, write,
+):  # fmt: skip
+    # One nested field of every row whose value is its elements ``elements[row]`` to
+    # ``elements[row + 1]`` of one child (a list) or two (a map's keys and values, a struct's
+    # two fields, whose elements are its rows), each element's fields written straight from
+    # the children's buffers: no scratch encoding of the children. Without ``write`` it
+    # measures, as _encode_field does, and keeps each present row's value length in
+    # ``lengths`` for the writing pass. False where a buffer is too short.
+    count = positions.shape[0]
+    every_row = present.shape[0] == 0
+    if not every_row and first_bit + count > 8 * present.shape[0]:
+        return False
+    if elements.shape[0] < count + 1:
+        return False
+    every_a, fixed_a = present_a.shape[0] == 0, offsets_a.shape[0] == 0
+    every_b, fixed_b = present_b.shape[0] == 0, offsets_b.shape[0] == 0
+    end = encoded.shape[0]
+    for row in range(count):
+        pos = positions[row]
+        bit = first_bit + row
+        if not every_row and (present[bit >> 3] >> (bit & 7)) & 1 == 0:
+            if write:
+                if pos < 0 or pos >= end:
+                    return False
+                encoded[pos] = ROW_NULL_TAG
+            positions[row] = pos + 1
+            continue
+        first, last = elements[row], elements[row + 1]
+        if first < 0 or last < first:
+            return False
+        if not write:
+            length = 0
+            for at in range(first, last):  # spelled out per child, as below
+                bit_a = first_a + at
+                if not every_a and (present_a[bit_a >> 3] >> (bit_a & 7)) & 1 == 0:
+                    length += 1
+                else:
+                    size = width_a if fixed_a else offsets_a[at + 1] - offsets_a[at]
+                    if size < 0:
+                        return False
+                    length += 1 + ROW_LENGTH_BYTES + size
+                if children == 2:
+                    bit_b = first_b + at
+                    if not every_b and (present_b[bit_b >> 3] >> (bit_b & 7)) & 1 == 0:
+                        length += 1
+                    else:
+                        size = width_b if fixed_b else offsets_b[at + 1] - offsets_b[at]
+                        if size < 0:
+                            return False
+                        length += 1 + ROW_LENGTH_BYTES + size
+            lengths[row] = length
+            positions[row] = pos + 1 + ROW_LENGTH_BYTES + length
+            continue
+        length = lengths[row]
+        if pos < 0 or pos + 1 + ROW_LENGTH_BYTES + length > end:
+            return False
+        encoded[pos] = ROW_VALUE_TAG
+        store_le64(encoded, pos + 1, np.uint64(length))  # ROW_LENGTH_BYTES
+        at_pos = pos + 1 + ROW_LENGTH_BYTES
+        stop = at_pos + length
+        # The element fields, written as _encode_field writes a field, spelled out once per
+        # child (a call per element, even inlined, cost 4x here). A value under 8 bytes is
+        # copied as one word where the word ends before ``stop``: the bytes past it belong to
+        # this nested value's next fields, written after it, in order.
+        for at in range(first, last):
+            bit_a = first_a + at
+            if not every_a and (present_a[bit_a >> 3] >> (bit_a & 7)) & 1 == 0:
+                if at_pos >= stop:
+                    return False
+                encoded[at_pos] = ROW_NULL_TAG
+                at_pos += 1
+            else:
+                if fixed_a:
+                    start, size = at * width_a, width_a
+                else:
+                    start, size = offsets_a[at], offsets_a[at + 1] - offsets_a[at]
+                value_at = at_pos + 1 + ROW_LENGTH_BYTES
+                if (
+                    start < 0
+                    or size < 0
+                    or start + size > data_a.shape[0]
+                    or value_at + size > stop
+                ):
+                    return False
+                encoded[at_pos] = ROW_VALUE_TAG
+                store_le64(encoded, at_pos + 1, np.uint64(size))  # ROW_LENGTH_BYTES
+                if size >= 8:
+                    copied = 0
+                    while copied < size - 8:
+                        store_le64(encoded, value_at + copied, load_le64(data_a, start + copied))
+                        copied += 8
+                    store_le64(encoded, value_at + size - 8, load_le64(data_a, start + size - 8))
+                elif value_at + 8 <= stop and start + 8 <= data_a.shape[0]:
+                    store_le64(encoded, value_at, load_le64(data_a, start))  # one word: see above
+                else:
+                    for b in range(size):
+                        encoded[value_at + b] = data_a[start + b]
+                at_pos = value_at + size
+            if children == 2:
+                bit_b = first_b + at
+                if not every_b and (present_b[bit_b >> 3] >> (bit_b & 7)) & 1 == 0:
+                    if at_pos >= stop:
+                        return False
+                    encoded[at_pos] = ROW_NULL_TAG
+                    at_pos += 1
+                else:
+                    if fixed_b:
+                        start, size = at * width_b, width_b
+                    else:
+                        start, size = offsets_b[at], offsets_b[at + 1] - offsets_b[at]
+                    value_at = at_pos + 1 + ROW_LENGTH_BYTES
+                    if (
+                        start < 0
+                        or size < 0
+                        or start + size > data_b.shape[0]
+                        or value_at + size > stop
+                    ):
+                        return False
+                    encoded[at_pos] = ROW_VALUE_TAG
+                    store_le64(encoded, at_pos + 1, np.uint64(size))  # ROW_LENGTH_BYTES
+                    if size >= 8:
+                        copied = 0
+                        while copied < size - 8:
+                            store_le64(
+                                encoded, value_at + copied, load_le64(data_b, start + copied)
+                            )
+                            copied += 8
+                        store_le64(
+                            encoded, value_at + size - 8, load_le64(data_b, start + size - 8)
+                        )
+                    elif value_at + 8 <= stop and start + 8 <= data_b.shape[0]:
+                        store_le64(
+                            encoded, value_at, load_le64(data_b, start)
+                        )  # one word: see above
+                    else:
+                        for b in range(size):
+                            encoded[value_at + b] = data_b[start + b]
+                    at_pos = value_at + size
+        if at_pos != stop:
+            return False
+        positions[row] = stop
+    return True
+
+
 def encode_rows(batch: pa.RecordBatch) -> FlatMessages:
     """The row encoding of every row of ``batch`` (all its columns, in order), as
     :class:`batchkeccak.FlatMessages`: what :func:`hash_rows` hashes.
@@ -641,16 +837,22 @@ def _encoded_rows(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     row_lengths = np.zeros(count, dtype=np.int64)
     for name, column in zip(batch.schema.names, batch.columns):
         column = normalize(column)
-        field = (*_presence(column), *_field_layout(column, name))
-        if not _encode_field(_NO_BYTES_OUT, row_lengths, *field, False):
+        shallow = _shallow_layout(column, name) if _is_nested(column.type) else None
+        if shallow is None:
+            kernel, field = _encode_field, (*_presence(column), *_field_layout(column, name))
+        else:  # its children's values written straight into the rows
+            lengths = np.zeros(count, dtype=np.int64)
+            presence = _presence(column)
+            kernel, field = _encode_shallow_field, (*presence, shallow[0], lengths, *shallow[1:])
+        if not kernel(_NO_BYTES_OUT, row_lengths, *field, False):
             raise ValueError(f"column {name!r}: its buffers are too short for its {count} rows")
-        fields.append((name, field))
+        fields.append((name, kernel, field))
     row_offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(row_lengths, out=row_offsets[1:])
     encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
     positions = row_offsets[:-1].copy()
-    for name, field in fields:
-        if not _encode_field(encoded, positions, *field, True):
+    for name, kernel, field in fields:
+        if not kernel(encoded, positions, *field, True):
             raise RuntimeError(f"column {name!r} changed while its rows were encoded")
     if not np.array_equal(positions, row_offsets[1:]):
         raise RuntimeError("a column changed while the rows were encoded")

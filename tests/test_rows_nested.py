@@ -219,6 +219,57 @@ def test_dictionaries_and_views_inside_encode_as_their_values():
     assert encodings(pa.record_batch({"v": structs})) == [field(v, plain) for v in expected]
 
 
+FLAT_CHILDREN = {
+    "string": (pa.string(), lambda i: None if i % 7 == 3 else "x" * (i % 19)),
+    "large_binary": (pa.large_binary(), lambda i: None if i % 5 == 1 else bytes(range(i % 17))),
+    "string_view": (pa.string_view(), lambda i: "v" * (i % 23)),
+    "int8": (pa.int8(), lambda i: None if i % 4 == 0 else i % 100 - 50),
+    "int64": (pa.int64(), lambda i: i * 1_000_003 - 7),
+    "float64": (pa.float64(), lambda i: None if i % 6 == 0 else i / 3),
+    "bool": (pa.bool_(), lambda i: None if i % 9 == 0 else i % 2 == 0),
+    "null": (pa.null(), lambda i: None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLAT_CHILDREN))
+def test_lists_maps_and_two_field_structs_of_every_flat_child(name):
+    # The shapes whose elements are written straight into the rows from the child arrays
+    # (values under and over a word, nulls, the last value of a buffer), against the model,
+    # whole and sliced.
+    child_type, value = FLAT_CHILDREN[name]
+    rng = np.random.default_rng(len(name))
+    lists, maps, structs = [], [], []
+    for row in range(300):
+        if row % 11 == 5:
+            lists.append(None), maps.append(None), structs.append(None)
+            continue
+        picks = [int(i) for i in rng.integers(0, 60, int(rng.integers(0, 6)))]
+        lists.append([value(i) for i in picks])
+        maps.append([(f"k{i}", value(i)) for i in picks])
+        structs.append({"a": value(row), "b": value(row + 1)})
+    types = {
+        "l": pa.list_(child_type),
+        "ll": pa.large_list(child_type),
+        "m": pa.map_(pa.string(), child_type),
+        "s": pa.struct({"a": child_type, "b": child_type}),
+        "s1": pa.struct({"a": child_type}),
+    }
+    columns = {
+        "l": lists,
+        "ll": lists,
+        "m": maps,
+        "s": structs,
+        "s1": [None if v is None else {"a": v["a"]} for v in structs],
+    }
+    table = pa.table({k: pa.array(columns[k], types[k]) for k in types})
+    rows = table.to_pylist()
+    model = model_rows(rows, table.schema)
+    for start, stop in ((0, 300), (1, 299), (37, 64), (299, 300)):
+        batch = table.slice(start, stop - start).combine_chunks().to_batches()[0]
+        assert encodings(batch) == model[start:stop]
+    assert hash_rows(table, threads=2).to_pylist() == [sha3(m) for m in model]
+
+
 def test_dictionaries_of_nested_values_encode_as_their_values():
     # Arrow builds dictionaries whose values are lists, structs and maps (Parquet cannot
     # write them); each row encodes as the value its index picks, a null index as a null.
