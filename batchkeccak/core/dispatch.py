@@ -65,9 +65,14 @@ _forced_lock = threading.RLock()
 """Held for the whole of a :func:`forced_backend` block: blocks of two threads run one after
 the other, so each restores what it found."""
 
-_this_thread = threading.local()
+
+class _ThreadPolicy(threading.local):
+    forced: str | None = None  # a class default: reading it raises nothing (plan's hot path)
+
+
+_this_thread = _ThreadPolicy()
 """A policy for the calling thread alone (:func:`kernels_on_this_thread`), over the
-process's."""
+process's; None: the process's."""
 
 
 def _invalid_policy() -> ValueError:
@@ -82,7 +87,7 @@ def policy() -> str | None:
     """The backend policy in force on the calling thread: ``"kernels"``, ``"oneshot"``, or
     None for the measured limits. ValueError naming :data:`ENVIRONMENT_VARIABLE` when it
     holds anything else."""
-    forced = getattr(_this_thread, "forced", _forced)
+    forced = _this_thread.forced or _forced
     if forced is _INVALID:
         raise _invalid_policy()
     return forced
@@ -171,7 +176,9 @@ def plan(
     one-shot form of its own (cSHAKE, KMAC and TupleHash through pycryptodome, HMAC-SHA3
     through ``hmac``): then ``spec`` and ``domain`` are not asked.
     """
-    forced = policy()
+    forced = _this_thread.forced or _forced  # policy(), inline: this is every call's path
+    if forced is _INVALID:
+        raise _invalid_policy()
     if family is None:
         family = backend_family(spec, domain)
     if family is None or forced == KERNELS:
@@ -261,13 +268,8 @@ def kernels_on_this_thread() -> Iterator[None]:
     """Within the block, the calling thread's calls go to the kernels; other threads keep
     the process's policy. For :func:`batchkeccak.warmup` and the loads before a timed run:
     they need the kernels loaded, not every thread of the process moved to them."""
-    previous = getattr(_this_thread, "forced", None)
-    had = hasattr(_this_thread, "forced")
-    _this_thread.forced = KERNELS
+    previous, _this_thread.forced = _this_thread.forced, KERNELS
     try:
         yield
     finally:
-        if had:
-            _this_thread.forced = previous
-        else:
-            del _this_thread.forced
+        _this_thread.forced = previous
