@@ -19,7 +19,8 @@ beside them, and ``diff`` of two nested Parquet files checked against a plain mo
    result is checked against a plain Python model (value by value, column by column).
 
 Polars' thread pool is fixed when Polars is imported: it is set here to the cores the bench
-uses (``POLARS_MAX_THREADS``). Prints the tables and writes every figure to JSON under
+uses (``POLARS_MAX_THREADS``), so one thread is compared with polars-hash by CPU time, and two
+by the wall clock. Prints the tables and writes every figure to JSON under
 bench/results/ (git-ignored).
 """
 
@@ -188,14 +189,17 @@ def bench_rows(title: str, table: pa.Table, repeats: int) -> dict:
     rivals = [name for name in candidates if name.startswith("polars-hash")]
     ratios = {}
     if rivals:
-        rival = min(rivals, key=best.__getitem__)
+        # Polars' pool is fixed at import (2 threads here, and the streaming engine uses
+        # them), so one thread is compared by CPU time, two by the wall clock.
         for t in THREADS:
             name = f"batchkeccak hash_rows, {t} thread{'s' if t > 1 else ''}"
-            ratios[t] = best[rival] / best[name]
+            times_of = cpu if t == 1 else best
+            rival = min(rivals, key=times_of.__getitem__)
+            ratios[t] = times_of[rival] / times_of[name]
             verdict = "met" if ratios[t] >= POLARS_HASH_TARGET else "MISSED"
             print(
-                f"  target >= {POLARS_HASH_TARGET:.0f}x polars-hash ({rival}), {t} thread(s): "
-                f"{ratios[t]:.1f}x ({verdict})"
+                f"  target >= {POLARS_HASH_TARGET:.0f}x polars-hash ({rival}), {t} thread(s), "
+                f"{'CPU' if t == 1 else 'wall'}: {ratios[t]:.1f}x ({verdict})"
             )
     return {
         "rows": rows,
