@@ -611,6 +611,22 @@ NOT_COLUMN_READERS = {
     "tests/test_arrow_type_matrix.py runs every type through the key encoder",
     "batchkeccak.inputs.arrow_types.logical_type": "an Arrow type, not a column; "
     "tests/test_arrow_type_matrix.py runs every type through the digest header",
+    "batchkeccak.arrow.compute_expression": "builds a dataset expression from a column name; "
+    "tests/test_arrow_compute_expression.py runs it on every string and binary type",
+    "batchkeccak.core.hashers.hash_places": "the places of a list's bytes items, not an Arrow "
+    "array; tests/test_input_boundary.py runs it",
+    "batchkeccak.derived.mode_hashers.hash_leaves": "flat numpy arrays of tree leaves (the tree "
+    "modes' queue), not an Arrow array",
+    "batchkeccak.inputs.arrow_producers.exported": "opens a producer's capsules; "
+    "tests/test_arrow_producers.py runs it on every producer",
+    "batchkeccak.inputs.arrow_producers.exported_stream": "opens a producer's stream; "
+    "tests/test_arrow_producers.py runs it on every producer",
+    "batchkeccak.inputs.arrow_producers.release": "closes what a producer exported; "
+    "tests/test_arrow_producers.py and tests/test_tables_streams.py check it",
+    "batchkeccak.merkle.openzeppelin.OpenZeppelinTree.root_only": "merkle.merkle_root's scheme",
+    "batchkeccak.merkle.rfc9162.RFC9162Tree.root_only": "merkle.merkle_root's scheme",
+    "batchkeccak.support.output.arrow_sink": "an output file for pyarrow's writers; reads no "
+    "Arrow data",
 }
 """Public functions the source scan finds that are not run on Arrow layouts here, and why."""
 

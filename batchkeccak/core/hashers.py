@@ -217,7 +217,7 @@ class Hasher:
 
     def fields(self) -> dict[str, object]:
         """Every slot by name: what pickling saves, and what a mode copies to derive a hasher."""
-        return {name: getattr(self, name) for name in _all_slots(type(self))}
+        return {name: getattr(self, name) for name in all_slots(type(self))}
 
     def __reduce__(self):
         # Pickled as its fields (Dask, Spark and Ray ship hashers to their workers); the
@@ -565,7 +565,7 @@ def _checked_state(state: np.ndarray | None) -> np.ndarray:
     return readonly(np.array(state, dtype=np.uint64, order="C", copy=True))
 
 
-def _all_slots(cls: type) -> list[str]:
+def all_slots(cls: type) -> list[str]:
     return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from batchkeccak.core import parallel
 from batchkeccak.core.dispatch import KERNELS, ONESHOT, kernels_loaded
 from batchkeccak.core.dispatch import plan as plan_backend
-from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, _all_slots, restore
+from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, all_slots, restore
 from batchkeccak.core.oneshot import mode_oneshot
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.core.stored_states import StoredStates
@@ -194,7 +194,7 @@ class ModeHasher(Hasher):
     def fields(self) -> dict[str, object]:
         # A state not computed yet stays so in a copy or a pickle.
         fields: dict[str, object] = {}
-        for name in _all_slots(type(self)):
+        for name in all_slots(type(self)):
             attribute = getattr(type(self), name, None)
             if isinstance(attribute, LazyField):
                 fields[name] = attribute.raw(self)
