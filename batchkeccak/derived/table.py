@@ -8,6 +8,7 @@ row it runs on, and the parameters it takes; nothing else differs between, say,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -102,6 +103,17 @@ def canonical_algorithm(name: str) -> str | None:
     """The name of the row or mode that ``name`` spells (any spelling
     :func:`batchkeccak.core.parameters.canonical_name` reads, object identifiers of both tables
     included), or None."""
+    if isinstance(name, str):
+        return _canonical_spelling(name)
+    from batchkeccak.core.parameters import canonical_name
+
+    return canonical_name(name, algorithm_names(), object_identifiers())
+
+
+@functools.lru_cache(maxsize=1024)
+def _canonical_spelling(name: str) -> str | None:
+    # Every hash_one(message, "sha3_256") resolves its name: the tables never change, so each
+    # spelling is worked out once (4.9 us otherwise, against 4.6 us for a 32-byte digest).
     from batchkeccak.core.parameters import canonical_name
 
     return canonical_name(name, algorithm_names(), object_identifiers())
