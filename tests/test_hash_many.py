@@ -369,16 +369,24 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
 def test_a_short_list_of_long_messages_still_gets_every_thread(monkeypatch):
     # Too few messages to convert in chunks, but plenty of work: the threads count is left to
     # the flat layer, which sees the sizes.
+    # Long bytes items are read where they lie (api's hash_places), others laid out flat.
+    from batchkeccak import api
     from batchkeccak.core.hashers import Hasher
 
     asked = []
     original = Hasher.hash_flat
+    original_places = api.hash_places
 
     def recording(self, data, offsets, *args, **kwargs):
         asked.append(self.threads)
         return original(self, data, offsets, *args, **kwargs)
 
+    def recording_places(hasher, *args, **kwargs):
+        asked.append(hasher.threads)
+        return original_places(hasher, *args, **kwargs)
+
     monkeypatch.setattr(Hasher, "hash_flat", recording)
+    monkeypatch.setattr(api, "hash_places", recording_places)
     messages = [bytes([i]) * 100_000 for i in range(8)]
     assert_digests(bk.hash_many(messages, "sha3_256", threads=2), "sha3_256", messages)
     assert asked == [2]
