@@ -510,3 +510,44 @@ def test_kernels_on_one_thread_leave_the_others_policy():
         done.set()
         worker.join()
     assert seen == ["kernels"]
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_a_few_long_items_of_a_mode_with_a_oneshot_form_on_each_side(bits, backend):
+    # A short list of long bytes items is read where it lies; cSHAKE's small work goes to
+    # the mode's own one-shot form (pycryptodome's cSHAKE), never the bare sponge's, which
+    # no backend has (that path once called None).
+    from Crypto.Hash import cSHAKE128, cSHAKE256
+
+    oracle = {128: cSHAKE128, 256: cSHAKE256}[bits]
+    messages = [b"a" * 300, bytes(range(256)) * 2, b"z" * 129]
+    got = bk.hash_many(messages, f"cshake{bits}", length=24, customization=b"tree")
+    want = [oracle.new(data=m, custom=b"tree").read(24) for m in messages]
+    assert [row.tobytes() for row in got] == want
+
+
+def test_how_a_batch_runs_is_the_executors_alone():
+    # Modes describe their one-shot backend through make_executor; none overrides the
+    # executor's decisions on the hasher, and the executor holds the hasher's fields only.
+    import pickle
+
+    import batchkeccak.derived  # noqa: F401  (defines every mode's class)
+    from batchkeccak.core.executor import Executor
+    from batchkeccak.core.hashers import Hasher
+
+    delegated = ("plan", "oneshot_backend", "oneshot_byte_budget", "hash_in_one_call", "executor")
+    overriding = [
+        f"{cls.__name__}.{name}"
+        for cls in _subclasses(Hasher)
+        for name in delegated
+        if name in cls.__dict__
+    ]
+    assert overriding == []
+    resolved = bk.hasher("sha3_256", threads=3)
+    assert isinstance(resolved.executor, Executor) and resolved.executor is resolved.executor
+    assert "_executor" not in resolved.fields()
+    assert resolved.with_threads(1).executor.threads == 1 and resolved.executor.threads == 3
+    copied = pickle.loads(pickle.dumps(resolved))
+    assert copied.executor.threads == 3 and copied.executor.family == "hashlib"
+    keyed = bk.hasher("kmac128", length=32, key=b"k" * 32)
+    assert keyed.executor.family == "pycryptodome" and not keyed.executor.oneshot_backend

@@ -27,7 +27,8 @@ LAYERS = [
                              "batchkeccak.support.progress"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
-    ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.hashers"]),
+    ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.executor",
+                "batchkeccak.core.hashers"]),
     ("modes", ["batchkeccak.derived"]),
     ("api", ["batchkeccak.api", "batchkeccak.streams", "batchkeccak.files",
              "batchkeccak.platform"]),

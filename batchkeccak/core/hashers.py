@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from batchkeccak.core import parallel
-from batchkeccak.core.dispatch import KERNELS, ONESHOT, kernels_loaded, oneshot_bytes
-from batchkeccak.core.dispatch import plan as plan_backend
-from batchkeccak.core.oneshot import backend_family, oneshot_digest, oneshot_function
+from batchkeccak.core.dispatch import ONESHOT
+from batchkeccak.core.executor import Executor
+from batchkeccak.core.oneshot import backend_family
 from batchkeccak.core.parameters import Algorithm, get_algorithm
 from batchkeccak.inputs import readonly, rows_to_flat, single_message
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
@@ -152,12 +152,12 @@ class Hasher:
         mode sets another: 0x04 for cSHAKE, a TurboSHAKE domain byte...).
     """
 
-    __slots__ = ("algorithm", "domain", "initial_state", "output_length", "threads")
+    __slots__ = ("_executor", "algorithm", "domain", "initial_state", "output_length", "threads")
 
     plain_sponge: ClassVar[bool] = True
     """Whether :meth:`hash_flat` is the table row's sponge over each message exactly as given
     (from ``initial_state``, padded with ``domain``): the capability that lets hashlib or
-    pycryptodome (:meth:`plan`) and the one-call kernel (:meth:`one_call`) stand in for it.
+    pycryptodome (:attr:`executor`) and the one-call kernel (:meth:`one_call`) stand in for it.
     A mode that frames its messages, hashes them twice or as a tree declares False, and then
     only its own :meth:`hash_flat` hashes for it."""
 
@@ -209,6 +209,35 @@ class Hasher:
         rows = self.initial_state.shape[0]
         return None if rows == 1 else rows
 
+    @property
+    def executor(self) -> Executor:
+        """How this hasher's batches run (:class:`~batchkeccak.core.executor.Executor`): the
+        backend plan, threads and byte budgets, from this hasher's fields; built once."""
+        try:
+            return self._executor
+        except AttributeError:
+            executor = self.make_executor()
+            object.__setattr__(self, "_executor", executor)
+            return executor
+
+    def make_executor(self) -> Executor:
+        """The :attr:`executor` of this hasher's fields: the row's own one-shot backend where
+        it computes this function (a plain sponge from the all-zero state, with a domain
+        byte hashlib or pycryptodome takes). A mode with a one-shot form of its own
+        describes that one instead."""
+        state = self.initial_state
+        family = None
+        if self.plain_sponge and (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())):
+            family = backend_family(self.algorithm, self.domain)
+        return Executor(
+            self.algorithm,
+            self.domain,
+            self.output_length,
+            self.threads,
+            family=family,
+            stands_in=self.plain_sponge,
+        )
+
     def with_threads(self, threads: object) -> Hasher:
         """The same hasher on another number of threads (None: every available core)."""
         fields = self.fields()
@@ -251,14 +280,15 @@ class Hasher:
         if count == 0 or out_len == 0:
             return out
         spec = self.algorithm
-        if self.plan(count, int(offsets[-1]) - int(offsets[0])) == ONESHOT:
-            return self._oneshot_flat(data, offsets, out)
+        executor = self.executor
+        if executor.plan(count, int(offsets[-1]) - int(offsets[0])) == ONESHOT:
+            return executor.oneshot_flat(data, offsets, out)
         initial = readonly(self.initial_state)
         # Messages go to the lanes in buffer order: each lane takes the next message as soon
         # as its own is done, so lanes stay busy without sorting by length, and neighbouring
         # lanes read neighbouring memory (sorting by length was measured 1.2x slower).
         total_bytes = int(offsets[-1]) - int(offsets[0])  # an upper bound is all it needs
-        threads = self._threads_for(count, total_bytes)
+        threads = executor.threads_for(count, total_bytes)
         uniform = batch_size is None and _single_block_uniform(
             offsets, spec.rate, out_len, equal_lengths
         )
@@ -275,14 +305,6 @@ class Hasher:
             workers=threads,
         )
         return out
-
-    def _threads_for(self, count: int, total_bytes: int) -> int:
-        """Threads worth starting for ``count`` messages of ``total_bytes`` in all."""
-        spec = self.algorithm
-        permutations = total_bytes // spec.rate + count * (
-            1 + (self.output_length - 1) // spec.rate
-        )
-        return max(1, min(self.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
 
     def one_call(self):
         """This hasher's batch kernel as a function ``(data, offsets, out)`` that hashes on the
@@ -317,21 +339,10 @@ class Hasher:
         False, having done nothing, where :meth:`hash_flat` does better: a mode without a
         one-call kernel, work the dispatcher gives to hashlib (and every batch before the
         kernels are loaded, so that the dispatcher keeps its account), or work worth
-        spreading over this hasher's threads.
+        spreading over this hasher's threads (:meth:`Executor.hash_in_one_call
+        <batchkeccak.core.executor.Executor.hash_in_one_call>` decides).
         """
-        count = offsets.shape[0] - 1
-        total_bytes = int(offsets[-1]) - int(offsets[0])
-        if self.oneshot_backend and (
-            not kernels_loaded() or self.plan(count, total_bytes) == ONESHOT
-        ):
-            return False
-        if self.threads > 1 and self._threads_for(count, total_bytes) > 1:
-            return False
-        kernel = self.one_call()
-        if kernel is None:
-            return False
-        kernel(readonly(data), readonly(offsets), out)
-        return True
+        return self.executor.hash_in_one_call(self.one_call, data, offsets, out)
 
     def check_batch(self, count: int) -> None:
         """ValueError unless a batch of ``count`` messages fits this hasher: any count, or
@@ -343,74 +354,32 @@ class Hasher:
                 f"message, but {count} messages were given"
             )
 
-    # -- small work: hashlib or pycryptodome, one message at a time (batchkeccak.core.dispatch)
+    # -- how a batch runs: the executor's (batchkeccak.core.executor), for callers of a hasher
 
     @property
     def oneshot_backend(self) -> bool:
         """Whether hashlib or pycryptodome computes this hasher's function: a plain sponge
         (:attr:`plain_sponge`) of a row from the all-zero state, with a domain byte they
-        take. (A mode's start state and framing are the kernels' business.)"""
-        if not self.plain_sponge:
-            return False
-        state = self.initial_state
-        return (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())) and (
-            backend_family(self.algorithm, self.domain) is not None
-        )
+        take (:attr:`Executor.oneshot_backend
+        <batchkeccak.core.executor.Executor.oneshot_backend>`)."""
+        return self.executor.oneshot_backend
 
     def plan(self, count: int, total_bytes: int, backend_threads: int = 1) -> str:
         """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT`
-        (hashlib or pycryptodome, one message at a time) or :data:`KERNELS`.
-
-        The one decision every entry point asks: only a hasher with a one-shot backend
-        (:attr:`oneshot_backend`) may get ``ONESHOT``, and then as the dispatcher's measured
-        limits say (:func:`batchkeccak.core.dispatch.plan`, which books the work it gives the
-        backend). ``backend_threads``: the threads the backend would run on (files).
-        """
-        if not self.oneshot_backend:
-            return KERNELS
-        return plan_backend(
-            self.algorithm, self.domain, count, total_bytes, self.threads, backend_threads
-        )
+        or ``KERNELS`` (:meth:`Executor.plan <batchkeccak.core.executor.Executor.plan>`)."""
+        return self.executor.plan(count, total_bytes, backend_threads)
 
     def oneshot_byte_budget(self, count: int, backend_threads: int = 1) -> int:
         """The most bytes ``count`` messages may hold in all and still be planned
-        :data:`ONESHOT` (-1 when none may), for work whose size shows only as it is read;
-        the caller then books what it did with :meth:`plan`."""
-        if not self.oneshot_backend:
-            return -1
-        return oneshot_bytes(self.algorithm, self.domain, count, self.threads, backend_threads)
-
-    def _oneshot_flat(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> np.ndarray:
-        view = data.data  # the array's buffer as a memoryview
-        bounds = offsets.tolist()  # a copy: what is checked is what is read
-        # The kernels' own entry check, here: a slice past the data would silently shorten
-        # a message, where the kernels refuse it.
-        if bounds[0] < 0 or bounds[-1] > len(view) or any(map(int.__gt__, bounds[:-1], bounds[1:])):
-            raise ValueError("hash_flat: a message's offsets leave the data buffer")
-        pieces = map(view.__getitem__, map(slice, bounds[:-1], bounds[1:]))
-        return self._oneshot_rows(pieces, out)
-
-    def _oneshot_rows(self, messages, out: np.ndarray) -> np.ndarray:
-        digest = oneshot_function(self.algorithm, self.domain, self.output_length)
-        joined = b"".join(map(digest, messages))
-        out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
-        return out
+        :data:`ONESHOT` (-1 when none may): :meth:`Executor.oneshot_byte_budget
+        <batchkeccak.core.executor.Executor.oneshot_byte_budget>`."""
+        return self.executor.oneshot_byte_budget(count, backend_threads)
 
     def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
         """The digests of a list of ``bytes`` when it is small work for the one-shot backend
         (read as it is: no flat copy, no compiled reader); None otherwise, for the batch
         path. ``(N, output_length)`` uint8."""
-        if self.batch_size is not None or self.oneshot_byte_budget(len(messages)) < 0:
-            return None  # no one-shot backend, or too many messages whatever their sizes
-        total = 0
-        for message in messages:
-            if type(message) is not bytes:
-                return None
-            total += len(message)
-        if self.plan(len(messages), total) != ONESHOT:
-            return None
-        out = np.empty((len(messages), self.output_length), dtype=np.uint8)
-        return self._oneshot_rows(messages, out) if self.output_length else out
+        return self.executor.hash_list(messages)
 
     # -- one message in pieces ----------------------------------------------------------------
 
@@ -467,10 +436,9 @@ class Hasher:
             )
         if self.output_length:
             spec = self.algorithm
-            if self.plan(1, int(offsets[1])) == ONESHOT:
-                return oneshot_digest(  # type: ignore[return-value]  # planned: a backend exists
-                    spec, self.domain, data.data, self.output_length
-                )
+            executor = self.executor
+            if executor.plan(1, int(offsets[1])) == ONESHOT:
+                return executor.digest()(data.data)
             from batchkeccak.core.sponge import run_jobs
 
             run_jobs(
@@ -566,7 +534,13 @@ def _checked_state(state: np.ndarray | None) -> np.ndarray:
 
 
 def all_slots(cls: type) -> list[str]:
-    return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
+    """A hasher class's fields: its slots but the cache of its executor (built again on use)."""
+    return [
+        name
+        for klass in cls.__mro__
+        for name in getattr(klass, "__slots__", ())
+        if name != "_executor"
+    ]
 
 
 def restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
@@ -609,9 +583,11 @@ def hash_places(
     spec = hasher.algorithm
     lengths = ends - starts
     total = int(lengths.sum())
-    if hasher.plan(count, total) == ONESHOT:
+    executor = hasher.executor
+    if executor.plan(count, total) == ONESHOT:
+        # The executor's one-shot function: a mode's own form where it has one (cSHAKE).
         out = np.empty((count, out_len), dtype=np.uint8)
-        digest = oneshot_function(spec, hasher.domain, out_len)
+        digest = executor.digest()
         view = data.data
         joined = b"".join(digest(view[a:b]) for a, b in zip(starts.tolist(), ends.tolist()))
         out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
@@ -624,8 +600,7 @@ def hash_places(
     pairs = readonly(pairs)
     tall = np.empty((2 * count, out_len), dtype=np.uint8)
     rate = spec.rate
-    permutations = total // rate + count * (1 + (out_len - 1) // rate)
-    threads = max(1, min(hasher.threads, permutations // parallel.MIN_PERMUTATIONS_PER_THREAD))
+    threads = executor.threads_for(count, total)
     parts = 1
     if threads > 1:
         parts = max(threads, min(threads * parallel.CHUNKS_PER_THREAD, count // TILE_WIDTH))

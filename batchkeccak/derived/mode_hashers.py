@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import numpy as np
 
 from batchkeccak.core import parallel
-from batchkeccak.core.dispatch import KERNELS, ONESHOT, kernels_loaded
+from batchkeccak.core.dispatch import ONESHOT
 from batchkeccak.core.dispatch import plan as plan_backend
+from batchkeccak.core.executor import Executor
 from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, all_slots, restore
 from batchkeccak.core.oneshot import mode_oneshot
 from batchkeccak.core.parameters import Algorithm
@@ -202,12 +203,22 @@ class ModeHasher(Hasher):
                 fields[name] = getattr(self, name)
         return fields
 
-    @property
-    def oneshot_backend(self) -> bool:
-        # The sponge's backend applies only to a state from zeros: never one not computed.
-        if isinstance(self.raw_initial_state, LazyState):
-            return False
-        return super().oneshot_backend
+    def make_executor(self) -> Executor:
+        """The mode's one-shot form where it has one (never with one key per message), whose
+        family's costs decide small work; else the sponge's backend, which applies only to a
+        state from zeros: never one not computed."""
+        form = self.oneshot_form if self.key_count is None else None
+        if form is None and not isinstance(self.raw_initial_state, LazyState):
+            return super().make_executor()
+        return Executor(
+            self.algorithm,
+            self.domain,
+            self.output_length,
+            self.threads,
+            family=None if form is None else self.oneshot_family,
+            form=form,
+            stands_in=self.plain_sponge,
+        )
 
     @property
     def raw_initial_state(self) -> np.ndarray | LazyState:
@@ -223,18 +234,10 @@ class ModeHasher(Hasher):
         """Whether ``count`` messages of ``total_bytes`` in all go to the mode's one-shot
         backend (the dispatcher's rule, which books the work it gives it): never for a
         hasher with one key per message."""
-        if self.oneshot_form is None or count == 0 or self.key_count is not None:
-            return False
-        planned = plan_backend(
-            self.algorithm,
-            self.domain,
-            count,
-            total_bytes,
-            self.threads,
-            backend_threads,
-            family=self.oneshot_family,
+        executor = self.executor
+        return executor.form is not None and executor.small_work(
+            count, total_bytes, backend_threads
         )
-        return planned == ONESHOT
 
     def plan_small_files(self, count: int, total_bytes: int) -> bool:
         """Whether ``count`` files of ``total_bytes`` in all are small work for the mode's
@@ -277,46 +280,17 @@ class ModeHasher(Hasher):
         if out is None:
             out = np.empty((count, self.output_length), dtype=np.uint8)
         if self.output_length:
-            one = mode_oneshot(self.oneshot_form, self.output_length)[0]
+            one = self.executor.digest()
             joined = b"".join(one(view[a:b]) for a, b in itertools.pairwise(bounds))
             out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
-        return out
-
-    def plan(self, count: int, total_bytes: int, backend_threads: int = 1) -> str:
-        # cSHAKE's plain hash_flat asks this: small work to the mode's one-shot form
-        # (_oneshot_rows), never to its sponge's. (A mode with a hash_flat of its own plans
-        # there: this stays the sponge's question.)
-        if self.oneshot_form is not None and self.plain_sponge:
-            return ONESHOT if self.small_work(count, total_bytes, backend_threads) else KERNELS
-        return super().plan(count, total_bytes, backend_threads)
-
-    def _oneshot_rows(self, messages, out: np.ndarray) -> np.ndarray:
-        if self.oneshot_form is None:
-            return super()._oneshot_rows(messages, out)
-        one = mode_oneshot(self.oneshot_form, self.output_length)[0]
-        out[:] = np.frombuffer(b"".join(map(one, messages)), dtype=np.uint8).reshape(out.shape)
         return out
 
     def hash_one(self, message: object) -> bytes:
         if self.oneshot_form is not None and self.output_length:
             data, offsets = single_message(message)
             if self.small_work(1, int(offsets[1])):
-                return mode_oneshot(self.oneshot_form, self.output_length)[0](data.data)
+                return self.executor.digest()(data.data)
         return super().hash_one(message)
-
-    def hash_in_one_call(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> bool:
-        # Before the kernels load, every batch goes through hash_flat, which keeps the
-        # dispatcher's account (as for the sponges).
-        if (
-            self.oneshot_form is not None
-            and self.key_count is None
-            and (
-                not kernels_loaded()
-                or self.small_work(offsets.shape[0] - 1, int(offsets[-1]) - int(offsets[0]))
-            )
-        ):
-            return False
-        return super().hash_in_one_call(data, offsets, out)
 
     @property
     def batch_size(self) -> int | None:
