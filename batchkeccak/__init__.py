@@ -63,7 +63,7 @@ _EXPORTS = {
     "parallelhash_xof_256": "batchkeccak.derived",
     "KeccakHash": "batchkeccak.streams",
     "StreamHasher": "batchkeccak.streams",
-    "UncachedKernelsWarning": "batchkeccak.core.jit",
+    "UncachedKernelsWarning": "batchkeccak.native.jit",
     "algorithms_available": "batchkeccak.streams",
     "new": "batchkeccak.streams",
     **dict.fromkeys(ALGORITHM_NAMES, "batchkeccak.streams"),
@@ -139,7 +139,6 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
         warmup,
     )
     from batchkeccak.core.hashers import Hasher
-    from batchkeccak.core.jit import UncachedKernelsWarning
     from batchkeccak.core.parameters import Algorithm, algorithms
     from batchkeccak.derived import (
         kt128,
@@ -153,6 +152,7 @@ if TYPE_CHECKING:  # what the names above resolve to, for type checkers and edit
     )
     from batchkeccak.files import file_digest, hash_files
     from batchkeccak.inputs import FlatMessages
+    from batchkeccak.native.jit import UncachedKernelsWarning
     from batchkeccak.tables.changes import diff
     from batchkeccak.tables.digest import table_digest
     from batchkeccak.tables.segments import segment_digests

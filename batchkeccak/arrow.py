@@ -25,7 +25,6 @@ import pyarrow.compute as pc
 from batchkeccak.api import hasher
 from batchkeccak.core import parallel
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.jit import njit
 from batchkeccak.core.parameters import Algorithm, algorithms
 from batchkeccak.derived.mode_hashers import hash_chunks
 from batchkeccak.inputs import FlatMessages, check_flat, readonly
@@ -42,7 +41,8 @@ from batchkeccak.inputs.arrow_producers import (
     releases_on_error,
 )
 from batchkeccak.inputs.arrow_types import normalize, type_rule
-from batchkeccak.permutation._words import load_le64, store_le64
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64, store_le64
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",

@@ -311,9 +311,14 @@ LAYER_ROWS = (
         "run_jobs: one lane scheduler absorbs, pads, squeezes many messages",
     ),
     (
-        "compiler and permutation",
-        "core/jit.py  permutation/",
+        "permutation",
+        "permutation/",
         "Keccak-p[1600] over a tile of 32 states (256- or 512-bit) and over one state",
+    ),
+    (
+        "native",
+        "native/  (jit.py  words.py  emitters.py)",
+        "njit and numba's cache; word loads and stores; LLVM IR emitters",
     ),
 )
 

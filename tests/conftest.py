@@ -129,7 +129,7 @@ def pytest_sessionstart(session):
         return  # an xdist worker: the controller cleared the cache before it started them
     import numba
 
-    from batchkeccak.core import jit
+    from batchkeccak.native import jit
 
     # The stamp sits beside the cache it vouches for: where NUMBA_CACHE_DIR is set, numba
     # caches there, and two runs with different cache folders each need their own stamp.

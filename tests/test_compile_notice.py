@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from batchkeccak.core.jit import COMPILE_NOTICE
+from batchkeccak.native.jit import COMPILE_NOTICE
 
 pytestmark = pytest.mark.slow  # compiles the kernels in a fresh cache: seconds
 

@@ -60,7 +60,7 @@ SCRIPT = textwrap.dedent(
     for i, path in enumerate(sys.argv[2:]):
         assert files[i].tobytes() == hashlib.sha3_256(open(path, "rb").read()).digest()
     assert h.digest() == hashlib.sha3_512(b"x" * 1000).digest()
-    from batchkeccak.core import jit
+    from batchkeccak.native import jit
     names = [type(w.message).__name__ for w in caught]
     print("cached" if jit.cache_available() else "uncached", names.count("UncachedKernelsWarning"))
     """
@@ -134,7 +134,7 @@ def test_numba_cache_dir_keeps_the_kernels_of_a_read_only_install(tmp_path, two_
 
 
 def test_clear_cache_removes_only_numba_files(tmp_path, monkeypatch):
-    from batchkeccak.core import jit
+    from batchkeccak.native import jit
 
     fake = tmp_path / "pkg"
     (fake / "__pycache__").mkdir(parents=True)

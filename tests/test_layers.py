@@ -16,7 +16,8 @@ PACKAGE = Path(batchkeccak.__file__).resolve().parent
 LAYERS = [
     # (layer, module prefixes), bottom up; a module may import its own layer and those below.
     ("errors", ["batchkeccak.errors"]),  # the library's exception classes; imports nothing
-    ("compiler", ["batchkeccak.core.jit"]),
+    # The ground floor: njit, word loads and stores, LLVM IR emitters; imports no batchkeccak.
+    ("native", ["batchkeccak.native"]),
     ("permutation", ["batchkeccak.permutation"]),
     ("sponge", ["batchkeccak.core.sponge", "batchkeccak.core.stored_state_kernels"]),
     ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot",
@@ -42,9 +43,9 @@ LAYERS = [
 ]  # fmt: skip
 
 FOLDERS = {"batchkeccak.core", "batchkeccak.support"}
-"""Packages that only group modules: ``core/`` spans the compiler, sponge, table and hasher
-layers (the input boundary and the reading layer sit between its modules), ``support/`` holds
-utilities of the table layer. Their ``__init__`` imports nothing, so they are in no layer; each
+"""Packages that only group modules: ``core/`` spans the sponge, table and hasher layers (the
+input boundary and the reading layer sit between its modules), ``support/`` holds utilities of
+the table layer. Their ``__init__`` imports nothing, so they are in no layer; each
 of their modules is placed in LAYERS by its own name."""
 
 

@@ -72,7 +72,7 @@ def _call_every_kernel() -> None:
 def run(args) -> int:
     import numba
 
-    from batchkeccak.core import jit
+    from batchkeccak.native import jit
 
     started = time.perf_counter()
     warm_every_kernel()

@@ -27,7 +27,8 @@ import sys
 
 import numpy as np
 
-from batchkeccak.core.jit import njit
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64
 from batchkeccak.permutation import (
     LANE_COUNT,
     MIN_TILE_LANES,
@@ -36,7 +37,6 @@ from batchkeccak.permutation import (
     state_absorb,
     tile_permute,
 )
-from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.lanes import (
     SKIP_LANE,
     absorb_and_permute_wide,

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.core.jit import njit
 from batchkeccak.core.sponge import pad_final_block
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64
 from batchkeccak.permutation import (
     LANE_COUNT,
     state_absorb,
 )
-from batchkeccak.permutation._words import load_le64
 from batchkeccak.permutation.lanes import squeeze_block
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.core.jit import njit
 from batchkeccak.inputs import readonly
+from batchkeccak.native.jit import njit
 
 
 @njit(cache=True, nogil=True, inline="always")

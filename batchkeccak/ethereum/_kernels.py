@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from batchkeccak.core.jit import njit
-from batchkeccak.permutation._words import load_le64, store_le64
-from batchkeccak.permutation.lanes import prefetch
+from batchkeccak.native.emitters import prefetch
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64, store_le64
 
 LEAF = 0
 EXTENSION = 1

@@ -26,9 +26,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.core.jit import njit
 from batchkeccak.inputs.flat import changed_while_hashing
-from batchkeccak.permutation.lanes import emit_prefetch
+from batchkeccak.native.emitters import emit_prefetch
+from batchkeccak.native.jit import njit
 
 _POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
 _VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item

@@ -20,7 +20,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.core.jit import njit
+from batchkeccak.native.jit import njit
 
 _I8P = ir.IntType(8).as_pointer()
 _I32 = ir.IntType(32)

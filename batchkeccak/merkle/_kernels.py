@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.core.jit import njit
+from batchkeccak.native.jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -12,9 +12,9 @@ The same emitter writes the round on vectors of eight states for CPUs with AVX-5
 when ``vector_width`` says so.
 
 ``tile_permute``, ``new_tiles``, ``state_absorb`` and ``state_permute`` are the layer's
-contract (``batchkeccak.permutation``); the intrinsics are private to it, the emitters
-(``emit_loop``, ``emit_if``, ``emit_prefetch``, ``emit_wide_tile_rounds``) shared with
-``lanes``.
+contract (``batchkeccak.permutation``); the intrinsics are private to it,
+``emit_wide_tile_rounds`` shared with ``lanes``. The loop, branch, splat and prefetch
+emitters come from ``batchkeccak.native.emitters``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.core.jit import njit
-from batchkeccak.permutation._words import load_le64
+from batchkeccak.native.emitters import emit_if, emit_loop, emit_prefetch, splat
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64
 from batchkeccak.permutation.constants import (
     LANE_COUNT,
     MAX_ROUNDS,
@@ -63,16 +64,6 @@ def _constant(kind, value):
     if isinstance(kind, ir.VectorType):
         return ir.Constant(kind, [value] * kind.count)
     return ir.Constant(kind, value)
-
-
-def splat(builder, kind, value):
-    """The i64 ``value`` in every word of a ``kind`` vector (``value`` itself for i64)."""
-    if not isinstance(kind, ir.VectorType):
-        return value
-    first = builder.insert_element(ir.Constant(kind, ir.Undefined), value, ir.IntType(32)(0))
-    return builder.shuffle_vector(
-        first, first, ir.Constant(ir.VectorType(ir.IntType(32), kind.count), [0] * kind.count)
-    )
 
 
 def _rotl(builder, value, n):
@@ -138,71 +129,6 @@ def _rounds_from(builder, name, first_round, lanes):
         lanes,
         lambda round_index, lanes: _rounds(builder, lanes, round_index),
     )
-
-
-def emit_loop(builder, name, start, stop, step, carried, body):
-    """Emit ``for i in range(start, stop, step)`` (i64 values) with loop-carried values:
-    ``body(i, values)`` emits one iteration and returns the values for the next. Returns
-    the values after the loop; the builder is left after it."""
-    entry = builder.block
-    test = builder.append_basic_block(f"{name}.test")
-    loop = builder.append_basic_block(f"{name}.body")
-    done = builder.append_basic_block(f"{name}.done")
-    builder.branch(test)
-    builder.position_at_end(test)
-    index = builder.phi(_WORD)
-    index.add_incoming(start, entry)
-    values = []
-    for value in carried:
-        phi = builder.phi(value.type)
-        phi.add_incoming(value, entry)
-        values.append(phi)
-    builder.cbranch(builder.icmp_signed("<", index, stop), loop, done)
-    builder.position_at_end(loop)
-    following = body(index, values)
-    index.add_incoming(builder.add(index, step), builder.block)
-    for phi, value in zip(values, following):
-        phi.add_incoming(value, builder.block)
-    builder.branch(test)
-    builder.position_at_end(done)
-    return values
-
-
-def emit_prefetch(builder, address):
-    """Emit a prefetch of the cache line at pointer ``address`` (read, keep in every cache
-    level, data): a hint that never faults."""
-    byte_pointer = ir.IntType(8).as_pointer()
-    i32 = ir.IntType(32)
-    prefetch = cgutils.get_or_insert_function(
-        builder.module,
-        ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
-        "llvm.prefetch.p0",
-    )
-    builder.call(prefetch, [builder.bitcast(address, byte_pointer), i32(0), i32(3), i32(1)])
-
-
-def emit_if(builder, condition, values, body):
-    """Emit ``if condition: values = body(values)``; the values after it (phis where the
-    body changed them). The builder is left after the ``if``."""
-    before = builder.block
-    then = builder.append_basic_block("if.then")
-    done = builder.append_basic_block("if.done")
-    builder.cbranch(condition, then, done)
-    builder.position_at_end(then)
-    changed = body(values)
-    end = builder.block
-    builder.branch(done)
-    builder.position_at_end(done)
-    merged = []
-    for old, new in zip(values, changed, strict=True):
-        if new is old:
-            merged.append(old)
-            continue
-        phi = builder.phi(old.type)
-        phi.add_incoming(new, end)
-        phi.add_incoming(old, before)
-        merged.append(phi)
-    return merged
 
 
 def _words_of(context, builder, array_type, array):

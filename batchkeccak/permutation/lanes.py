@@ -16,8 +16,8 @@ In XKCP's terms (``KeccakP1600times4_AddLanesAll``, ``PermuteAll``, ``ExtractLan
     ExtractLanes for one state: ``count`` output bytes, little-endian.
 ``load_state`` / ``store_state``
     A state between a row of 25 lanes and its lane of the tile.
-``prefetch``, ``prefetch_block``
-    Cache hints for the places the lanes will read next.
+``prefetch_block``
+    Cache hints for the block a lane will read next (``batchkeccak.native.emitters.prefetch``).
 
 The tile layout is the permutation's (``batchkeccak.permutation``): lane ``k`` of state
 ``j`` is ``tile[k * W + j]``; ``tile_permute`` is PermuteAll.
@@ -31,35 +31,13 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.core.jit import njit
-from batchkeccak.permutation._kernels import (
-    emit_loop,
-    emit_prefetch,
-    emit_wide_tile_rounds,
-    splat,
-)
-from batchkeccak.permutation._words import store_le64
+from batchkeccak.native.emitters import emit_loop, emit_prefetch, prefetch, splat
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import store_le64
+from batchkeccak.permutation._kernels import emit_wide_tile_rounds
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH
 
 _BYTE = np.uint64(0xFF)
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Hint the CPU to fetch the cache line holding ``array[index]`` (no fault, no effect).
-
-    32 lanes read 32 separate places of the buffer, more streams than the hardware
-    prefetchers follow: fetching each lane's next block a step ahead measured 1.1-1.5x
-    faster on long messages.
-    """
-    sig = types.void(array, index)
-
-    def codegen(context, builder, signature, args):
-        view = context.make_array(signature.args[0])(context, builder, args[0])
-        emit_prefetch(builder, builder.gep(view.data, [args[1]]))
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 _WORD = ir.IntType(64)

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak.core.jit import njit
-from batchkeccak.permutation._words import load_le64
+from batchkeccak.native.jit import njit
+from batchkeccak.native.words import load_le64
 from batchkeccak.tables.keys import fixed_key_bytes, key_words
 from batchkeccak.tables.runs import Chunk
 

@@ -31,10 +31,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchkeccak.core.jit import njit
 from batchkeccak.inputs import check_flat
 from batchkeccak.inputs.arrow_buffers import value_buffers
 from batchkeccak.inputs.arrow_types import key_kind, normalize, type_rule
+from batchkeccak.native.jit import njit
 from batchkeccak.tables.sources import TableSource
 
 SIGN_BIT = np.uint64(1 << 63)

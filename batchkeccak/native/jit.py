@@ -13,7 +13,7 @@ numba keys a cached function on the file that defines it, but the sponge kernels
 permutation from other files: after an edit to one of those, a cached kernel would still run
 the old code. An installed release never changes under its cache (an upgrade rewrites every
 file, so every stamp changes); a developer editing the sources runs
-``python -m batchkeccak.core.jit clear-cache``, and the test suite does that by itself whenever a
+``python -m batchkeccak.native.jit clear-cache``, and the test suite does that by itself whenever a
 compiled source changed since its last run (``tests/conftest.py``).
 """
 
@@ -182,5 +182,5 @@ def clear_cache() -> int:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["clear-cache"]:
-        sys.exit("usage: python -m batchkeccak.core.jit clear-cache")
+        sys.exit("usage: python -m batchkeccak.native.jit clear-cache")
     print(f"removed {clear_cache()} cached kernel files")
