@@ -35,6 +35,17 @@ class BuildOptions(TypedDict, total=False):
     threads: int | None
 
 
+class ProofOptions(TypedDict, total=False):
+    """The options of :func:`batchkeccak.merkle.verify` besides ``scheme``, which each
+    scheme's ``verify_proof`` takes as keywords (refusing by name those it does not take)."""
+
+    types: Sequence[str] | None
+    index: int | None
+    size: int | None
+    algorithm: str | None
+    length: int | None
+
+
 SCHEMES = ("openzeppelin", "rfc9162")
 """Tree constructions, each byte-exact with its reference (see docs/merkle.md)."""
 
@@ -259,15 +270,7 @@ class MerkleTree:
 
     @staticmethod
     def verify_proof(
-        leaf: object,
-        proof: Sequence[object],
-        root: object,
-        *,
-        types: Sequence[str] | None = None,
-        index: int | None = None,
-        size: int | None = None,
-        algorithm: str | None = None,
-        length: int | None = None,
+        leaf: object, proof: Sequence[object], root: object, **options: Unpack[ProofOptions]
     ) -> bool:
         """An inclusion proof checked (:func:`batchkeccak.merkle.verify`), refusing by name
         the arguments the scheme does not take."""

@@ -42,6 +42,7 @@ from batchkeccak.merkle.base import (
     BuildOptions,
     MerkleTree,
     MultiProof,
+    ProofOptions,
     check_index,
 )
 from batchkeccak.support.checks import is_int
@@ -312,19 +313,13 @@ class OpenZeppelinTree(MerkleTree):
 
     @staticmethod
     def verify_proof(
-        leaf: object,
-        proof: Sequence[object],
-        root: object,
-        *,
-        types: Sequence[str] | None = None,
-        index: int | None = None,
-        size: int | None = None,
-        algorithm: str | None = None,
-        length: int | None = None,
+        leaf: object, proof: Sequence[object], root: object, **options: Unpack[ProofOptions]
     ) -> bool:
-        if index is not None or size is not None or length is not None:
+        if any(options.get(name) is not None for name in ("index", "size", "length")):
             raise TypeError("index, size and length apply to the rfc9162 scheme only")
-        return verify(leaf, proof, root, types=types, algorithm=algorithm)
+        return verify(
+            leaf, proof, root, types=options.get("types"), algorithm=options.get("algorithm")
+        )
 
     def __init__(
         self,

@@ -34,6 +34,7 @@ from batchkeccak.merkle.base import (
     PAIRS_PER_CALL,
     BuildOptions,
     MerkleTree,
+    ProofOptions,
     check_count,
     check_index,
 )
@@ -121,17 +122,11 @@ class RFC9162Tree(MerkleTree):
 
     @staticmethod
     def verify_proof(
-        leaf: object,
-        proof: Sequence[object],
-        root: object,
-        *,
-        types: Sequence[str] | None = None,
-        index: int | None = None,
-        size: int | None = None,
-        algorithm: str | None = None,
-        length: int | None = None,
+        leaf: object, proof: Sequence[object], root: object, **options: Unpack[ProofOptions]
     ) -> bool:
-        if types is not None:
+        index, size = options.get("index"), options.get("size")
+        algorithm, length = options.get("algorithm"), options.get("length")
+        if options.get("types") is not None:
             raise TypeError("types applies to the openzeppelin scheme only (standard trees)")
         if index is None or size is None:
             raise TypeError("the rfc9162 scheme needs index= and size= to verify a proof")
