@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 _SINGLE_QUEUE = readonly(np.zeros(1, dtype=np.int64))
 
+_EXECUTORS: dict[tuple, Executor] = {}
+"""The executors of the hashers built so far, by their fields (:meth:`Hasher.make_executor`)."""
+
 ZERO_STATE = readonly(np.zeros((1, LANE_COUNT), dtype=np.uint64))
 """The all-zero initial state of the plain functions: one (1, 25) state for the whole batch."""
 
@@ -166,6 +169,7 @@ class Hasher:
     threads: int
     initial_state: np.ndarray
     domain: int
+    _executor: Executor | None  # built on first use (executor): not a field
 
     def __init__(
         self,
@@ -175,6 +179,7 @@ class Hasher:
         initial_state: np.ndarray | None = None,
         domain: int | None = None,
     ):
+        object.__setattr__(self, "_executor", None)
         object.__setattr__(self, "algorithm", algorithm)
         object.__setattr__(self, "output_length", output_length)
         object.__setattr__(self, "threads", threads)
@@ -213,30 +218,33 @@ class Hasher:
     def executor(self) -> Executor:
         """How this hasher's batches run (:class:`~batchkeccak.core.executor.Executor`): the
         backend plan, threads and byte budgets, from this hasher's fields; built once."""
-        try:
-            return self._executor
-        except AttributeError:
+        executor = self._executor
+        if executor is None:
             executor = self.make_executor()
             object.__setattr__(self, "_executor", executor)
-            return executor
+        return executor
 
     def make_executor(self) -> Executor:
         """The :attr:`executor` of this hasher's fields: the row's own one-shot backend where
         it computes this function (a plain sponge from the all-zero state, with a domain
         byte hashlib or pycryptodome takes). A mode with a one-shot form of its own
         describes that one instead."""
-        state = self.initial_state
+        state, spec, plain = self.initial_state, self.algorithm, self.plain_sponge
         family = None
-        if self.plain_sponge and (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())):
-            family = backend_family(self.algorithm, self.domain)
-        return Executor(
-            self.algorithm,
-            self.domain,
-            self.output_length,
-            self.threads,
-            family=family,
-            stands_in=self.plain_sponge,
-        )
+        if plain and (state is ZERO_STATE or (state.shape[0] == 1 and not state.any())):
+            family = backend_family(spec, self.domain)
+        # Shared by the hashers of the same fields (a hasher built per call, as hash_one by
+        # name does, then builds no executor): executors are immutable.
+        key = (spec.name, self.domain, self.output_length, self.threads, family, plain)
+        executor = _EXECUTORS.get(key)
+        if executor is None or executor.algorithm is not spec:
+            if len(_EXECUTORS) >= 1024:
+                _EXECUTORS.clear()
+            executor = Executor(
+                spec, self.domain, self.output_length, self.threads, family, stands_in=plain
+            )
+            _EXECUTORS[key] = executor
+        return executor
 
     def with_threads(self, threads: object) -> Hasher:
         """The same hasher on another number of threads (None: every available core)."""
@@ -547,6 +555,7 @@ def restore(cls: type[Hasher], fields: dict[str, object]) -> Hasher:
     """A ``cls`` with its slots set from ``fields`` as they are (already checked): how a
     hasher is unpickled, and how a mode builds a plain hasher of its own state."""
     restored = object.__new__(cls)
+    object.__setattr__(restored, "_executor", None)
     for name, value in fields.items():
         object.__setattr__(restored, name, value)
     return restored
