@@ -163,7 +163,7 @@ class Executor:
             else:
                 digest = mode_oneshot(self.form, self.output_length)[0]
             self._digest = digest
-        return digest  # type: ignore[return-value]  # made above where it was None
+        return digest
 
     def oneshot_rows(self, messages: Iterable, out: np.ndarray) -> np.ndarray:
         """Fill ``out`` (``(N, output_length)`` uint8) with the backend's digests of
