@@ -516,6 +516,8 @@ COVERED_ELSEWHERE = {
     "batchkeccak.table_digest": "tests/test_tables.py (a hashlib model of the construction)",
     "batchkeccak.diff": "tests/test_tables.py (a plain Python diff of the rows)",
     "batchkeccak.segment_digests": "tests/test_tables.py (a hashlib model of the segments)",
+    "batchkeccak.arrow.compute_expression": "tests/test_arrow_compute_expression.py (hashlib and "
+    "pycryptodome over every string and binary type, in projections and filters)",
 }
 
 # Which public function each entry point above calls.

@@ -95,12 +95,27 @@ def test_the_second_pass_refuses_items_that_changed_since_they_were_measured():
     offsets = np.array([0, 100, 200, 300], dtype=np.int64)
     data = np.empty(300, dtype=np.uint8)
 
+    addresses = np.zeros(4, dtype=np.int64)
+
     def gather(container, is_tuple, start, stop, bytes_type, offsets, data):
+        # The second pass checks each item against its measured size and records where its
+        # bytes lie; _gather then copies them (without the GIL).
+        text_type = 0  # bytes only
         return _pylist._measure_and_copy(
-            container, is_tuple, start, stop, bytes_type, offsets, data, True
+            container,
+            is_tuple,
+            start,
+            stop,
+            bytes_type,
+            text_type,
+            offsets,
+            data,
+            True,
+            addresses,
         )
 
     assert gather(id(measured), False, 0, 3, id(bytes), offsets, data) == 0
+    _pylist._gather(addresses[:3], offsets, data)
     assert data.tobytes() == b"".join(measured)
     replaced = [b"a" * 100, b"b" * 40, b"c" * 100]  # same count, one item of another size
     assert gather(id(replaced), False, 0, 3, id(bytes), offsets, data) == _pylist._CHANGED

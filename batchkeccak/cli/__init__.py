@@ -233,7 +233,8 @@ def _run(argv: list[str]) -> int:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A Python warning while the command runs (a corrupt tuning file's RuntimeWarning) as
     one line, ``batchkeccak: warning: MESSAGE``, not Python's file, line and source line."""
-    _say(f"batchkeccak: warning: {message}")
+    text = str(message).removeprefix("batchkeccak: ")  # the library's own say where they are from
+    _say(f"batchkeccak: warning: {text}")
 
 
 def _trouble_status(argv: list[str], parser, args) -> int:
