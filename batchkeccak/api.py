@@ -13,12 +13,20 @@ from collections.abc import Callable
 import numpy as np
 
 from batchkeccak.core import parallel as _parallel
-from batchkeccak.core.dispatch import kernels_on_this_thread
+from batchkeccak.core.dispatch import (
+    ACCOUNT,
+    KERNELS,
+    LoadAccount,
+    kernels_on_this_thread,
+    policy,
+)
+from batchkeccak.core.dispatch import plan as plan_backend
 from batchkeccak.core.hashers import Hasher, hash_places, plain_hasher
 from batchkeccak.core.parameters import Algorithm, unknown_algorithm
 from batchkeccak.derived import factories as mode_factories
 from batchkeccak.derived.table import algorithm_names, canonical_algorithm
 from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
+from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
 from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.support.hextext import encode_hex_rows
 
@@ -184,13 +192,15 @@ def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | N
     short items (a sample says so: the count split below serves them, without a measuring
     pass) and for lists the compiled reader does not take.
     """
-    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES, bytes_places
-
     sample = messages[:_SAMPLE]
     if not sample or sum(len(m) if type(m) is bytes else 0 for m in sample) < (
         IN_PLACE_MIN_BYTES * len(sample)
     ):
         return None
+    if not _kernels_take(messages, resolved):
+        return None  # small work: the one-shot backend takes it below, with no compiler loaded
+    from batchkeccak.inputs._pylist import bytes_places  # the compiled reader: loads numba
+
     places = bytes_places(messages)
     if places is None:
         return None
@@ -208,6 +218,43 @@ def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | N
     if threads <= 1:
         return None
     return _hash_sequence_in_chunks(messages, resolved, threads, lengths + rate)
+
+
+def _kernels_take(messages: list | tuple, resolved: Hasher) -> bool:
+    """Whether the kernels hash this list of ``bytes`` (what the one-shot backend would take
+    is asked of the dispatcher, without booking it: the path that hashes the list books it);
+    False also for a list with an item that is not exactly ``bytes``, which the compiled
+    reader does not take. The items' sizes are summed only when the count alone leaves the
+    one-shot backend a budget, which bounds that pass."""
+    executor = resolved.executor
+    family = executor.family  # None for KT128: its sponge's backend family decides
+    if family is None and not getattr(resolved, "small_work_oneshot", False):
+        return True  # no one-shot backend computes the function
+    forced = policy()
+    if forced is not None:
+        return forced == KERNELS
+
+    def planned(total_bytes: int) -> str:
+        scratch = LoadAccount()  # a copy of the process's account: nothing is booked
+        scratch.spent_us = ACCOUNT.spent_us
+        return plan_backend(
+            executor.algorithm,
+            executor.domain,
+            len(messages),
+            total_bytes,
+            executor.threads,
+            account=scratch,
+            family=family,
+        )
+
+    if planned(0) == KERNELS:
+        return True  # too many messages for the one-shot backend, whatever their sizes
+    total = 0
+    for message in messages:
+        if type(message) is not bytes:
+            return False
+        total += len(message)
+    return planned(total) == KERNELS
 
 
 def _hash_sequence_in_chunks(

@@ -639,7 +639,7 @@ def test_the_piece_planner_refuses_arrays_that_do_not_fit():
 
 
 def _in_place_lengths(rate: int) -> list[int]:
-    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES
+    from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
 
     edge = IN_PLACE_MIN_BYTES
     return [0, 1, rate - 1, rate, rate + 1, 2 * rate, edge - 1, edge, edge + 1, 5000]
@@ -653,7 +653,7 @@ def _in_place_lengths(rate: int) -> list[int]:
 def test_long_bytes_items_around_the_in_place_crossover(
     algorithm, length, average, form, threads, backend_policy
 ):
-    from batchkeccak.inputs._pylist import IN_PLACE_MIN_BYTES
+    from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
 
     rate = bk.algorithms[algorithm].rate
     rng = np.random.default_rng(len(average) + threads)
