@@ -3,14 +3,23 @@ Python or numpy integer and never a bool, and the error names the argument."""
 
 from __future__ import annotations
 
-from typing import TypeGuard
+import sys
+from typing import TYPE_CHECKING, TypeGuard
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def is_int(value: object) -> TypeGuard[int | np.integer]:
-    """A Python or numpy integer; a bool (an int to Python) is not one."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    """A Python or numpy integer; a bool (an int to Python) is not one.
+
+    numpy is not imported here: the thread pools and the numpy-free paths (a few small files
+    from the command line) check their ints with this, and a numpy integer can only exist
+    once numpy is loaded."""
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.integer)
 
 
 def check_int(
