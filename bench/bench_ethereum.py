@@ -35,18 +35,9 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def best_of(repeats: int, func, *args) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        gc.collect()
-        started = time.perf_counter()
-        result = func(*args)
-        best = min(best, time.perf_counter() - started)
-    return best, result
 
 
 def best_of_alternating(repeats: int, first, second) -> tuple[float, float]:

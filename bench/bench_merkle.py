@@ -29,6 +29,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -46,16 +47,6 @@ def python_pair_loop_root(leaves: list[bytes]) -> bytes:
         a, b = tree[2 * i + 1], tree[2 * i + 2]
         tree[i] = keccak(a + b if a <= b else b + a).digest()
     return tree[0]
-
-
-def best_of(repeats: int, func, *args) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        gc.collect()
-        started = time.perf_counter()
-        result = func(*args)
-        best = min(best, time.perf_counter() - started)
-    return best, result
 
 
 def peak_bytes(func) -> int:

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import best
+
 import batchkeccak as bk
 
 # The child's own peak: VmHWM belongs to its address space. (ru_maxrss would not do: Linux
@@ -39,15 +41,6 @@ import hashlib, sys
 with open(sys.argv[1], "rb") as handle:
     print(hashlib.file_digest(handle, "sha3_256").hexdigest())
 """
-
-
-def best(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def many_files(folder: Path, count: int, repeats: int) -> None:

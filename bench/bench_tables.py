@@ -29,11 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import cpu_model
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TASKS = (
@@ -47,16 +48,6 @@ TASKS = (
 )
 COLUMNS = ("id", "amount", "name", "tag", "score", "note")
 CHANGED_FRACTION = 0.001
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # ---------------------------------------------------------------------------------------------

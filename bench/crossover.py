@@ -27,11 +27,11 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from _common import best
 
 import batchkeccak as bk
 from batchkeccak.core import dispatch
@@ -48,15 +48,6 @@ with forced_backend("kernels"):
     bk.hash_many([b"x", b"y"], "sha3_256", threads=1)
 print(time.perf_counter() - started)
 """
-
-
-def best(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def kernel_load_seconds(repeats: int) -> float:

@@ -30,13 +30,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import platform
 import time
 from datetime import date
-from pathlib import Path
 
 import llvmlite.binding as llvm
 import numpy as np
+from _common import cpu_model
 from numba import njit
 
 import batchkeccak as bk
@@ -61,16 +60,6 @@ def _best_thread_times(candidates: dict, repeats: int) -> dict:
             run()
             best[key] = min(best[key], time.thread_time() - started)
     return best
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def measure(repeats: int) -> dict:
