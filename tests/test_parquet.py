@@ -387,9 +387,11 @@ def test_kernels_are_loaded_before_the_clock_starts(source, tmp_path, monkeypatc
 
     calls = []
     real_hash_array = parquet.hash_array
+    process_policy = dispatch._forced
 
     def recording(values, *args, **kwargs):
-        calls.append((len(values), dispatch._forced))
+        # The policy in force on the hashing thread, and the process-wide one beside it.
+        calls.append((len(values), (dispatch.policy(), dispatch._forced)))
         return real_hash_array(values, *args, **kwargs)
 
     monkeypatch.setattr(parquet, "hash_array", recording)
@@ -397,7 +399,9 @@ def test_kernels_are_loaded_before_the_clock_starts(source, tmp_path, monkeypatc
     monkeypatch.setattr(type(parquet.hasher("sha3_256")), "oneshot_byte_budget", lambda *a: -1)
     report = hash_file(source, tmp_path / "k.parquet", ["email", "payload"], batch_size=500)
     warm, batches = calls[:2], calls[2:]
-    assert [forced for _, forced in warm] == ["kernels", "kernels"]  # one per hashed column
+    # One load per hashed column, on the kernels for this thread alone: the process's own
+    # policy is never swapped (another thread's calls keep theirs).
+    assert [forced for _, forced in warm] == [("kernels", process_policy)] * 2
     assert sum(count for count, _ in batches) == 2 * ROWS
     assert all(count == 500 for count, _ in batches)
     assert report.load_seconds > 0
