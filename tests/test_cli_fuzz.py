@@ -17,16 +17,23 @@ HUGE = b"1000000000000000000000"
 TERA = b"1000000000000"
 
 
-def run_cli(argv: list[bytes], cwd) -> subprocess.CompletedProcess:
-    """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL)."""
+def _child(args: list[bytes], cwd, **options) -> subprocess.CompletedProcess:
+    """Run ``args`` in ``cwd``, output captured, with this interpreter's import path."""
     return subprocess.run(
-        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv],
+        args,
         capture_output=True,
-        stdin=subprocess.DEVNULL,
         cwd=cwd,
         timeout=TIMEOUT,
         check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        **options,
+    )
+
+
+def run_cli(argv: list[bytes], cwd) -> subprocess.CompletedProcess:
+    """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL)."""
+    return _child(
+        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], cwd, stdin=subprocess.DEVNULL
     )
 
 
@@ -45,6 +52,16 @@ def files(tmp_path_factory):
     (folder / "rows.csv").write_text("a,b\n0x" + "11" * 20 + ",5\n")
     return folder
 
+
+PARQUET = [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email"]
+"""``parquet`` over the email column of s.parquet, into o.parquet."""
+CSHAKE_S = [b"-a", b"cshake_128", b"--length", b"8", b"--customization", b"\xff\xfe"]
+"""cSHAKE128 with a customization string S that is not UTF-8."""
+PROOF_ROWS = [
+    *(b"merkle", b"proof", b"rows.csv", b"-s", b"openzeppelin"),
+    *(b"--types", b"address,uint256"),
+]
+"""``merkle proof`` over the OpenZeppelin rows of rows.csv."""
 
 CASES = [
     # demo and bench: argument errors only (their workloads take minutes).
@@ -75,52 +92,10 @@ CASES = [
     [b"hash", b"--\xff"],
     [b"hash", b"-\xff"],
     # parquet
-    [
-        b"parquet",
-        b"s.parquet",
-        b"o.parquet",
-        b"-c",
-        b"email",
-        b"-a",
-        b"kt128",
-        b"--customization",
-        b"\xff",
-    ],
-    [
-        b"parquet",
-        b"s.parquet",
-        b"o.parquet",
-        b"-c",
-        b"email",
-        b"-a",
-        b"cshake_128",
-        b"--length",
-        b"8",
-        b"--customization",
-        b"\xff\xfe",
-    ],
-    [
-        b"parquet",
-        b"s.parquet",
-        b"o.parquet",
-        b"-c",
-        b"email",
-        b"-a",
-        b"shake_256",
-        b"--length",
-        TERA,
-    ],
-    [
-        b"parquet",
-        b"s.parquet",
-        b"o.parquet",
-        b"-c",
-        b"email",
-        b"-a",
-        b"shake_256",
-        b"--length",
-        b"-1",
-    ],
+    [*PARQUET, b"-a", b"kt128", b"--customization", b"\xff"],
+    [*PARQUET, *CSHAKE_S],
+    [*PARQUET, b"-a", b"shake_256", b"--length", TERA],
+    [*PARQUET, b"-a", b"shake_256", b"--length", b"-1"],
     [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"\xff"],
     [b"parquet", b"\xff.parquet", b"o.parquet", b"-c", b"email"],
     [b"parquet", b"s.parquet", b"o.parquet", b"-c", b"email", b"--batch-size", HUGE],
@@ -144,39 +119,9 @@ CASES = [
     [b"merkle", b"verify", b"deep.json"],
     [b"merkle", b"verify", b"deep_object.json"],
     [b"merkle", b"proof", b"--load", b"deep_object.json", b"--all"],
-    [
-        b"merkle",
-        b"proof",
-        b"rows.csv",
-        b"-s",
-        b"openzeppelin",
-        b"--types",
-        b"address,uint256",
-        b"--value",
-        b"[" * 100_000,
-    ],
-    [
-        b"merkle",
-        b"proof",
-        b"rows.csv",
-        b"-s",
-        b"openzeppelin",
-        b"--types",
-        b"address,uint256",
-        b"--value",
-        b"\xff,\xfe",
-    ],
-    [
-        b"merkle",
-        b"proof",
-        b"rows.csv",
-        b"-s",
-        b"openzeppelin",
-        b"--types",
-        b"address,uint256",
-        b"--address",
-        b"0x\xff",
-    ],
+    [*PROOF_ROWS, b"--value", b"[" * 100_000],
+    [*PROOF_ROWS, b"--value", b"\xff,\xfe"],
+    [*PROOF_ROWS, b"--address", b"0x\xff"],
     [b"merkle", b"proof", b"f", b"-s", b"openzeppelin", b"--leaf", b"\xff"],
     [
         b"merkle",
@@ -222,22 +167,7 @@ def test_non_utf8_customization_is_its_bytes(files):
     import pyarrow.parquet as pq
     from Crypto.Hash import cSHAKE128
 
-    done = run_cli(
-        [
-            b"parquet",
-            b"s.parquet",
-            b"c.parquet",
-            b"-c",
-            b"email",
-            b"-a",
-            b"cshake_128",
-            b"--length",
-            b"8",
-            b"--customization",
-            b"\xff\xfe",
-        ],
-        files,
-    )
+    done = run_cli([b"parquet", b"s.parquet", b"c.parquet", b"-c", b"email", *CSHAKE_S], files)
     assert done.returncode == 0, done.stderr
     got = pq.read_table(files / "c.parquet").column("email_cshake_128").to_pylist()
     want = [cSHAKE128.new(data=v, custom=b"\xff\xfe").read(8) for v in (b"a@b", b"c@d")]
@@ -313,14 +243,7 @@ WRITERS = [
 
 
 def _closed_stdout_run(argv, cwd):
-    return subprocess.run(
-        [b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv],
-        capture_output=True,
-        cwd=cwd,
-        timeout=TIMEOUT,
-        check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    return _child([b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv], cwd)
 
 
 @pytest.mark.parametrize(
