@@ -144,8 +144,16 @@ def main() -> int:
     except ValueError as exc:
         print(f"batchkeccak: error: {exc}", file=sys.stderr)
         return 1
-    for choice in choices:
-        print(choice.line())
+    try:
+        for choice in choices:
+            print(choice.line(), flush=True)
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, as other Unix tools do, and keep
+        # Python from complaining again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
     return 0
 
 

@@ -128,3 +128,10 @@ def test_merkle_programming_errors_are_internal_errors(folder, capsys, monkeypat
 )
 def test_in_cli_words(message, expected):
     assert in_cli_words(message, COMMON) == expected
+
+
+def test_a_suggested_keyword_becomes_its_option_with_no_stray_space():
+    from batchkeccak.cli.words import COMMON, in_cli_words
+
+    said = in_cli_words("column 'gap' has no row encoding (leave it out with exclude=); ok", COMMON)
+    assert said == "column 'gap' has no row encoding (leave it out with --exclude); ok"

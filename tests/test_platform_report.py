@@ -68,3 +68,20 @@ def test_the_module_prints_one_line_per_chooser(capsys):
     assert platform.main() == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == NAMES
+
+
+def test_a_reader_that_goes_away_ends_the_report_quietly():
+    # ``python -m batchkeccak.platform | head -1``: no traceback, the pipe's status.
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "batchkeccak.platform"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before it writes a line: every write meets a closed pipe
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 141
+    assert b"Traceback" not in error and error == b""

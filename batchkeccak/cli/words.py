@@ -56,7 +56,9 @@ FUNCTIONS = (
 
 PHRASES: tuple[tuple[str, str], ...] = (
     ("widen=True", "--widen"),
+    ("exclude=)", "--exclude)"),
     ("exclude=", "--exclude "),
+    ("columns=)", "--column)"),
     ("columns=", "--column "),
 )
 """Keyword arguments a message suggests, as the options that set them."""
