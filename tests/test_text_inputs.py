@@ -285,3 +285,11 @@ def test_hash_many_of_bytes_lists_around_the_readers_thresholds(count, lengths, 
     mixed[count // 2] = bytearray(messages[count // 2])
     mixed[-1] = memoryview(messages[-1])
     assert [row.tobytes() for row in bk.hash_many(mixed, "sha3_256", threads=2)] == want
+
+
+def test_a_wrong_address_length_counts_characters_not_bytes():
+    from batchkeccak.ethereum import checksum_addresses
+
+    text = "0x" + "ab" * 20 + "\u00e9"  # 43 characters, 44 bytes of UTF-8
+    with pytest.raises(ValueError, match=r"\[0\] has 43 characters"):
+        checksum_addresses([text])

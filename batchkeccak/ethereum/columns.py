@@ -158,9 +158,10 @@ def decode_hex_rows(
     wrong = np.flatnonzero(~prefixed & (lengths != digits))
     if wrong.size:
         row = int(wrong[0])
+        # The row's text, to count its characters rather than its UTF-8 bytes.
+        text = data[int(offsets[row]) : int(offsets[row + 1])].tobytes().decode("utf-8", "replace")
         raise ValueError(
-            f"{argument}[{row}] has {int(lengths[row])} characters; {what} is 0x and "
-            f"{digits} hex digits"
+            f"{argument}[{row}] has {len(text)} characters; {what} is 0x and {digits} hex digits"
         )
     starts = offsets[:-1]
     if prefixed.any():
