@@ -193,6 +193,8 @@ def _digest_names(
             raise TypeError(f"columns must be column names (str), got {type(name).__name__}")
         if name not in names:
             raise ValueError(f"columns: no column named {name!r}; the source has {names}")
+        if name in digest_columns:
+            raise ValueError(f"columns: {name!r} is named twice")
         check_hashable_type(schema.field(name).type, f"column {name!r}", "hash_file")
         if suffix is None:
             digest_columns[name] = name

@@ -269,10 +269,14 @@ def test_cli_success_is_silent_on_stderr_when_not_a_terminal(source, tmp_path, c
     [
         (["{missing}", "{dst}", "--column", "email"], "no such file or directory"),
         (["{src}", "{dst}", "--column", "nope"], "no column named 'nope'"),
+        (
+            ["{src}", "{dst}", "--column", "email", "--column", "email"],
+            "--column: 'email' is named twice",
+        ),
         (["{src}", "{dst}", "--column", "id"], "column 'id' has type int64"),
         (["{src}", "{dst}", "--column", "email", "--algorithm", "sha1"], "unknown algorithm"),
     ],
-    ids=["missing-file", "missing-column", "unsupported-type", "algorithm"],
+    ids=["missing-file", "missing-column", "column-twice", "unsupported-type", "algorithm"],
 )
 def test_cli_errors_exit_2_and_leave_no_output(source, tmp_path, capsys, arguments, message):
     dst = tmp_path / "never.parquet"
