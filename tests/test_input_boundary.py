@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from cli_helpers import start_slow_parquet_write
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -468,42 +469,9 @@ def test_every_python_form_hashes_like_hashlib(messages, form):
 @pytest.mark.slow
 def test_sigterm_leaves_no_temporary_file_and_no_partial_output(tmp_path):
     import signal
-    import time
 
-    import pyarrow.parquet as pq
-
-    rng = np.random.default_rng(5)
-    rows = 400_000
-    payload = pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(48), rows, [None, pa.py_buffer(rng.integers(0, 256, rows * 48, np.uint8))]
-    )
-    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
-    pq.write_table(pa.table({"payload": payload}), src, row_group_size=2_000)
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "batchkeccak",
-            "parquet",
-            str(src),
-            str(dst),
-            "-c",
-            "payload",
-            "--batch-size",
-            "500",
-            "--threads",
-            "1",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    deadline = time.monotonic() + 120
-    while not list(tmp_path.glob(".out.parquet.batchkeccak-*.tmp")):
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the temporary output never appeared"
-        time.sleep(0.005)
+    dst = tmp_path / "out.parquet"
+    process = start_slow_parquet_write(tmp_path, seed=5)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 128 + signal.SIGTERM, stderr
