@@ -427,7 +427,7 @@ def model_table_digest(rows: list[dict], schema: pa.Schema, logical: dict, key=N
 NESTED_LOGICAL = {
     "id": "int64",
     "tags": "list<string>",
-    "address": "struct<city: string, zip: int32>",
+    "address": 'struct<"city": string, "zip": int32>',
     "attributes": "map<string, string>",
 }
 
@@ -542,6 +542,41 @@ def test_diff_refuses_nested_columns_of_other_logical_types():
         bk.diff(a, b, key="id")
     c = pa.table({"id": [1], "v": pa.array([["a"]], pa.large_list(pa.string_view()))})
     assert bk.diff(a, c, key="id").num_rows == 0
+
+
+def test_struct_field_names_are_quoted_in_the_logical_type():
+    # the documented form: each field name as a JSON string, in the type's order
+    plain = pa.struct([("city", pa.string()), ("zip", pa.int32())])
+    assert logical_type(plain) == 'struct<"city": string, "zip": int32>'
+    odd = 'x<y>, z: "w\\'
+    assert logical_type(pa.struct([(odd, pa.int8())])) == "struct<" + json.dumps(odd) + ": int8>"
+
+
+def test_struct_field_names_never_make_two_tables_one_digest():
+    # Unquoted, struct<a: binary, b: string, c: string> was the header of both tables, whose
+    # rows encode the same bytes: one digest and a diff of no rows.
+    t1_type = pa.struct([pa.field("a", pa.binary()), pa.field("b: string, c", pa.string())])
+    t2_type = pa.struct([pa.field("a: binary, b", pa.string()), pa.field("c", pa.string())])
+    t1 = pa.table({"id": [1, 2], "s": pa.array([{"a": b"hi", "b: string, c": "x"}, None], t1_type)})
+    t2 = pa.table({"id": [1, 2], "s": pa.array([{"a: binary, b": "hi", "c": "x"}, None], t2_type)})
+    assert encodings(t1.to_batches()[0]) == encodings(t2.to_batches()[0])
+    assert bk.table_digest(t1, key="id") != bk.table_digest(t2, key="id")
+    assert bk.table_digest(t1) != bk.table_digest(t2)
+    with pytest.raises(ValueError, match=r"column 's' is struct<"):
+        bk.diff(t1, t2, key="id")
+    # every character a type name is written with, in field names that would read alike
+    names = [("a", 'b": int8, "c'), ('a": int8, "b', "c"), ("a", "b>, c"), ("a>, b", "c")]
+    names += [("a\\", "b"), ("a", "\\b"), ("a: int8, b<", "c"), ("a", "b: int8, c<")]
+    digests = set()
+    for first, second in names:
+        t = pa.struct([(first, pa.int8()), (second, pa.int8())])
+        table = pa.table({"s": pa.array([{first: 1, second: 2}], t)})
+        digest = bk.table_digest(table)
+        assert digest.columns == (
+            ("s", f"struct<{json.dumps(first)}: int8, {json.dumps(second)}: int8>"),
+        )
+        digests.add(digest.hexdigest())
+    assert len(digests) == len(names)
 
 
 # ---------------------------------------------------------------------------------------------

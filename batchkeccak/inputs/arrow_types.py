@@ -34,8 +34,9 @@ Nested types (``list``, ``large_list``, ``list_view``, ``large_list_view``,
 ``fixed_size_list``, ``struct``, ``map``) are rows when every child type is, to any depth:
 they encode in a row (docs/arrow.md, "Nested values"), make no key and hash no values. Their
 logical names are built from their children's: ``list<string>`` for every list kind (the
-child field's name is the producer's, not the data's), ``struct<city: string, zip: int32>``,
-``map<string, string>``.
+child field's name is the producer's, not the data's), ``struct<"city": string, "zip": int32>``
+(each field name as a JSON string, ``json.dumps(name)``, so that no name can make two
+structs read alike), ``map<string, string>``.
 
 A type without a row here (unions, intervals, extension types, a nested type holding one)
 is refused by each consumer with a TypeError naming the column and its type.
@@ -43,6 +44,7 @@ is refused by each consumer with a TypeError naming the column and its type.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -134,7 +136,11 @@ def _list_name(arrow_type: pa.DataType) -> str:
 
 
 def _struct_name(arrow_type: pa.DataType) -> str:
-    fields = ", ".join(f"{field.name}: {logical_type(field.type)}" for field in arrow_type)
+    # Each field name as a JSON string, so that no name (one holding ``: ``, ``, ``, ``>`` or
+    # a quote) can make two different structs read as one type.
+    fields = ", ".join(
+        f"{json.dumps(field.name)}: {logical_type(field.type)}" for field in arrow_type
+    )
     return f"struct<{fields}>"
 
 
