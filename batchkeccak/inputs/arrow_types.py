@@ -215,24 +215,72 @@ def key_kind(arrow_type: pa.DataType) -> str | None:
 _LARGE = {"string view": pa.large_string(), "binary view": pa.large_binary()}
 
 
+def _without_views(arrow_type: pa.DataType) -> pa.DataType | None:
+    """``arrow_type`` with every view type inside it, at any depth, as its large type (a list,
+    fixed-size list, struct or map keeps its kind and field names; a dictionary its indices),
+    or None where it holds no view type that pyarrow's ``take`` or ``filter`` would reach.
+
+    List views (and what they hold) are left as they are: selecting their rows moves only
+    offsets and sizes, never their values, and pyarrow casts no list view of views."""
+    if pa.types.is_string_view(arrow_type):
+        return pa.large_string()
+    if pa.types.is_binary_view(arrow_type):
+        return pa.large_binary()
+    if pa.types.is_dictionary(arrow_type):
+        value = _without_views(arrow_type.value_type)
+        if value is None:
+            return None
+        return pa.dictionary(arrow_type.index_type, value, arrow_type.ordered)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        item = _without_views(arrow_type.value_type)
+        if item is None:
+            return None
+        child = arrow_type.value_field.with_type(item)
+        return pa.list_(child) if pa.types.is_list(arrow_type) else pa.large_list(child)
+    if pa.types.is_fixed_size_list(arrow_type):
+        item = _without_views(arrow_type.value_type)
+        if item is None:
+            return None
+        return pa.list_(arrow_type.value_field.with_type(item), arrow_type.list_size)
+    if pa.types.is_map(arrow_type):
+        key = _without_views(arrow_type.key_type)
+        value = _without_views(arrow_type.item_type)
+        if key is None and value is None:
+            return None
+        return pa.map_(
+            arrow_type.key_field.with_type(key or arrow_type.key_type),
+            arrow_type.item_field.with_type(value or arrow_type.item_type),
+            arrow_type.keys_sorted,
+        )
+    if pa.types.is_struct(arrow_type):
+        fields = [(field, _without_views(field.type)) for field in arrow_type]
+        if all(plain is None for _, plain in fields):
+            return None
+        return pa.struct(
+            [field if plain is None else field.with_type(plain) for field, plain in fields]
+        )
+    return None
+
+
 def normalize(array: pa.Array, *, offsets: bool = False) -> pa.Array:
     """``array`` (a pyarrow Array) as the plain column every consumer reads: a dictionary
     decoded, row by row, its null entries becoming null rows; with ``offsets=True``, a view
     type (``binary_view`` / ``string_view``, also as a dictionary's values) cast to the large
-    type of the same values, whose ``take`` and ``filter`` exist. Anything else is returned
+    type of the same values, whose ``take`` and ``filter`` exist, and so is a view at any depth
+    of a list, struct or map (the nested type keeps its kind, with large children). Anything else is returned
     as it is. The values, and so every digest, are those of the column given."""
     arrow_type = array.type
     if pa.types.is_dictionary(arrow_type):
         dictionary = array.dictionary
-        large = _LARGE.get(getattr(type_rule(dictionary.type), "name", ""))
-        if large is not None:
-            # pyarrow has no take for view types, which decoding a dictionary uses.
-            array = pa.DictionaryArray.from_arrays(array.indices, pc.cast(dictionary, large))
+        plain = _without_views(dictionary.type)
+        if plain is not None:
+            # pyarrow has no take for view types (nested ones too), which decoding uses.
+            array = pa.DictionaryArray.from_arrays(array.indices, pc.cast(dictionary, plain))
         array = array.dictionary_decode()
     if offsets:
-        large = _LARGE.get(getattr(type_rule(array.type), "name", ""))
-        if large is not None:
-            array = pc.cast(array, large)
+        plain = _without_views(array.type)
+        if plain is not None:
+            array = pc.cast(array, plain)
     return array
 
 
