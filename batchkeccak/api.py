@@ -173,7 +173,7 @@ def hash_many(
         count = len(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
         chunk_threads = min(resolved.threads, count // _parallel.MIN_PERMUTATIONS_PER_THREAD)
         if chunk_threads > 1:
-            return _hash_sequence_in_chunks(messages, resolved, chunk_threads)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+            return _hash_sequence_in_chunks(messages, resolved, chunk_threads, count)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
     if exports_arrow(messages):
         return _hash_arrow(messages, resolved)
     data, offsets = to_flat(messages)
@@ -217,7 +217,7 @@ def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | N
     threads = min(resolved.threads, permutations // _parallel.MIN_PERMUTATIONS_PER_THREAD)
     if threads <= 1:
         return None
-    return _hash_sequence_in_chunks(messages, resolved, threads, lengths + rate)
+    return _hash_sequence_in_chunks(messages, resolved, threads, count, lengths + rate)
 
 
 def _kernels_take(messages: list | tuple, resolved: Hasher) -> bool:
@@ -258,7 +258,11 @@ def _kernels_take(messages: list | tuple, resolved: Hasher) -> bool:
 
 
 def _hash_sequence_in_chunks(
-    messages: list | tuple, resolved: Hasher, threads: int, weights: np.ndarray | None = None
+    messages: list | tuple,
+    resolved: Hasher,
+    threads: int,
+    count: int,
+    weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """A long list or tuple: each thread converts the chunk it takes, then hashes it.
 
@@ -272,8 +276,14 @@ def _hash_sequence_in_chunks(
     ``weights`` (the work of each message: its bytes and a block) cuts the list into runs of
     about equal work, a few per thread (each a whole tile where the list allows); without it
     the runs hold equal counts (short items, whose sizes were not measured).
+
+    ``count``: the number of messages, taken once by the caller (with ``weights``, from the
+    same snapshot as they). Another thread may resize the list meanwhile: the chunks read
+    items ``0..count`` of it, and one that finds the list shorter than its range raises
+    ``RuntimeError`` (``sequence_to_flat``), so the result never has another size.
     """
-    count = len(messages)
+    if weights is not None and weights.shape[0] != count:
+        raise ValueError(f"{weights.shape[0]} weights for {count} messages")
     out = np.empty((count, resolved.output_length), dtype=np.uint8)
     single_thread = resolved.with_threads(1)
 

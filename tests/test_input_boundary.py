@@ -734,6 +734,103 @@ def test_a_list_of_long_bytes_changed_by_another_thread_hashes_real_contents():
         mutator.join()
 
 
+@pytest.mark.slow
+def test_a_list_resized_during_hash_many_gives_digests_of_one_snapshot_or_runtime_error():
+    # Items of 200 B to 1 MiB: hashlib releases the GIL on the long ones, so another thread
+    # appends and pops while the calling thread reads the list.
+    import random
+    import threading
+
+    rng = random.Random(2)
+    pool = [os.urandom(rng.choice([200, 1 << 16, 1 << 20])) for _ in range(60)]
+    digest_of = {id(p): sha3(p) for p in pool}
+    count = 40
+    items = pool[:count]
+    seen = [{digest_of[id(m)]} for m in items]  # every item ever at index i < count
+    anywhere = set(digest_of.values())
+    stop = threading.Event()
+
+    def mutate():
+        pick = random.Random(3)
+        while not stop.is_set():
+            item = pick.choice(pool)
+            r = pick.random()
+            if r < 0.3:
+                items.append(item)
+            elif r < 0.6 and len(items) > count:
+                items.pop()
+            else:
+                i = pick.randrange(count)
+                seen[i].add(digest_of[id(item)])
+                items[i] = item
+
+    mutator = threading.Thread(target=mutate)
+    mutator.start()
+    try:
+        for _ in range(40):
+            try:
+                rows = bk.hash_many(items, "sha3_256")
+            except RuntimeError as exc:
+                assert "changed while being hashed" in str(exc)
+                continue
+            assert rows.ndim == 2 and rows.shape[0] >= count and rows.shape[1] == 32
+            for i, row in enumerate(rows):
+                assert row.tobytes() in (seen[i] if i < count else anywhere), i
+    finally:
+        stop.set()
+        mutator.join()
+
+
+def test_a_list_grown_while_its_one_shot_digests_are_computed_keeps_its_count(monkeypatch):
+    # The step between taking the count and reading the items, made deterministic: the first
+    # digest appends to the list (as another thread may while hashlib has the GIL released).
+    from batchkeccak.core import executor
+    from batchkeccak.core.dispatch import forced_backend
+
+    messages = [bytes([i]) * 300 for i in range(10)]
+    expected = [sha3(m) for m in messages]
+    real = executor.Executor.digest
+
+    def digest(self):
+        function = real(self)
+
+        def first_grows_the_list(message):
+            if len(messages) == 10:
+                messages.extend([b"late"] * 3)
+            return function(message)
+
+        return first_grows_the_list
+
+    monkeypatch.setattr(executor.Executor, "digest", digest)
+    with forced_backend("oneshot"):
+        got = bk.hash_many(messages, "sha3_256", threads=1)
+    assert [row.tobytes() for row in got] == expected
+
+
+def test_a_list_grown_after_its_sizes_are_measured_keeps_its_count(monkeypatch):
+    # A mode's long items: measured once (the threads' shares cut by bytes), then copied by
+    # the threads. The list grows between the two: the result still has the measured count.
+    from Crypto.Hash import KMAC256
+
+    from batchkeccak.core.dispatch import forced_backend
+    from batchkeccak.inputs import _pylist
+
+    key = b"k" * 32
+    messages = [bytes([i]) * n for i, n in enumerate([0, 70_000] * 16)]
+    expected = [KMAC256.new(key=key, mac_len=32).update(m).digest() for m in messages]
+    real = _pylist.bytes_places
+
+    def places_then_grow(sequence, *args):
+        result = real(sequence, *args)
+        sequence.extend([b"late" * 100] * 5)
+        return result
+
+    monkeypatch.setattr(_pylist, "bytes_places", places_then_grow)
+    with forced_backend("kernels"):
+        got = bk.hash_many(messages, "kmac_256", key=key, length=32, threads=2)
+    assert [row.tobytes() for row in got] == expected
+
+
 @pytest.mark.every_backend
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_few_long_items_of_a_mode_are_copied_on_every_thread(threads, backend_policy):

@@ -186,18 +186,26 @@ class Executor:
     def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
         """The digests of a list of ``bytes`` when it is small work for the row's own
         one-shot backend (read as it is: no flat copy, no compiled reader); None otherwise,
-        for the batch path. ``(N, output_length)`` uint8."""
+        for the batch path. ``(N, output_length)`` uint8.
+
+        Another thread may resize the list between any two statements: everything after the
+        first check reads one private snapshot of it (its count included), so the digests are
+        of the items it held at that moment."""
         if self.oneshot_byte_budget(len(messages)) < 0:
             return None  # no one-shot backend, or too many messages whatever their sizes
+        snapshot = messages[:]  # one atomic copy of the item pointers (small: checked above)
+        count = len(snapshot)
+        if self.oneshot_byte_budget(count) < 0:
+            return None
         total = 0
-        for message in messages:
+        for message in snapshot:
             if type(message) is not bytes:
                 return None
             total += len(message)
-        if self.plan(len(messages), total) != ONESHOT:
+        if self.plan(count, total) != ONESHOT:
             return None
-        out = np.empty((len(messages), self.output_length), dtype=np.uint8)
-        return self.oneshot_rows(messages, out) if self.output_length else out
+        out = np.empty((count, self.output_length), dtype=np.uint8)
+        return self.oneshot_rows(snapshot, out) if self.output_length else out
 
     def hash_in_one_call(
         self,

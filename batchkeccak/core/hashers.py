@@ -585,7 +585,9 @@ def hash_places(
     """
     if not hasher.plain_sponge or hasher.batch_size is not None:
         return None
-    count = starts.shape[0]
+    count = starts.shape[0]  # the one count: every other length is checked against it
+    if ends.shape != (count,):
+        raise ValueError(f"hash_places: {ends.shape} ends for {count} starts")
     out_len = hasher.output_length
     if count == 0 or out_len == 0:
         return np.empty((count, out_len), dtype=np.uint8)
