@@ -189,3 +189,33 @@ def test_a_broken_tuning_file_warns_once_and_hashing_goes_on(monkeypatch, tmp_pa
         ]
     finally:
         vector_width.measured_choices.cache_clear()
+
+
+@pytest.mark.slow
+def test_a_bad_tile_width_variable_is_the_same_value_error_on_every_thread():
+    # Two threads loading the kernels' modules at once, whose import raises, could see one of
+    # them half made (an ImportError): the check runs in the calling thread first.
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, batchkeccak as bk\n"
+        "try:\n"
+        "    bk.hash_many(np.zeros((100_000, 32), np.uint8), threads=2)\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    env = {**os.environ, "BATCHKECCAK_TILE_BITS": "x", "BATCHKECCAK_BACKEND": "kernels"}
+    for _ in range(4):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.stdout.startswith("ValueError BATCHKECCAK_TILE_BITS: expected 256, 512"), (
+            done.stdout + done.stderr
+        )

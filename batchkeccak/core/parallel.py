@@ -64,6 +64,7 @@ def call_pool(workers: int, name: str) -> ThreadPoolExecutor:
     """A pool of ``workers`` threads for one call, named ``batchkeccak-NAME``, which the
     caller closes (``with``): for tasks that wait for other work (a source's reader waits
     for its batches), which would starve the shared pools."""
+    _settings_checked_before_threads()
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"batchkeccak-{name}")
 
 
@@ -110,6 +111,15 @@ def split_ranges(first: int, stop: int, parts: int, weights=None) -> list[tuple[
     return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
+def _settings_checked_before_threads() -> None:
+    """A bad ``BATCHKECCAK_TILE_BITS`` is a ValueError raised while the kernels' modules load;
+    load that check here, in the calling thread, before any thread starts, so that every
+    call sees the same ValueError (two threads loading a module whose import raises can see
+    it half made: an ImportError). Nothing is loaded when the variable is not set."""
+    if os.environ.get("BATCHKECCAK_TILE_BITS", "").strip():
+        import batchkeccak.permutation.vector_width  # noqa: F401 - raises for a bad value
+
+
 def run_parallel(kernel, items: list, *args, workers: int | None = None) -> None:
     """Run ``kernel(item, *args)`` for every item on up to ``workers`` threads.
 
@@ -122,6 +132,7 @@ def run_parallel(kernel, items: list, *args, workers: int | None = None) -> None
         for item in items:
             kernel(item, *args)
         return
+    _settings_checked_before_threads()
     pending = iter(items)
     lock = threading.Lock()
     failed = threading.Event()
