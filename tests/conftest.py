@@ -42,6 +42,11 @@ os.environ["BATCHKECCAK_BACKEND"] = "kernels"
 
 BACKEND_POLICIES = ("kernels", "oneshot", "default-cold", "default-warm")
 
+WHOLE_SUITE_POLICIES = ("oneshot", "default-warm")
+"""Policies the quick run (``pytest -m "not slow"``) leaves to the whole suite: forced kernels
+and the default in a cold process already take both backends (small work goes to hashlib or
+pycryptodome there), so a contributor's frequent run keeps every path at half the cost."""
+
 
 def pytest_generate_tests(metafunc):
     # Under emulation (.ci/aarch64.sh) the kernels are what is checked: the one-shot
@@ -49,7 +54,13 @@ def pytest_generate_tests(metafunc):
     if metafunc.definition.get_closest_marker("every_backend") is not None and not os.environ.get(
         "BATCHKECCAK_EMULATOR"
     ):
-        metafunc.parametrize("backend_policy", BACKEND_POLICIES, indirect=True)
+        policies = [
+            pytest.param(policy, marks=pytest.mark.slow, id=policy)
+            if policy in WHOLE_SUITE_POLICIES
+            else policy
+            for policy in BACKEND_POLICIES
+        ]
+        metafunc.parametrize("backend_policy", policies, indirect=True)
 
 
 @pytest.hookimpl(trylast=True)
