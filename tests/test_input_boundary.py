@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -20,34 +17,20 @@ import pytest
 from cli_helpers import start_slow_parquet_write
 from hypothesis import given
 from hypothesis import strategies as st
+from race_helpers import race_script, run_race
 
 import batchkeccak as bk
 from batchkeccak.arrow import hash_array, hash_rows
 from batchkeccak.inputs import FlatMessages, to_flat
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def sha3(message: bytes) -> bytes:
     return hashlib.sha3_256(message).digest()
 
 
-def run_python(code: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=REPO,
-        check=False,
-    )
-
-
 # --- races: another thread changes the messages while they are hashed -------------------------
 
-RACE_SCRIPT = """
+RACE_SETUP = """
 import hashlib, random, sys, threading, time
 import numpy as np
 import batchkeccak as bk
@@ -98,29 +81,19 @@ def mutate():
             pass                                     # exported: being hashed right now
         mutations += 1
 
-mutator = threading.Thread(target=mutate)
-mutator.start()
-calls = changed = 0
-deadline = time.monotonic() + seconds
-try:
-    while time.monotonic() < deadline:
-        try:
-            rows = bk.hash_many(items, "sha3_256", threads=threads)
-        except RuntimeError as exc:
-            assert "changed while being hashed" in str(exc), exc
-            changed += 1
-            continue
-        calls += 1
-        assert rows.shape == (count, 32), rows.shape
-        for i in range(count):
-            if rows[i].tobytes() not in allowed[i]:
-                print(f"WRONG DIGEST: row {i} after {calls} calls", flush=True)
-                sys.exit(3)
-finally:
-    stop.set()
-    mutator.join()
-print(f"ok calls={calls} changed={changed} mutations={mutations}")
 """
+RACE_SCRIPT = race_script(
+    RACE_SETUP,
+    'rows = bk.hash_many(items, "sha3_256", threads=threads)',
+    """
+    calls += 1
+    assert rows.shape == (count, 32), rows.shape
+    for i in range(count):
+        if rows[i].tobytes() not in allowed[i]:
+            print(f"WRONG DIGEST: row {i} after {calls} calls", flush=True)
+            sys.exit(3)
+    """,
+)
 
 
 @pytest.mark.slow
@@ -129,12 +102,7 @@ print(f"ok calls={calls} changed={changed} mutations={mutations}")
     [(64, 1), (5000, 2)],  # the one-pass path, and the chunked path that converts per thread
 )
 def test_messages_resized_by_another_thread_hash_as_some_real_contents(count, threads):
-    result = run_python(
-        "import sys; sys.argv[1:] = " + repr([str(count), str(threads), "4"]) + "\n" + RACE_SCRIPT
-    )
-    assert result.returncode == 0, result.stdout + result.stderr  # a crash fails here too
-    summary = result.stdout.strip().splitlines()[-1]
-    assert summary.startswith("ok"), summary
+    summary = run_race(RACE_SCRIPT, [str(count), str(threads), "4"])
     calls = int(summary.split("calls=")[1].split()[0])
     mutations = int(summary.split("mutations=")[1])
     assert calls >= (200 if count < 1000 else 5), summary

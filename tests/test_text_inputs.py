@@ -14,6 +14,7 @@ import hashlib
 import numpy as np
 import pytest
 from Crypto.Hash import keccak
+from race_helpers import race_script, run_race
 
 import batchkeccak as bk
 from batchkeccak.inputs._pylist import flatten_bytes, layout_matches
@@ -142,7 +143,7 @@ def test_checksum_addresses_of_a_long_list_match_eip55(backend_policy):
     ]
 
 
-RACE_SCRIPT = """
+RACE_SETUP = """
 import hashlib, random, sys, threading, time
 import batchkeccak as bk
 from batchkeccak.inputs._pylist import flatten_bytes
@@ -178,62 +179,33 @@ def mutate():
             items[i] = fresh(i, rng)
         mutations += 1
 
-mutator = threading.Thread(target=mutate)
-mutator.start()
-calls = changed = 0
-deadline = time.monotonic() + seconds
-try:
-    while time.monotonic() < deadline:
-        try:
-            flat = flatten_bytes(items, text=True)
-        except RuntimeError as exc:
-            assert "changed while being hashed" in str(exc), exc
-            changed += 1
-            continue
-        if flat is None:
-            continue
-        data, offsets = flat
-        calls += 1
-        for i in range(len(offsets) - 1):  # the list's length when it was measured
-            if data[offsets[i] : offsets[i + 1]].tobytes() not in allowed[i]:
-                print(f"WRONG BYTES: item {i} after {calls} calls", flush=True)
-                sys.exit(3)
-        bytes_only = [x for x in list(items) if type(x) is bytes]
-        rows = bk.hash_many(bytes_only, "sha3_256", threads=threads)
-        for row, x in zip(rows, bytes_only):
-            if row.tobytes() != hashlib.sha3_256(x).digest():
-                print("WRONG DIGEST", flush=True)
-                sys.exit(3)
-finally:
-    stop.set()
-    mutator.join()
-print(f"ok calls={calls} changed={changed} mutations={mutations}")
 """
+RACE_SCRIPT = race_script(
+    RACE_SETUP,
+    "flat = flatten_bytes(items, text=True)",
+    """
+    if flat is None:
+        continue
+    data, offsets = flat
+    calls += 1
+    for i in range(len(offsets) - 1):  # the list's length when it was measured
+        if data[offsets[i] : offsets[i + 1]].tobytes() not in allowed[i]:
+            print(f"WRONG BYTES: item {i} after {calls} calls", flush=True)
+            sys.exit(3)
+    bytes_only = [x for x in list(items) if type(x) is bytes]
+    rows = bk.hash_many(bytes_only, "sha3_256", threads=threads)
+    for row, x in zip(rows, bytes_only):
+        if row.tobytes() != hashlib.sha3_256(x).digest():
+            print("WRONG DIGEST", flush=True)
+            sys.exit(3)
+    """,
+)
 
 
 @pytest.mark.slow
 @pytest.mark.kernels_only  # the compiled reader, before any backend is chosen
 def test_a_list_changed_by_another_thread_is_read_as_real_contents_or_refused():
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PYTHONPATH=str(repo) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    script = "import sys; sys.argv[1:] = ['300', '2', '3']\n" + RACE_SCRIPT
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-        cwd=repo,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr  # a crash fails here too
-    summary = result.stdout.strip().splitlines()[-1]
-    assert summary.startswith("ok"), summary
+    summary = run_race(RACE_SCRIPT, ["300", "2", "3"])
     assert int(summary.split("calls=")[1].split()[0]) >= 5, summary
 
 
