@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from arrow_helpers import VARIABLE_TYPES
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,15 +18,6 @@ from batchkeccak.core.hashers import Hasher
 from oracles import ALL_ALGORITHMS, XOFS, oracle
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
-
-VARIABLE_TYPES = [
-    pa.binary(),
-    pa.large_binary(),
-    pa.string(),
-    pa.large_string(),
-    pa.binary_view(),
-    pa.string_view(),
-]
 
 # Empty, short (inline in a view), exactly one SHA3-256 block, several blocks, non-ASCII.
 TEXTS = ["", "a", "abc", None, "x" * 135, "y" * 136, "z" * 137, None, "é€😀", "q" * 300, "", "tail"]

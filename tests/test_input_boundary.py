@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
+from arrow_helpers import VARIABLE_TYPES
 from cli_helpers import start_slow_parquet_write
 from hypothesis import given
 from hypothesis import strategies as st
@@ -323,15 +324,6 @@ def test_xof_length_zero_is_empty_as_in_hashlib():
 
 # --- every form, every Arrow type, sliced and chunked ----------------------------------------
 
-ARROW_TYPES = [
-    pa.binary(),
-    pa.large_binary(),
-    pa.string(),
-    pa.large_string(),
-    pa.binary_view(),
-    pa.string_view(),
-]
-
 
 def _arrow(values: list[bytes], arrow_type: pa.DataType) -> pa.Array:
     if (
@@ -359,12 +351,12 @@ messages_strategy = st.lists(st.binary(max_size=300), min_size=1, max_size=40)
 
 @given(
     messages=messages_strategy,
-    type_index=st.integers(0, len(ARROW_TYPES) - 1),
+    type_index=st.integers(0, len(VARIABLE_TYPES) - 1),
     dictionary=st.booleans(),
     cut=st.data(),
 )
 def test_arrow_types_sliced_chunked_and_dictionary_encoded(messages, type_index, dictionary, cut):
-    arrow_type = ARROW_TYPES[type_index]
+    arrow_type = VARIABLE_TYPES[type_index]
     array = _arrow(messages, arrow_type)
     if dictionary:
         array = array.dictionary_encode()
