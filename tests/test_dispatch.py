@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import subprocess
 import sys
 import textwrap
 
@@ -14,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from Crypto.Hash import TurboSHAKE128, keccak
+from process_helpers import run_code
 
 import batchkeccak as bk
 from batchkeccak import arrow
@@ -169,13 +169,7 @@ _FORKED = textwrap.dedent(
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shares the files by fork")
 def test_many_files_shared_with_child_processes_equal_one_process(tmp_path):
     # In a fresh interpreter: forking is safe only in a process with one thread.
-    done = subprocess.run(
-        [sys.executable, "-c", _FORKED, str(tmp_path)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_code(_FORKED, str(tmp_path))
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
@@ -348,14 +342,7 @@ _FRESH = textwrap.dedent(
 def test_small_work_in_a_fresh_process_loads_no_compiler():
     env = {k: v for k, v in os.environ.items() if k != "BATCHKECCAK_BACKEND"}
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    done = subprocess.run(
-        [sys.executable, "-c", _FRESH],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    done = run_code(_FRESH, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -372,14 +359,7 @@ def test_warmup_loads_the_kernels_even_though_its_call_is_small():
         "bk.warmup()\n"
         "print(before, dispatch.kernels_loaded(), 'numba' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=300,
-    )
+    done = run_code(script, env=env, check=True)
     assert done.stdout.split() == ["False", "True", "True"]
 
 
@@ -439,14 +419,7 @@ def test_a_mistyped_backend_variable_is_refused_by_name(tmp_path):
         print("status", main(["hash", {str(tmp_path / "m")!r}]))
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    done = run_code(script, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("refused: BATCHKECCAK_BACKEND must be one of kernels, oneshot")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from process_helpers import run_code
 
 import batchkeccak as bk
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute, vector_width
@@ -196,8 +197,6 @@ def test_a_bad_tile_width_variable_is_the_same_value_error_on_every_thread():
     # Two threads loading the kernels' modules at once, whose import raises, could see one of
     # them half made (an ImportError): the check runs in the calling thread first.
     import os
-    import subprocess
-    import sys
 
     script = (
         "import numpy as np, batchkeccak as bk\n"
@@ -208,14 +207,7 @@ def test_a_bad_tile_width_variable_is_the_same_value_error_on_every_thread():
     )
     env = {**os.environ, "BATCHKECCAK_TILE_BITS": "x", "BATCHKECCAK_BACKEND": "kernels"}
     for _ in range(4):
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            check=False,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_code(script, env=env)
         assert done.stdout.startswith("ValueError BATCHKECCAK_TILE_BITS: expected 256, 512"), (
             done.stdout + done.stderr
         )
