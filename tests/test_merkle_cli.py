@@ -97,20 +97,8 @@ def test_root_of_parquet_column_and_standard_tree(capsys, tmp_path, leaves):
         keccak256(keccak256(eth_abi.encode(["address", "uint256"], [a, v])))
         for a, v in zip(accounts, amounts)
     ]
-    code, out, _ = run(
-        capsys,
-        "merkle",
-        "root",
-        str(path),
-        "-s",
-        "openzeppelin",
-        "--types",
-        "address,uint256",
-        "-c",
-        "account",
-        "-c",
-        "amount",
-    )
+    columns = ["-s", "openzeppelin", "--types", "address,uint256", "-c", "account", "-c", "amount"]
+    code, out, _ = run(capsys, "merkle", "root", str(path), *columns)
     assert code == 0
     assert out.strip() == "0x" + oz_tree(standard_leaves, True)[0][0].hex()
 
@@ -118,20 +106,7 @@ def test_root_of_parquet_column_and_standard_tree(capsys, tmp_path, leaves):
     csv_path.write_text(
         "amount,account\n" + "".join(f"{v},0x{a.hex()}\n" for a, v in zip(accounts, amounts))
     )
-    code, out, _ = run(
-        capsys,
-        "merkle",
-        "root",
-        str(csv_path),
-        "-s",
-        "openzeppelin",
-        "--types",
-        "address,uint256",
-        "-c",
-        "account",
-        "-c",
-        "amount",
-    )
+    code, out, _ = run(capsys, "merkle", "root", str(csv_path), *columns)
     assert out.strip() == "0x" + oz_tree(standard_leaves, True)[0][0].hex()
 
 
@@ -206,40 +181,15 @@ def test_rfc9162_proofs(capsys, tmp_path):
     lines = tmp_path / "log.txt"
     lines.write_bytes(b"\n".join(values) + b"\n")
     ref = RFC9162Reference(values, "sha3_512")
-    code, out, _ = run(
-        capsys,
-        "merkle",
-        "proof",
-        str(lines),
-        "-s",
-        "rfc9162",
-        "-f",
-        "lines",
-        "-a",
-        "sha3_512",
-        "-i",
-        "9",
-    )
+    proof_args = ["merkle", "proof", str(lines), "-s", "rfc9162", "-f", "lines", "-a", "sha3_512"]
+    code, out, _ = run(capsys, *proof_args, "-i", "9")
     proof = json.loads(out)
     assert proof["proof"] == ["0x" + p.hex() for p in ref.path(9)]
     path = tmp_path / "p.json"
     path.write_text(out)
     assert run(capsys, "merkle", "verify", str(path), "--root", "0x" + ref.root().hex())[0] == 0
 
-    code, out, _ = run(
-        capsys,
-        "merkle",
-        "proof",
-        str(lines),
-        "-s",
-        "rfc9162",
-        "-f",
-        "lines",
-        "-a",
-        "sha3_512",
-        "--consistency",
-        "4",
-    )
+    code, out, _ = run(capsys, *proof_args, "--consistency", "4")
     assert code == 0
     consistency = json.loads(out)
     assert consistency["oldRoot"] == "0x" + ref.root(4).hex()
