@@ -753,3 +753,25 @@ def test_a_table_digest_reads_like_hashlib():
     assert result == bk.table_digest(table.take([1, 0]), key="id")
     assert result != bk.table_digest(table.slice(1), key="id")
     assert len({result, bk.table_digest(table, key="id")}) == 1  # hashable, by value
+
+
+def test_a_reader_read_once_is_refused_the_second_time():
+    # A read RecordBatchReader gives no more batches: its second digest would be the empty
+    # table's, and a diff of a reader with itself every row removed.
+    table = pa.table({"k": [1, 2, 3, 4], "v": ["a", "b", "c", "d"]})
+
+    def reader() -> pa.RecordBatchReader:
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+    once = reader()
+    assert bk.table_digest(once, key="k") == bk.table_digest(table, key="k")
+    with pytest.raises(ValueError, match="source: this RecordBatchReader was read already"):
+        bk.table_digest(once, key="k")
+    same = reader()
+    with pytest.raises(ValueError, match="a and b are one RecordBatchReader"):
+        bk.diff(same, same, key="k", changed_columns=False)
+    # A call refused before reading leaves the reader whole.
+    untouched = reader()
+    with pytest.raises(ValueError, match="no column named 'nope'"):
+        bk.table_digest(untouched, key="nope")
+    assert bk.table_digest(untouched, key="k") == bk.table_digest(table, key="k")

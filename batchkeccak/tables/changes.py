@@ -236,6 +236,8 @@ def diff(
     for reserved in (CHANGE_COLUMN, COLUMNS_COLUMN):
         if reserved in names:
             raise ValueError(f"key column {reserved!r} clashes with the result's own column")
+    if a is b and isinstance(a, pa.RecordBatchReader):
+        raise ValueError("a and b are one RecordBatchReader, which can be read only once")
     source_a, source_b = open_source(a, "a"), open_source(b, "b")
     encoder_a, encoder_b = KeyEncoder.of(source_a, names), KeyEncoder.of(source_b, names)
     encoder_a.check_matches(encoder_b)

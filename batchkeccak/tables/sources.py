@@ -20,6 +20,7 @@ DuckDB (its session's time zone) give one digest.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,6 +144,10 @@ def _stream_source(producer: object, argument: str) -> TableSource:
     return TableSource(argument, schema, None, True, read, exclusive=exclusive)
 
 
+_READERS_READ: weakref.WeakSet = weakref.WeakSet()
+"""The RecordBatchReaders whose batches a call began to read (their batches are gone)."""
+
+
 def open_source(source: object, argument: str = "source") -> TableSource:
     """``source`` in any accepted form (see the module's description) as a :class:`TableSource`.
 
@@ -159,8 +164,16 @@ def open_source(source: object, argument: str = "source") -> TableSource:
         return TableSource(argument, source.schema, source.num_rows, True, _table_batches(source))
     if isinstance(source, pa.RecordBatchReader):
         reader = source
+        if reader in _READERS_READ:
+            # A read reader gives no more batches: digesting it again would be the empty
+            # table's digest, and a diff against it every row removed.
+            raise ValueError(
+                f"{argument}: this RecordBatchReader was read already (a reader can be read "
+                "only once): pass a Table, a Dataset or a new reader"
+            )
 
         def read_once(columns: list[str]) -> Iterator[pa.RecordBatch]:
+            _READERS_READ.add(reader)
             for batch in reader:
                 yield batch.select(columns)
 
