@@ -508,3 +508,35 @@ def test_bench_json_on_a_full_device_is_a_write_error(tmp_path):
     assert last == f"batchkeccak: write error: {link}: {ENOSPC}"
     assert status == TROUBLE["bench"]
     assert link.is_symlink() and stat.S_ISCHR(os.stat(FULL).st_mode)
+
+
+def test_an_output_that_is_also_the_input_is_refused(tmp_path, capsys):
+    # As `cp a a` refuses: the output would replace what the command reads (directly or
+    # through a link), before any work is done.
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(pa.table({"k": [1, 2], "v": ["a", "b"]}), a)
+    pq.write_table(pa.table({"k": [1, 3], "v": ["a", "c"]}), b)
+    leaves = tmp_path / "leaves.txt"
+    leaves.write_text(f"0x{'11' * 32}\n0x{'22' * 32}\n")
+    link = tmp_path / "link"
+    link.symlink_to(b)
+    kept = {path: path.read_bytes() for path in (a, b, leaves)}
+    runs = [
+        (["diff", str(a), str(b), "-k", "k", "-o", str(b)], "--output"),
+        (["diff", str(a), str(b), "-k", "k", "-o", str(link)], "--output"),
+        (
+            ["merkle", "root", str(leaves), "--scheme", "openzeppelin", "--dump", str(leaves)],
+            "--dump",
+        ),
+        (
+            ["merkle", "proof", str(leaves), "--scheme", "openzeppelin", "--index", "1"]
+            + ["-o", str(leaves)],
+            "--output",
+        ),
+    ]
+    for argv, option in runs:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"batchkeccak: error: {option}: ") and err.count("\n") == 1
+        assert "is also an input; write the output to another file" in err
+    assert {path: path.read_bytes() for path in kept} == kept and link.is_symlink()

@@ -135,3 +135,15 @@ def test_a_suggested_keyword_becomes_its_option_with_no_stray_space():
 
     said = in_cli_words("column 'gap' has no row encoding (leave it out with exclude=); ok", COMMON)
     assert said == "column 'gap' has no row encoding (leave it out with --exclude); ok"
+
+
+def test_a_suggested_keyword_before_a_word_takes_one_space():
+    from batchkeccak.cli.words import COMMON, in_cli_words
+
+    said = in_cli_words(
+        "pass columns= to compare the columns they share, or exclude= to leave those out",
+        COMMON,
+    )
+    assert (
+        said == "pass --column to compare the columns they share, or --exclude to leave those out"
+    )

@@ -244,7 +244,6 @@ def test_misused_table_options_say_the_options(capsys, tmp_path, argv, words):
     [
         (["digest", "A", "-c", "zz"], "batchkeccak: error: --column: source has no column"),
         (["digest", "A", "--exclude", "zz"], "batchkeccak: error: --exclude: source has no"),
-        (["digest", "A", "-k", "id", "--exclude", "id"], "--exclude: 'id' is a key column"),
         (["diff", "A", "B", "-k", "id", "--exclude", "zz"], "--exclude: neither a nor b"),
     ],
 )
@@ -271,3 +270,14 @@ def test_a_column_without_an_encoding_points_to_exclude(capsys, tmp_path):
     assert "leave it out with --exclude" in err and err.count("\n") == 1
     assert "exclude=" not in err and "columns=" not in err
     assert main(["digest", str(path), "--exclude", "gap"]) == 0
+
+
+def test_a_key_left_out_is_a_misused_command_line(capsys, tmp_path):
+    # Options that do not go together: exit 1 and GNU's two lines (README's contract).
+    a, _ = _table_files(tmp_path)
+    assert main(["digest", str(a), "-k", "id", "--exclude", "id"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "batchkeccak: --key and --exclude both name 'id': a key cannot be left out",
+        "Try 'batchkeccak digest --help' for more information.",
+    ]

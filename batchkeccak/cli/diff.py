@@ -99,7 +99,7 @@ def run(args) -> int:
     if args.output is not None:
         from batchkeccak.support.output import output_path_problem
 
-        problem = output_path_problem(args.output)
+        problem = output_path_problem(args.output, inputs=(args.a, args.b))
         if problem is not None:
             raise CommandError(f"--output: {problem}")
         output = Path(args.output)

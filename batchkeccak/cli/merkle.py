@@ -488,14 +488,15 @@ def _tree_from_args(args):
     return tree, leaves
 
 
-def _check_output(name: str | None, option: str) -> None:
+def _check_output(name: str | None, option: str, source: object = None) -> None:
     """Refuse an output path that cannot be written before any work is done, in the words
-    of the one check every command makes (``support.output``), after the option's name."""
+    of the one check every command makes (``support.output``), after the option's name;
+    ``source`` the input file, which the output must not replace."""
     if name is None:
         return
     from batchkeccak.support.output import output_path_problem
 
-    problem = output_path_problem(name)
+    problem = output_path_problem(name, inputs=(source,))
     if problem is not None:
         raise CommandError(f"{option}: {problem}")
 
@@ -510,7 +511,7 @@ _NESTED = "arrays or objects nested too deeply to read (a few thousand levels or
 def run_root(args) -> int:
     from batchkeccak.merkle import proofs
 
-    _check_output(args.dump, "--dump")
+    _check_output(args.dump, "--dump", args.input)
     tree, _ = _tree_from_args(args)
     if args.dump:
         proofs.write_dump(tree, args.dump)
@@ -531,7 +532,7 @@ def run_proof(args) -> int:
         raise UsageError("choose the leaves (--index, --value, --address), --all or --consistency")
     if args.multi and not by_leaf:
         raise UsageError("--multi needs the leaves to prove: --index, --value or --address")
-    _check_output(args.output, "--output")
+    _check_output(args.output, "--output", getattr(args, "input", None))
     tree, leaves = _tree_from_args(args)
     if args.values or args.addresses:
         args.indices = args.indices + _indices_of_values(tree, args.values, args.addresses)

@@ -113,6 +113,10 @@ def table_keywords(args: argparse.Namespace) -> dict:
             "--column and --exclude do not go together: --column names the columns covered, "
             "--exclude the ones left out"
         )
+    if args.key and args.exclude:
+        both = next((name for name in args.exclude if name in args.key), None)
+        if both is not None:
+            raise UsageError(f"--key and --exclude both name {both!r}: a key cannot be left out")
     keywords = {
         "columns": None if args.columns is None else list(dict.fromkeys(args.columns)),
         "exclude": args.exclude,

@@ -57,8 +57,10 @@ FUNCTIONS = (
 PHRASES: tuple[tuple[str, str], ...] = (
     ("widen=True", "--widen"),
     ("exclude=)", "--exclude)"),
+    ("exclude= ", "--exclude "),
     ("exclude=", "--exclude "),
     ("columns=)", "--column)"),
+    ("columns= ", "--column "),
     ("columns=", "--column "),
 )
 """Keyword arguments a message suggests, as the options that set them."""

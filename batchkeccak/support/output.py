@@ -18,7 +18,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -116,7 +116,9 @@ def is_stream(destination: str | os.PathLike) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def output_path_problem(destination: str | os.PathLike) -> OSError | ValueError | None:
+def output_path_problem(
+    destination: str | os.PathLike, inputs: Sequence[object] = ()
+) -> OSError | ValueError | None:
     """What keeps ``destination`` from being written as an output file, checked before any
     work is done; None when nothing does. The one check every command and
     ``batchkeccak.parquet.hash_file`` make, so that each says the same thing:
@@ -127,7 +129,10 @@ def output_path_problem(destination: str | os.PathLike) -> OSError | ValueError 
     - in a folder that does not exist: "folder 'PATH' does not exist";
     - a symbolic link whose target's folder does not exist: "'LINK' is a symbolic link to
       'TARGET', whose folder 'PATH' does not exist". A dangling link whose target's folder
-      exists is written through, as ``cp`` writes it: the link stays and names the new file.
+      exists is written through, as ``cp`` writes it: the link stays and names the new file;
+    - the same file as one of ``inputs`` (paths the command reads; others are passed over):
+      "'PATH' is also an input; write the output to another file", as ``cp a a`` refuses,
+      since the output would replace what is being read.
 
     The error returned (not raised) is the OSError subclass that the open would have raised,
     its message without the caller's prefix (an option's or an argument's name).
@@ -140,6 +145,8 @@ def output_path_problem(destination: str | os.PathLike) -> OSError | ValueError 
     path = Path(name)
     if path.is_dir():
         return IsADirectoryError(f"{name!r} is a directory; name the file to write")
+    if path.is_file() and any(_same_file(path, source) for source in inputs):
+        return ValueError(f"{name!r} is also an input; write the output to another file")
     if path.is_symlink() and not path.exists():
         target = Path(os.path.realpath(path))
         if not target.parent.is_dir():
@@ -158,6 +165,15 @@ def output_path_problem(destination: str | os.PathLike) -> OSError | ValueError 
     if os.path.lexists(missing) and not missing.is_dir():
         return NotADirectoryError(f"{str(missing)!r} is not a folder")
     return FileNotFoundError(f"folder {str(parent)!r} does not exist")
+
+
+def _same_file(path: Path, source: object) -> bool:
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    try:
+        return os.path.samefile(path, source)
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def check_output_path(destination: str | os.PathLike, label: str | None = None) -> None:
