@@ -25,7 +25,12 @@ import pyarrow.compute as pc
 from batchkeccak.api import hasher
 from batchkeccak.core import parallel
 from batchkeccak.core.hashers import Hasher
-from batchkeccak.core.parameters import Algorithm, algorithms
+from batchkeccak.core.parameters import (
+    Algorithm,
+    algorithms,
+    canonical_name,
+    unknown_algorithm,
+)
 from batchkeccak.derived.mode_hashers import hash_chunks
 from batchkeccak.inputs import FlatMessages, check_flat, readonly
 from batchkeccak.inputs.arrow_buffers import (
@@ -1127,15 +1132,21 @@ def compute_expression(algorithm: str, column: str | pc.Expression) -> pc.Expres
     Raises
     ------
     ValueError
-        ``algorithm`` is not one of ``batchkeccak.algorithms``.
+        ``algorithm`` spells none of ``batchkeccak.algorithms`` (any spelling the command
+        line takes, ``SHA3-256`` included); the message suggests the nearest names.
     TypeError
+        ``algorithm`` is not a str (a Hasher's parameters have no registered function), or
         ``column`` is neither a str nor a ``pyarrow.compute.Expression``.
     """
-    if not isinstance(algorithm, str) or algorithm not in algorithms:
-        raise ValueError(
-            f"algorithm: expected one of {sorted(algorithms)} (the registered compute "
-            f"functions), got {algorithm!r}"
+    if not isinstance(algorithm, str):
+        raise TypeError(
+            f"algorithm must be the name of a registered compute function (a row of "
+            f"batchkeccak.algorithms), got {type(algorithm).__name__}"
         )
+    spelled = canonical_name(algorithm, algorithms)  # SHA3-256, sha3-256: the CLI's spellings
+    if spelled is None:
+        raise unknown_algorithm(algorithm, algorithms)
+    algorithm = spelled
     if isinstance(column, str):
         column = pc.field(column)
     if not isinstance(column, pc.Expression):

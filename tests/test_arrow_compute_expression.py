@@ -10,6 +10,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
 
+import batchkeccak as bk
 from batchkeccak.arrow import compute_expression, register
 
 VALUES = ["abc", None, "é" * 40, "", "x" * 300]
@@ -54,7 +55,18 @@ def test_filter_and_expression_argument():
 
 
 def test_refuses_unknown_names_and_columns():
-    with pytest.raises(ValueError, match="algorithm: expected one of"):
+    with pytest.raises(ValueError, match="unknown algorithm 'md5'"):
         compute_expression("md5", "c")
+    with pytest.raises(ValueError, match="did you mean 'sha3_256'"):
+        compute_expression("sha3_265", "c")
+    with pytest.raises(TypeError, match="algorithm must be the name of a registered"):
+        compute_expression(bk.hasher("sha3_256"), "c")  # type: ignore[arg-type]
+
+
+def test_takes_the_command_lines_spellings():
+    # SHA3-256 names the registered function sha3_256, as it names the algorithm everywhere.
+    table = pa.table({"c": ["abc"]})
+    got = ds.dataset(table).to_table(columns={"h": compute_expression("SHA3-256", "c")})
+    assert got["h"].to_pylist() == [hashlib.sha3_256(b"abc").digest()]
     with pytest.raises(TypeError, match="column must be a field name"):
         compute_expression("sha3_256", 3)  # type: ignore[arg-type]
