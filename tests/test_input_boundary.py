@@ -655,6 +655,7 @@ def test_places_outside_the_range_are_refused_at_kernel_entry():
                 hash_places(plain_hasher("sha3_256"), data, bad_starts, bad_ends)
 
 
+@pytest.mark.slow  # 20 calls of 3,000 items against a mutating thread: 3-6 s
 def test_a_list_of_long_bytes_changed_by_another_thread_hashes_real_contents():
     import threading
 
@@ -686,9 +687,13 @@ def test_a_list_of_long_bytes_changed_by_another_thread_hashes_real_contents():
             except RuntimeError as exc:
                 assert "changed while being hashed" in str(exc)
                 continue
-            assert rows.shape == (count, 32)
+            # One snapshot of the list: taken while it held the appended item, one row more,
+            # the empty message's digest.
+            assert rows.shape in ((count, 32), (count + 1, 32))
             for i in range(count):
                 assert rows[i].tobytes() in allowed[i], i
+            if rows.shape[0] > count:
+                assert rows[count].tobytes() == sha3(b"")
     finally:
         stop.set()
         mutator.join()
