@@ -10,7 +10,7 @@ import pytest
 import table_reference as ref
 
 import batchkeccak as bk
-from batchkeccak.tables import join, runs
+from batchkeccak.tables import _kernels, join, runs
 
 TYPES = {"g": "int32", "id": "int64", "v": "string"}
 
@@ -100,7 +100,7 @@ def test_walk_finds_a_change_in_any_byte_of_the_digests(digest_width):
         digests_b[2 * position, position] ^= 0x80  # odd rows stay equal
     found_a = np.empty(rows, dtype=np.int64)
     found_b = np.empty(rows, dtype=np.int64)
-    written, matched, end_a, end_b = join._walk(
+    written, matched, end_a, end_b = _kernels.walk(
         words, words, digests_a, digests_b, 0, 0, True, True, found_a, found_b
     )
     assert (matched, end_a, end_b) == (rows, rows, rows)

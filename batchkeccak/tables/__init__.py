@@ -5,7 +5,8 @@ Modules: ``sources`` (every accepted table form, read batch by batch), ``keys`` 
 order-preserving bytes), ``runs`` (row digests sorted by key in runs, spilled and merged),
 ``roots`` (RFC 9162 roots of leaves streamed in order), ``join`` (two sorted sides walked
 together, for ``diff``), ``digest`` (:func:`table_digest`),
-``changes`` (:func:`diff`), ``segments`` (:func:`segment_digests` and the bisection over them).
+``changes`` (:func:`diff`), ``segments`` (:func:`segment_digests` and the bisection over them);
+``_kernels`` holds the package's compiled functions (the walk, the key escaping).
 See docs/tables.md.
 """
 

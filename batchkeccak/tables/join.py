@@ -16,8 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak.native.jit import njit
-from batchkeccak.native.words import load_le64
+from batchkeccak.tables._kernels import walk
 from batchkeccak.tables.keys import fixed_key_bytes, key_words
 from batchkeccak.tables.runs import Chunk
 
@@ -27,72 +26,6 @@ DIFFERENCES_PER_CALL = 64 * 1024
 ADDED, REMOVED, CHANGED = range(3)
 """Kind codes of a difference: a key only in ``b``, only in ``a``, in both with other rows
 (the order of :data:`batchkeccak.tables.changes.CHANGE_KINDS`)."""
-
-
-@njit(cache=True, nogil=True)
-def _walk(words_a, words_b, digests_a, digests_b, start_a, start_b, a_done, b_done, rows_a, rows_b):
-    # Advances through both blocks from (start_a, start_b) in key order until a block that is
-    # not its stream's last runs out or the output is full. A key only in a is written as
-    # (row in a, -1), only in b as (-1, row in b), in both with other digests as (row, row).
-    count_a, count_b = words_a.shape[0], words_b.shape[0]
-    width, digest_width = words_a.shape[1], digests_a.shape[1]
-    if digests_a.shape[0] < count_a or digests_b.shape[0] < count_b:
-        raise ValueError("_walk: fewer digests than keys")
-    if digests_b.shape[1] != digest_width:
-        raise ValueError("_walk: the two sides' digests differ in width")
-    flat_a, flat_b = digests_a.reshape(-1), digests_b.reshape(-1)
-    i, j, written, matched = start_a, start_b, 0, 0
-    while written < rows_a.shape[0]:
-        if i == count_a:
-            if not a_done or j == count_b:
-                break
-            rows_a[written], rows_b[written] = -1, j
-            written += 1
-            j += 1
-            continue
-        if j == count_b:
-            if not b_done:
-                break
-            rows_a[written], rows_b[written] = i, -1
-            written += 1
-            i += 1
-            continue
-        order = 0
-        for w in range(width):
-            if words_a[i, w] != words_b[j, w]:
-                order = -1 if words_a[i, w] < words_b[j, w] else 1
-                break
-        if order < 0:
-            rows_a[written], rows_b[written] = i, -1
-            written += 1
-            i += 1
-        elif order > 0:
-            rows_a[written], rows_b[written] = -1, j
-            written += 1
-            j += 1
-        else:
-            matched += 1
-            if _digests_differ(flat_a, i * digest_width, flat_b, j * digest_width, digest_width):
-                rows_a[written], rows_b[written] = i, j
-                written += 1
-            i += 1
-            j += 1
-    return written, matched, i, j
-
-
-@njit(cache=True, nogil=True)
-def _digests_differ(flat_a, at_a, flat_b, at_b, width):
-    # A word at a time (a byte loop cost a third of the walk), then the last bytes.
-    k = 0
-    while k + 8 <= width:
-        if load_le64(flat_a, at_a + k) != load_le64(flat_b, at_b + k):
-            return True
-        k += 8
-    while k < width:
-        if flat_a[at_a + k] != flat_b[at_b + k]:
-            return True
-        k += 1
-    return False
 
 
 class _Side:
@@ -140,7 +73,7 @@ def sorted_differences(
         a, b = sides
         if a.done and b.done:
             return
-        written, matched, a.position, b.position = _walk(
+        written, matched, a.position, b.position = walk(
             a.words, b.words, a.digests, b.digests, a.position, b.position,
             a.done, b.done, rows_a, rows_b,
         )  # fmt: skip

@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from batchkeccak.inputs import check_flat
 from batchkeccak.inputs.arrow_buffers import value_buffers
 from batchkeccak.inputs.arrow_types import key_kind, normalize, type_rule
-from batchkeccak.native.jit import njit
+from batchkeccak.tables._kernels import append_key_part, unescape_part
 from batchkeccak.tables.sources import TableSource
 
 SIGN_BIT = np.uint64(1 << 63)
@@ -162,7 +162,7 @@ class KeyEncoder:
             elif position < len(self.parts) - 1:
                 out = np.empty(int(offsets[-1] - offsets[0]), dtype=np.uint8)
                 out_offsets = np.zeros(count + 1, dtype=np.int64)
-                _unescape_part(data, positions, out, out_offsets)
+                unescape_part(data, positions, out, out_offsets)
                 values = _binary_array(out[: out_offsets[-1]], out_offsets)
             else:  # the last column, unescaped: the rest of each key
                 values = _gather(data, positions, offsets[1:])
@@ -208,47 +208,6 @@ def _as_key_array(data: np.ndarray, offsets: np.ndarray, count: int, width: int)
     )
 
 
-@njit(cache=True, nogil=True)
-def _append_key_part(encoded, positions, data, offsets, escape):
-    # One key column of every row: its bytes, with zero bytes escaped and a terminator
-    # where the column is followed by another variable-length one.
-    for row in range(positions.shape[0]):
-        pos = positions[row]
-        for b in range(offsets[row], offsets[row + 1]):
-            value = data[b]
-            encoded[pos] = value
-            pos += 1
-            if escape and value == 0:
-                encoded[pos] = 0xFF
-                pos += 1
-        if escape:
-            encoded[pos] = 0
-            encoded[pos + 1] = 0
-            pos += 2
-        positions[row] = pos
-
-
-@njit(cache=True, nogil=True)
-def _unescape_part(data, positions, out, out_offsets):
-    # The inverse of an escaped column: bytes up to the 0x00 0x00 terminator, 0x00 0xFF
-    # read as one 0x00. Moves each row's position past the terminator.
-    written = 0
-    for row in range(positions.shape[0]):
-        pos = positions[row]
-        while True:
-            value = data[pos]
-            if value == 0:
-                if data[pos + 1] == 0:
-                    pos += 2
-                    break
-                pos += 1  # 0x00 0xFF: an escaped zero byte
-            out[written] = value
-            written += 1
-            pos += 1
-        positions[row] = pos
-        out_offsets[row + 1] = written
-
-
 def _join_parts(pieces: list, count: int, width: int) -> pa.Array:
     lengths = np.zeros(count, dtype=np.int64)
     for data, offsets, escape in pieces:
@@ -262,7 +221,7 @@ def _join_parts(pieces: list, count: int, width: int) -> pa.Array:
     encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
     positions = row_offsets[:-1].copy()
     for data, offsets, escape in pieces:
-        _append_key_part(encoded, positions, data, offsets, np.int64(escape))
+        append_key_part(encoded, positions, data, offsets, np.int64(escape))
     return _as_key_array(encoded, row_offsets, count, width)
 
 
