@@ -161,3 +161,47 @@ def test_equal_short_rows_with_the_trailer_in_the_start_state(bits):
         got = bk.hash_many(rows, f"kmac_{bits}", key=keys, length=32)
         want = [kmac(bits, k, bytes(r), 32) for k, r in zip(keys, rows)]
         assert_rows(got, want, f"per-row keys, {length} B")
+
+
+def tuplehash_row_lengths(rate):
+    """Row lengths where TupleHash's one-block layout changes: every word offset of the
+    first words, where ``left_encode(8 * n)`` grows from 2 to 3 bytes (32), and the last
+    lengths whose prefix, row and trailer fit before the padding (rate - 7 with a 3-byte
+    prefix and a 3-byte trailer) and the first that do not."""
+    return [*range(18), 31, 32, 33, 40, 41, rate - 9, rate - 8, rate - 7, rate - 6, rate - 5]
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_equal_short_tuplehash_rows_read_in_place(bits):
+    # Equal rows shorter than a block: left_encode(8 * n) and the trailer go into the shared
+    # start state and each row is read at its byte offset in the block. 70 rows: whole tiles
+    # and a partial one, whose last row ends the buffer (its words are read byte by byte).
+    rate = RATE[bits]
+    for length in tuplehash_row_lengths(rate):
+        rows = np.random.default_rng(length).integers(0, 256, (70, length), dtype=np.uint8)
+        for out_len, custom in ((32, b""), (rate, b"Email"), (rate + 1, b"")):
+            got = bk.hash_many(
+                rows, f"tuplehash_{bits}", length=out_len, customization=custom, threads=2
+            )
+            want = [tuplehash(bits, bytes(r), out_len, custom) for r in rows]
+            assert_rows(got, want, f"tuplehash_{bits} rows of {length} B, {out_len} B out")
+        # A list of equal bytes (equal lengths found from the offsets), and the XOF form.
+        got = bk.hash_many([bytes(r) for r in rows[1:]], f"tuplehash_xof_{bits}", length=20)
+        want = [ref.tuplehash(bits, [bytes(r)], 20, b"", xof=True) for r in rows[1:]]
+        assert_rows(got, want, f"tuplehash_xof_{bits} of {length} B")
+
+
+@pytest.mark.kernels_only
+@pytest.mark.parametrize("bits", [128, 256])
+def test_equal_short_tuplehash_rows_are_never_framed(bits, monkeypatch):
+    # Each row stays where it lies: no framed copy of the batch (the length prefix shifts
+    # the row against the block, which the kernel's loads follow).
+    from batchkeccak.derived import _layout
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("equal short TupleHash rows were framed")
+
+    monkeypatch.setattr(_layout, "frame_messages", refuse)
+    rows = np.random.default_rng(bits).integers(0, 256, (2000, 32), dtype=np.uint8)
+    got = bk.hash_many(rows, f"tuplehash_{bits}", length=32)
+    assert_rows(got, [tuplehash(bits, bytes(r), 32) for r in rows], f"tuplehash_{bits}")

@@ -271,9 +271,11 @@ class ModeHasher(Hasher):
         count = offsets.shape[0] - 1
         if self.oneshot_form is None or count == 0:
             return None
-        bounds = offsets.tolist()  # a copy: what is checked is what is read
-        if not self.small_work(count, bounds[-1] - bounds[0]):
+        # Decided on the ends alone: the copy of every offset (tens of ms for a million
+        # messages) is taken only for the work that goes to the one-shot backend.
+        if not self.small_work(count, int(offsets[count]) - int(offsets[0])):
             return None
+        bounds = offsets.tolist()  # a copy: what is checked is what is read
         view = data.data.cast("B")
         if bounds[0] < 0 or bounds[-1] > len(view) or any(map(int.__gt__, bounds, bounds[1:])):
             raise ValueError("hash_flat: a message's offsets leave the data buffer")
@@ -458,8 +460,9 @@ class FramedHasher(ModeHasher):
             and int(np.diff(offsets).min()) >= IN_PLACE_BYTES
         ):
             return self._hash_in_place(data, offsets, out)
-        if self._trailer_in_state(offsets, equal_lengths):
-            return self._hash_short_in_place(data, offsets, out)
+        prefix = self._framing_in_state(offsets, equal_lengths)
+        if prefix is not None:
+            return self._hash_short_in_place(data, offsets, out, prefix)
         from batchkeccak.derived._layout import frame_messages  # compiled: loaded on use
 
         framed_data, framed_offsets = frame_messages(
@@ -469,40 +472,63 @@ class FramedHasher(ModeHasher):
             framed_data, framed_offsets, out=out, equal_lengths=equal_lengths
         )
 
-    def _trailer_in_state(self, offsets: np.ndarray, equal_lengths: bool) -> bool:
-        """Whether the batch is equal single-block messages, each followed by the trailer
-        and no length prefix, all from one start state: then the trailer is XORed into that
-        state once and the messages are read in place (``hash_uniform``'s ``trailer``)."""
+    def _framing_in_state(self, offsets: np.ndarray, equal_lengths: bool) -> bytes | None:
+        """The length prefix (``b""`` without one) when the batch is equal single-block
+        messages, each framed the same way, all from one start state: then the prefix and
+        the trailer are XORed into that state once and the messages are read in place
+        (``hash_uniform``'s ``trailer``; with a prefix, ``hash_uniform_shifted``); else
+        None."""
         count = offsets.shape[0] - 1
-        if self.length_prefix or self.initial_state.shape[0] != 1 or count < TILE_WIDTH:
-            return False
+        if self.initial_state.shape[0] != 1 or count < TILE_WIDTH:
+            return None
         length = int(offsets[1] - offsets[0])
+        prefix = left_encode(8 * length) if self.length_prefix else b""
         rate = self.algorithm.rate
-        if length + len(self.trailer) >= rate or self.output_length > rate:
-            return False
+        if len(prefix) + length + len(self.trailer) >= rate or self.output_length > rate:
+            return None
         if equal_lengths:
-            return True
+            return prefix
         if int(offsets[count] - offsets[0]) != length * count:
-            return False
-        return bool(np.all(np.diff(offsets) == length))
+            return None
+        return prefix if bool(np.all(np.diff(offsets) == length)) else None
 
-    def _hash_short_in_place(self, data, offsets, out):
+    def _hash_short_in_place(self, data, offsets, out, prefix=b""):
         from batchkeccak.core.sponge import hash_uniform
 
         spec = self.algorithm
         count = offsets.shape[0] - 1
         length = int(offsets[1] - offsets[0])
+        shift = len(prefix)
         trailer = np.frombuffer(self.trailer, dtype=np.uint8)
         start = np.array(self.initial_state, dtype=np.uint64).reshape(1, 25)
-        start.view(np.uint8).reshape(-1)[length : length + trailer.shape[0]] ^= trailer
+        block = start.view(np.uint8).reshape(-1)
+        block[:shift] ^= np.frombuffer(prefix, dtype=np.uint8)
+        block[shift + length : shift + length + trailer.shape[0]] ^= trailer
         start = readonly(start)
         if out is None:
             out = np.empty((count, self.output_length), dtype=np.uint8)
         # One permutation a message: threads as Hasher.hash_flat would start for them.
         threads = max(1, min(self.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD))
+        if shift:
+            from batchkeccak.derived._shifted_uniform import hash_uniform_shifted
 
         def hash_range(span: tuple[int, int]) -> None:
             first, stop = span
+            if shift:
+                hash_uniform_shifted(
+                    data,
+                    offsets[first],
+                    stop - first,
+                    length,
+                    shift,
+                    start,
+                    spec.rate,
+                    self.domain,
+                    spec.first_round,
+                    out[first:stop],
+                    shift + length + trailer.shape[0],
+                )
+                return
             hash_uniform(
                 data,
                 offsets[first],
