@@ -25,8 +25,9 @@ from batchkeccak.core.hashers import Hasher, hash_places, plain_hasher
 from batchkeccak.core.parameters import Algorithm, unknown_algorithm
 from batchkeccak.derived import factories as mode_factories
 from batchkeccak.derived.table import algorithm_names, canonical_algorithm
-from batchkeccak.inputs import exports_arrow, sequence_to_flat, to_flat
+from batchkeccak.inputs import exports_arrow, to_flat
 from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
+from batchkeccak.inputs.sequences import sequence_to_flat_equal
 from batchkeccak.permutation import TILE_WIDTH
 from batchkeccak.support.hextext import encode_hex_rows
 
@@ -159,7 +160,12 @@ def hash_many(
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if type(messages) in (list, tuple):
-        small = resolved.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+        small = resolved.executor.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+        if small is None and not resolved.plain_sponge:
+            from batchkeccak.derived.mode_hashers import TreeHasher  # loaded with the mode
+
+            if isinstance(resolved, TreeHasher):
+                small = resolved.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
         if small is not None:
             return small
     if type(messages) in (list, tuple):
@@ -176,8 +182,12 @@ def hash_many(
             return _hash_sequence_in_chunks(messages, resolved, chunk_threads, count)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
     if exports_arrow(messages):
         return _hash_arrow(messages, resolved)
-    data, offsets = to_flat(messages)
-    rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
+    if type(messages) in (list, tuple):
+        # The list reader saw every length: it says whether they are all equal.
+        data, offsets, rows = sequence_to_flat_equal(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+    else:
+        data, offsets = to_flat(messages)
+        rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
     return resolved.hash_flat(data, offsets, equal_lengths=rows)
 
 
@@ -289,8 +299,8 @@ def _hash_sequence_in_chunks(
 
     def convert_and_hash(span: tuple[int, int]) -> None:
         start, stop = span
-        data, offsets = sequence_to_flat(messages, start, stop)
-        single_thread.hash_flat(data, offsets, out=out[start:stop])
+        data, offsets, equal = sequence_to_flat_equal(messages, start, stop)
+        single_thread.hash_flat(data, offsets, out=out[start:stop], equal_lengths=equal)
 
     if weights is None:
         ranges = _parallel.chunk_ranges(count, threads)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
+from functools import partial
 from types import MappingProxyType
 
 import numpy as np
@@ -216,7 +217,8 @@ def hash_in_place(
 ) -> pa.Array | None:
     """The digests of a plain binary or string array, its buffers read in place by
     ``hash_batch(data, offsets, out)`` (a :meth:`Hasher.one_call` kernel, or
-    :meth:`Hasher.hash_in_one_call`, which may decline by returning False); None where the
+    :meth:`Executor.hash_in_one_call <batchkeccak.core.executor.Executor.hash_in_one_call>`
+    with that hasher's ``one_call``, which may decline by returning False); None where the
     array is of another type or ``hash_batch`` declines. Nulls stay null.
 
     The path of an engine that calls once per vector: a few numpy and pyarrow calls around
@@ -257,7 +259,12 @@ def hash_chunk(
     engines that call once per small batch (a Spark batch, a DuckDB vector); ``binary``
     digests instead of ``fixed_size_binary`` with ``binary=True``."""
     in_place = hash_in_place(
-        array, resolved.hash_in_one_call, resolved.output_length, hex, binary, resolved.threads
+        array,
+        partial(resolved.executor.hash_in_one_call, resolved.one_call),
+        resolved.output_length,
+        hex,
+        binary,
+        resolved.threads,
     )
     if in_place is not None:
         return in_place

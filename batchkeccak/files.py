@@ -137,11 +137,12 @@ def hash_files(
     names = _check_paths(paths)
     out = np.zeros((len(names), out_len), dtype=np.uint8)
     failures: dict[int, OSError] = {}
-    total = total_file_bytes(names) if resolved.oneshot_backend and not kernels_loaded() else -1
+    executor = resolved.executor
+    total = total_file_bytes(names) if executor.oneshot_backend and not kernels_loaded() else -1
     # Reading and hashing a small file holds the GIL (hashlib lets go of it only for updates
     # over 2 KiB): the backend's threads help only where the files are large.
     backend_threads = resolved.threads if total >= ONESHOT_THREAD_BYTES * len(names) else 1
-    if total >= 0 and resolved.plan(len(names), total, backend_threads) == ONESHOT:
+    if total >= 0 and executor.plan(len(names), total, backend_threads) == ONESHOT:
         _hash_files_oneshot(names, resolved.with_threads(backend_threads), out, failures)
         if errors == "raise":
             if failures:

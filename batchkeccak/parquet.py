@@ -373,7 +373,7 @@ def _load_kernels(
     if isinstance(dataset, ds.Dataset):
         count = dataset.count_rows() * len(digest_columns)
         size = _hashed_size(dataset, list(digest_columns))
-        if size is not None and size <= resolved.oneshot_byte_budget(count):
+        if size is not None and size <= resolved.executor.oneshot_byte_budget(count):
             return 0.0
     started = time.perf_counter()
     with kernels_on_this_thread():

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import batchkeccak as bk
 from batchkeccak import arrow
 from batchkeccak.arrow import binary_buffers, hash_array
+from batchkeccak.core.executor import Executor
 from batchkeccak.core.hashers import Hasher
 
 from oracles import ALL_ALGORITHMS, XOFS, oracle
@@ -202,7 +203,7 @@ def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_typ
     equal = [rng.bytes(23) for _ in range(3 * W + 5)]
     varied = [rng.bytes(int(n)) for n in rng.integers(0, 300, size=2 * W + 3)]
     calls = []
-    real = Hasher.hash_in_one_call
+    real = Executor.hash_in_one_call
 
     def counting(self, *args):
         calls.append(real(self, *args))
@@ -217,7 +218,7 @@ def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_typ
         array = pa.array(values, type=arrow_type)
         for chunk in (array, array.slice(3), array.slice(1, W)):
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(Hasher, "hash_in_one_call", counting)
+                patch.setattr(Executor, "hash_in_one_call", counting)
                 got = hash_array(chunk, algorithm, length=length, threads=1)
             assert calls.pop() is True
             assert got.to_pylist() == expected(chunk.to_pylist(), algorithm, length)
@@ -233,7 +234,7 @@ def test_one_kernel_call_declines_for_modes_that_frame_or_hash_twice():
         resolved = bk.hasher(name, threads=1, **params)
         data, offsets = binary_buffers(values.drop_null())
         out = np.empty((len(offsets) - 1, resolved.output_length), np.uint8)
-        assert resolved.hash_in_one_call(data, offsets, out) is False
+        assert resolved.executor.hash_in_one_call(resolved.one_call, data, offsets, out) is False
         want = [
             None
             if v is None
@@ -253,7 +254,7 @@ def test_one_kernel_call_takes_a_customized_sponge():
     customized = bk.hasher("cshake_128", length=16, customization=b"c", threads=1)
     data, offsets = binary_buffers(values.drop_null())
     out = np.empty((len(offsets) - 1, 16), np.uint8)
-    assert customized.hash_in_one_call(data, offsets, out) is True
+    assert customized.executor.hash_in_one_call(customized.one_call, data, offsets, out) is True
     assert out.tolist() == customized.hash_flat(data, offsets).tolist()
 
 

@@ -94,7 +94,7 @@ def policy() -> str | None:
 
 
 KERNELS = "kernels"
-"""A plan (:func:`plan`, :meth:`batchkeccak.core.hashers.Hasher.plan`): the compiled kernels hash
+"""A plan (:func:`plan`, :meth:`batchkeccak.core.executor.Executor.plan`): the compiled kernels hash
 the work."""
 ONESHOT = "oneshot"
 """A plan: hashlib or pycryptodome hash the work, one message at a time."""
@@ -164,8 +164,8 @@ def plan(
     family: str | None = None,
 ) -> str:
     """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT` or
-    :data:`KERNELS`. The one decision of the package (:meth:`Hasher.plan
-    <batchkeccak.core.hashers.Hasher.plan>` asks it; so do the numpy-free file path and the
+    :data:`KERNELS`. The one decision of the package (:meth:`Executor.plan
+    <batchkeccak.core.executor.Executor.plan>` asks it; so do the numpy-free file path and the
     one-message finish); work planned ``ONESHOT`` before the kernels load is booked in
     ``account`` (:data:`ACCOUNT` by default).
 

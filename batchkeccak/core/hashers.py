@@ -326,7 +326,8 @@ class Hasher:
         arrays; the offsets may be the caller's own, unchecked (Arrow's, read in place): the
         kernel copies them and checks the copy. ``out`` is a C-contiguous
         ``(N, output_length)`` uint8 array. It loads the kernels, and never hands work to
-        hashlib: the caller decides when that is worth it (:meth:`hash_in_one_call`).
+        hashlib: the caller decides when that is worth it (:meth:`Executor.hash_in_one_call
+        <batchkeccak.core.executor.Executor.hash_in_one_call>`).
         """
         if not self.plain_sponge or self.batch_size is not None:
             return None
@@ -340,18 +341,6 @@ class Hasher:
 
         return hash_batch
 
-    def hash_in_one_call(self, data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> bool:
-        """Hash a batch through :meth:`one_call`'s kernel where that is this hasher's best
-        path, with :meth:`one_call`'s arguments; True if it did.
-
-        False, having done nothing, where :meth:`hash_flat` does better: a mode without a
-        one-call kernel, work the dispatcher gives to hashlib (and every batch before the
-        kernels are loaded, so that the dispatcher keeps its account), or work worth
-        spreading over this hasher's threads (:meth:`Executor.hash_in_one_call
-        <batchkeccak.core.executor.Executor.hash_in_one_call>` decides).
-        """
-        return self.executor.hash_in_one_call(self.one_call, data, offsets, out)
-
     def check_batch(self, count: int) -> None:
         """ValueError unless a batch of ``count`` messages fits this hasher: any count, or
         exactly one message per key (or initial state) it holds."""
@@ -361,33 +350,6 @@ class Hasher:
                 f"{self.name}: key (or initial_state) holds {batch_size} entries, one per "
                 f"message, but {count} messages were given"
             )
-
-    # -- how a batch runs: the executor's (batchkeccak.core.executor), for callers of a hasher
-
-    @property
-    def oneshot_backend(self) -> bool:
-        """Whether hashlib or pycryptodome computes this hasher's function: a plain sponge
-        (:attr:`plain_sponge`) of a row from the all-zero state, with a domain byte they
-        take (:attr:`Executor.oneshot_backend
-        <batchkeccak.core.executor.Executor.oneshot_backend>`)."""
-        return self.executor.oneshot_backend
-
-    def plan(self, count: int, total_bytes: int, backend_threads: int = 1) -> str:
-        """Which backend hashes ``count`` messages of ``total_bytes`` in all: :data:`ONESHOT`
-        or ``KERNELS`` (:meth:`Executor.plan <batchkeccak.core.executor.Executor.plan>`)."""
-        return self.executor.plan(count, total_bytes, backend_threads)
-
-    def oneshot_byte_budget(self, count: int, backend_threads: int = 1) -> int:
-        """The most bytes ``count`` messages may hold in all and still be planned
-        :data:`ONESHOT` (-1 when none may): :meth:`Executor.oneshot_byte_budget
-        <batchkeccak.core.executor.Executor.oneshot_byte_budget>`."""
-        return self.executor.oneshot_byte_budget(count, backend_threads)
-
-    def hash_list(self, messages: list[bytes]) -> np.ndarray | None:
-        """The digests of a list of ``bytes`` when it is small work for the one-shot backend
-        (read as it is: no flat copy, no compiled reader); None otherwise, for the batch
-        path. ``(N, output_length)`` uint8."""
-        return self.executor.hash_list(messages)
 
     # -- one message in pieces ----------------------------------------------------------------
 
