@@ -11,60 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from batchkeccak.derived._kernels import append_encoded_strings, frame, framed_size
 from batchkeccak.inputs import readonly
-from batchkeccak.native.jit import njit
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _left_encode_size(bits):
-    size = 1
-    rest = bits >> 8
-    while rest > 0:
-        size += 1
-        rest >>= 8
-    return size
-
-
-@njit(cache=True, nogil=True)
-def _framed_size(offsets, length_prefix, trailer_size):
-    total = 0
-    for i in range(offsets.shape[0] - 1):
-        length = offsets[i + 1] - offsets[i]
-        total += length + trailer_size
-        if length_prefix:
-            total += 1 + _left_encode_size(8 * length)
-    return total
-
-
-@njit(cache=True, nogil=True)
-def _frame(data, offsets, length_prefix, trailer, out_data, out_offsets):
-    trailer_size = trailer.shape[0]
-    pos = 0
-    out_offsets[0] = 0
-    for i in range(offsets.shape[0] - 1):
-        start = offsets[i]
-        length = offsets[i + 1] - start
-        if length_prefix:
-            bits = 8 * length
-            size = _left_encode_size(bits)
-            head = out_data[pos : pos + 1 + size]
-            head[0] = size
-            for b in range(size):
-                head[1 + b] = (bits >> (8 * (size - 1 - b))) & 0xFF
-            pos += 1 + size
-        # Byte loops over views, not slice assignments: numba compiles a slice assignment's
-        # shape check with its error message formatting, seconds of compile time for a check
-        # these sizes never fail. Over views (not ``out_data[pos + b] = data[start + b]``)
-        # LLVM sees two arrays that do not overlap and copies in vector words: 30x faster,
-        # the framing of a long message costs a few percent of its hash, not twice it.
-        source = data[start : start + length]
-        target = out_data[pos : pos + length + trailer_size]
-        for b in range(length):
-            target[b] = source[b]
-        for b in range(trailer_size):
-            target[length + b] = trailer[b]
-        pos += length + trailer_size
-        out_offsets[i + 1] = pos
 
 
 def frame_messages(
@@ -75,31 +23,11 @@ def frame_messages(
     Takes and returns flat views under :mod:`batchkeccak.inputs`' contract.
     """
     trailer_array = readonly(np.frombuffer(trailer, dtype=np.uint8))
-    size = _framed_size(offsets, length_prefix, trailer_array.shape[0])
+    size = framed_size(offsets, length_prefix, trailer_array.shape[0])
     out_data = np.empty(size, dtype=np.uint8)
     out_offsets = np.empty(offsets.shape[0], dtype=np.int64)
-    _frame(data, offsets, length_prefix, trailer_array, out_data, out_offsets)
+    frame(data, offsets, length_prefix, trailer_array, out_data, out_offsets)
     return readonly(out_data), readonly(out_offsets)
-
-
-@njit(cache=True, nogil=True)
-def _append_encoded_strings(encoded, positions, data, offsets):
-    # One field of every row as SP 800-185's encode_string: left_encode(bit length), bytes.
-    for row in range(positions.shape[0]):
-        pos = positions[row]
-        start = offsets[row]
-        size = offsets[row + 1] - start
-        bits = 8 * size
-        width = _left_encode_size(bits)
-        encoded[pos] = width
-        for b in range(width):
-            encoded[pos + 1 + b] = (bits >> (8 * (width - 1 - b))) & 0xFF
-        pos += 1 + width
-        source = data[start : start + size]
-        target = encoded[pos : pos + size]
-        for b in range(size):  # a byte loop over views: see _frame
-            target[b] = source[b]
-        positions[row] = pos + size
 
 
 def encode_string_rows(
@@ -120,7 +48,7 @@ def encode_string_rows(
     encoded = np.empty(int(row_offsets[-1]), dtype=np.uint8)
     positions = row_offsets[:-1].copy()
     for data, offsets in fields:
-        _append_encoded_strings(encoded, positions, data, offsets)
+        append_encoded_strings(encoded, positions, data, offsets)
     if trailer:
         tail = np.frombuffer(trailer, dtype=np.uint8)
         ends = row_offsets[1:]
