@@ -3,7 +3,7 @@
 Some files refuse a read of a large count (``ENOMEM`` or ``EINVAL``: /proc and /sys files,
 whose kernel handler allocates the whole count up front); every read of the package that
 may meet one goes through :func:`retry_smaller`, here, or does the same in compiled code
-(:mod:`.compiled_reader`, with :data:`SMALLEST_READ`). Nothing here imports numpy.
+(:mod:`._kernels`, with :data:`SMALLEST_READ`). Nothing here imports numpy.
 """
 
 from __future__ import annotations

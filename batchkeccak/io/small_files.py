@@ -3,7 +3,7 @@ caller to hash a buffer-full at a time (``consume``); the others (large files, p
 devices, files that changed size or refuse a large read) are left to be read in chunks
 (:mod:`.chunks`).
 
-On Linux the compiled reader (:mod:`.compiled_reader`) stats, opens, reads and closes the
+On Linux the compiled reader (:mod:`._kernels`) stats, opens, reads and closes the
 files with the GIL released, and each thread reads into its own buffer and hashes what it
 read itself. Elsewhere the files are stat'ed first, then read through ``os.readv`` a batch
 at a time on the reading threads (:mod:`.pool`), and the batch is hashed on the calling
@@ -82,8 +82,8 @@ def joined_paths(names: list) -> tuple[np.ndarray, np.ndarray]:
 def _read_compiled(
     names: list, threads: int, consume: Consume, failures: dict[int, OSError]
 ) -> list[int]:
-    from batchkeccak.io.compiled_reader import OPEN_FLAGS as NONBLOCKING_FLAGS
-    from batchkeccak.io.compiled_reader import read_small_files as read_compiled
+    from batchkeccak.io._kernels import OPEN_FLAGS as NONBLOCKING_FLAGS
+    from batchkeccak.io._kernels import read_small_files as read_compiled
 
     count = len(names)
     if count == 0:
