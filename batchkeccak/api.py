@@ -184,7 +184,7 @@ def hash_many(
         return _hash_arrow(messages, resolved)
     if type(messages) in (list, tuple):
         # The list reader saw every length: it says whether they are all equal.
-        data, offsets, rows = sequence_to_flat_equal(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+        data, offsets, rows = sequence_to_flat_equal(messages, reuse=True)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
     else:
         data, offsets = to_flat(messages)
         rows = isinstance(messages, np.ndarray)  # a 2-D array: equal lengths, back to back
@@ -299,7 +299,7 @@ def _hash_sequence_in_chunks(
 
     def convert_and_hash(span: tuple[int, int]) -> None:
         start, stop = span
-        data, offsets, equal = sequence_to_flat_equal(messages, start, stop)
+        data, offsets, equal = sequence_to_flat_equal(messages, start, stop, reuse=True)
         single_thread.hash_flat(data, offsets, out=out[start:stop], equal_lengths=equal)
 
     if weights is None:

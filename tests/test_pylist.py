@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import batchkeccak as bk
-from batchkeccak.inputs import _pylist
+from batchkeccak.inputs import _kernels, _pylist
 
 from oracles import oracle
 
@@ -99,9 +99,9 @@ def test_the_second_pass_refuses_items_that_changed_since_they_were_measured():
 
     def gather(container, is_tuple, start, stop, bytes_type, offsets, data):
         # The second pass checks each item against its measured size and records where its
-        # bytes lie; _gather then copies them (without the GIL).
+        # bytes lie; gather then copies them (without the GIL).
         text_type = 0  # bytes only
-        return _pylist._measure_and_copy(
+        return _kernels.measure_and_copy(
             container,
             is_tuple,
             start,
@@ -115,10 +115,10 @@ def test_the_second_pass_refuses_items_that_changed_since_they_were_measured():
         )
 
     assert gather(id(measured), False, 0, 3, id(bytes), offsets, data) == 0
-    _pylist._gather(addresses[:3], offsets, data)
+    _kernels.gather(addresses[:3], offsets, data)
     assert data.tobytes() == b"".join(measured)
     replaced = [b"a" * 100, b"b" * 40, b"c" * 100]  # same count, one item of another size
-    assert gather(id(replaced), False, 0, 3, id(bytes), offsets, data) == _pylist._CHANGED
+    assert gather(id(replaced), False, 0, 3, id(bytes), offsets, data) == _kernels.CHANGED
     retyped = [b"a" * 100, bytearray(b"b" * 100), b"c" * 100]
-    assert gather(id(retyped), False, 0, 3, id(bytes), offsets, data) == _pylist._CHANGED
-    assert gather(id(measured), False, 0, 4, id(bytes), offsets, data) == _pylist._CHANGED
+    assert gather(id(retyped), False, 0, 3, id(bytes), offsets, data) == _kernels.CHANGED
+    assert gather(id(measured), False, 0, 4, id(bytes), offsets, data) == _kernels.CHANGED

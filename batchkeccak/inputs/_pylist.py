@@ -16,233 +16,141 @@ off and the portable join is used instead.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import sys
+import threading
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from batchkeccak.inputs import _kernels
+from batchkeccak.inputs._kernels import CHANGED, ITEM_ARRAY, LIST, POINTER_SIZE, TUPLE
 from batchkeccak.inputs.flat import changed_while_hashing
-from batchkeccak.native.emitters import emit_prefetch
-from batchkeccak.native.jit import njit
-
-_POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
-_VAR_HEADER = 3 * _POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
-_TYPE_AT = _POINTER_SIZE
-_SIZE_AT = 2 * _POINTER_SIZE
-_BYTES_DATA_AT = _VAR_HEADER + _POINTER_SIZE  # after ob_shash
-_STR_STATE_AT = _VAR_HEADER + _POINTER_SIZE  # a str's state bits, after its cached hash
-_COMPACT_ASCII = (1 << 5) | (1 << 6)
-"""The ``compact`` and ``ascii`` bits of a str's state: its characters are its UTF-8 bytes,
-stored right after the object's header (``PyASCIIObject``)."""
-_STR_DATA_AT = sys.getsizeof("") - 1  # the header of a compact ASCII str (its size less the NUL)
-
-
-@intrinsic
-def _load_word(typingctx, address):
-    """The 64-bit word at integer ``address``."""
-    sig = types.int64(address)
-
-    def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        return builder.load(pointer)
-
-    return sig, codegen
-
 
 _GUESSED_ITEM_SIZE = 64
 
-_AHEAD = 16
-"""Objects are fetched this many items ahead: they lie wherever the allocator put them."""
+SCRATCH_BYTES = 64 << 20
+"""The largest copy buffer a thread keeps for its next list (``read_flat(reuse=True)``):
+fresh pages cost their first write (about 4 ms of the 14 ms copy of 2^20 x 32 B), a kept
+buffer does not. 64 MiB of address space, of which only what a list filled is resident."""
+
+_SCRATCH = threading.local()
 
 
-@intrinsic
-def _prefetch_address(typingctx, address):
-    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect)."""
-    sig = types.void(address)
-
-    def codegen(context, builder, signature, args):
-        emit_prefetch(builder, builder.inttoptr(args[0], ir.IntType(8).as_pointer()))
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _copy_from_address(typingctx, destination, start, address, count):
-    """memcpy ``count`` bytes from integer ``address`` to ``destination[start:]``."""
-    sig = types.void(destination, start, address, count)
-
-    def codegen(context, builder, signature, args):
-        view = context.make_array(signature.args[0])(context, builder, args[0])
-        target = builder.gep(view.data, [args[1]])
-        source = builder.inttoptr(args[2], ir.IntType(8).as_pointer())
-        cgutils.raw_memcpy(builder, target, source, args[3], 1)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-_CHANGED = -(1 << 62)
-"""What the walkers return when the container no longer holds what the caller measured."""
-
-
-@njit(cache=True, inline="always")
-def _range_items(container, is_tuple, start, stop):
-    """Address of item ``start``'s pointer, or 0 if the container now holds fewer than
-    ``stop`` items. A tuple's item array is inline after its header; a list's header
-    points to it."""
-    if stop > _load_word(container + _SIZE_AT):
-        return 0
-    items = container + _VAR_HEADER if is_tuple else _load_word(container + _VAR_HEADER)
-    return items + _POINTER_SIZE * start
-
-
-@njit(cache=True, inline="always")
-def _item_data(item, bytes_type, text_type):
-    """Address of the bytes of ``item``: an exact ``bytes``, or an exact compact ASCII
-    ``str`` where ``text_type`` is ``id(str)``; 0 for anything else. A bytes object's
-    size and a str's length (characters, here its bytes) share one place in the header."""
-    kind = _load_word(item + _TYPE_AT)
-    if kind == bytes_type:
-        return item + _BYTES_DATA_AT
-    if kind == text_type and (_load_word(item + _STR_STATE_AT) & _COMPACT_ASCII) == _COMPACT_ASCII:
-        return item + _STR_DATA_AT
-    return 0
-
-
-@njit(cache=True)
-def _measure_and_copy(
-    container, is_tuple, start, stop, bytes_type, text_type, offsets, data, measured, addresses
-):
-    """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
-    ``data`` while they fit. Returns the total size (more than ``data`` holds: call again,
-    ``measured``, with a ``data`` of that size), ``-1 - i`` for the first item ``start + i``
-    that is neither exactly ``bytes`` nor (when ``text_type`` is ``id(str)``, not 0) an
-    exact compact ASCII ``str``, or ``_CHANGED`` if the container now holds fewer than
-    ``stop`` items. A compact ASCII str's characters are its UTF-8 bytes, stored after its
-    header: they are copied as they lie, with no encoding (any other str falls back).
-
-    One pass over the objects instead of two: each object is fetched from memory once.
-    ``measured``: the second pass, which records the address of every item's bytes in
-    ``addresses`` (for ``_gather`` to copy without the GIL) and returns 0, or ``_CHANGED``
-    if any item is no longer the ``bytes`` (or str) of the size the first pass measured (the
-    GIL was free between the two passes). One function for both passes: one compile, where
-    two cost twice the fixed part of it.
-    """
-    items = _range_items(container, is_tuple, start, stop)
-    if items == 0:
-        return _CHANGED
-    count = stop - start
-    if measured:
-        for i in range(count):
-            item = _load_word(items + _POINTER_SIZE * i)
-            if i + _AHEAD < count:
-                _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)) + _BYTES_DATA_AT)
-            length = offsets[i + 1] - offsets[i]
-            at = _item_data(item, bytes_type, text_type)
-            if at == 0 or _load_word(item + _SIZE_AT) != length:
-                return _CHANGED
-            addresses[i] = at
-        return 0
-    offsets[0] = 0
-    total = 0
-    capacity = data.shape[0]
-    for i in range(count):
-        item = _load_word(items + _POINTER_SIZE * i)
-        if i + _AHEAD < count:
-            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)))
-        at = _item_data(item, bytes_type, text_type)
-        if at == 0:
-            return -1 - i
-        size = _load_word(item + _SIZE_AT)
-        if total + size <= capacity:
-            _copy_from_address(data, total, at, size)
-        total += size
-        offsets[i + 1] = total
-    return total
-
-
-@njit(cache=True, nogil=True)
-def _gather(addresses, offsets, data):
-    """Copy ``offsets[i + 1] - offsets[i]`` bytes from each ``addresses[i]`` to ``data`` at
-    ``offsets[i]``, without the GIL: the caller holds a private list of the objects, which
-    are immutable (exact ``bytes`` and ``str``), so nothing can free or change them."""
-    for i in range(addresses.shape[0]):
-        _copy_from_address(data, offsets[i], addresses[i], offsets[i + 1] - offsets[i])
+def _buffer(size: int, reuse: bool) -> np.ndarray:
+    """``size`` bytes to copy into: this thread's kept buffer where ``reuse`` (its caller is
+    done with the data before the thread reads another list) and it fits, else fresh."""
+    if not reuse or size > SCRATCH_BYTES:
+        return np.empty(size, dtype=np.uint8)
+    held = getattr(_SCRATCH, "buffer", None)
+    if held is None or held.shape[0] < size:
+        held = np.empty(max(size, 1 << 20), dtype=np.uint8)
+        _SCRATCH.buffer = held
+    return held[:size]
 
 
 _NO_ADDRESSES = np.zeros(0, dtype=np.int64)
 
 
+def _kind(container: list | tuple) -> int:
+    return TUPLE if type(container) is tuple else LIST
+
+
 def _flatten(
-    sequence: list | tuple, start: int, stop: int, text: bool = False, binary: bool = True
-) -> tuple[np.ndarray, np.ndarray] | None:
+    sequence: list | tuple,
+    start: int,
+    stop: int,
+    text: bool = False,
+    binary: bool = True,
+    reuse: bool = False,
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """``(data, offsets, equal)``: ``equal`` says every item has the same length (the
+    reader saw every length, so the offsets need no second look)."""
     count = stop - start
     offsets = np.empty(count + 1, dtype=np.int64)
     if count == 0:
         offsets[0] = 0
-        return np.empty(0, dtype=np.uint8), offsets
-    container = id(sequence)
-    is_tuple = type(sequence) is tuple
+        return np.empty(0, dtype=np.uint8), offsets, True
+    return _read(id(sequence), _kind(sequence), sequence, start, stop, offsets, text, binary, reuse)
+
+
+def _read(
+    container: int,
+    kind: int,
+    sequence: object,
+    start: int,
+    stop: int,
+    offsets: np.ndarray,
+    text: bool,
+    binary: bool,
+    reuse: bool = False,
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    count = stop - start
     text_type = id(str) if text else 0
     bytes_type = id(bytes) if binary else 0  # no object's type is at address 0
     # Room for 64 bytes per item (keys, digests, Merkle pairs fit): pages never written are
     # never committed, so the unused part costs address space only.
-    data = np.empty(_GUESSED_ITEM_SIZE * count, dtype=np.uint8)
-    total = _measure_and_copy(
-        container, is_tuple, start, stop, bytes_type, text_type, offsets, data, False, _NO_ADDRESSES
+    data = _buffer(_GUESSED_ITEM_SIZE * count, reuse)
+    report = np.zeros(1, dtype=np.int64)
+    total = _kernels.measure_and_copy(
+        container, kind, start, stop, bytes_type, text_type, offsets, data, False, report
     )
-    if total == _CHANGED:
+    if total == CHANGED:
         raise changed_while_hashing()
     if total < 0:
         return None
+    equal = bool(report[0])
     if total <= data.shape[0]:
-        return data[:total], offsets
+        return data[:total], offsets, equal
+    if kind == ITEM_ARRAY:
+        # The caller's object array is held for the call and the kernels hold the GIL:
+        # copied again, whole, into a buffer of the size measured.
+        data = np.empty(total, dtype=np.uint8)
+        again = _kernels.measure_and_copy(
+            container, kind, start, stop, bytes_type, text_type, offsets, data, False, report
+        )
+        if again != total:
+            raise changed_while_hashing()  # pragma: no cover - the GIL was held throughout
+        return data, offsets, equal
     # Longer items: the bulk of the work is the copy, done without the GIL (other threads,
     # the other chunks of hash_many's list, run meanwhile). A private slice holds every item
     # for it: another thread may drop them from the caller's list once the GIL is free. The
     # slice is checked to hold items of the sizes measured (it was taken after the first
     # pass), and its items' places are recorded while the GIL is held.
-    part = sequence[start:stop]
+    part = sequence[start:stop]  # type: ignore[index]  # a list or tuple (ITEM_ARRAY returned above)
     if len(part) != count:
         raise changed_while_hashing()
     addresses = np.empty(count, dtype=np.int64)
     if (
-        _measure_and_copy(
-            id(part),
-            type(part) is tuple,
-            0,
-            count,
-            bytes_type,
-            text_type,
-            offsets,
-            data,
-            True,
-            addresses,
+        _kernels.measure_and_copy(
+            id(part), _kind(part), 0, count, bytes_type, text_type, offsets, data, True, addresses
         )
-        == _CHANGED
+        == CHANGED
     ):
         raise changed_while_hashing()
     data = np.empty(total, dtype=np.uint8)
-    _gather(addresses, offsets, data)
+    _kernels.gather(addresses, offsets, data)
     del part  # the objects may go only after the copy
-    return data, offsets
+    return data, offsets, equal
 
 
 @functools.lru_cache(maxsize=1)
 def layout_matches() -> bool:
     """Whether this interpreter's objects look as the kernels expect (checked on samples)."""
-    if sys.implementation.name != "cpython" or _POINTER_SIZE != 8:
+    if sys.implementation.name != "cpython" or POINTER_SIZE != 8:
         return False
     if getattr(sys, "_is_gil_enabled", lambda: True)() is False:
         return False
     # Small enough for the one-pass copy: the self-check then loads one kernel, not two.
-    samples = [b"", b"a", b"0123456789abcdef" * 9, bytes(range(0, 256, 3)), b"\x00" * 7]
+    samples = [
+        b"",
+        b"a",
+        b"0123456789abcdef" * 9,
+        bytes(range(0, 256, 3)),
+        b"\x00" * 7,
+        b"01234567",
+        b"0123456789abc",
+        bytes(range(64)),
+    ]
     texts: list[str | bytes] = [
         "",
         "a",
@@ -309,11 +217,89 @@ def flatten_bytes(
     ``stop`` or its items were replaced between the two passes (another thread changed it
     while it was being hashed).
     """
+    flat = read_flat(sequence, start, stop, text=text, binary=binary)
+    return None if flat is None else (flat[0], flat[1])
+
+
+def read_flat(
+    sequence: object,
+    start: int = 0,
+    stop: int | None = None,
+    *,
+    text: bool = False,
+    binary: bool = True,
+    reuse: bool = False,
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """:func:`flatten_bytes` and whether every item has the same length: ``(data, offsets,
+    equal)``. The reader measures every item, so the hasher need not look at the offsets
+    again to find rows of one length.
+
+    ``reuse``: the data may lie in this thread's kept buffer (:data:`SCRATCH_BYTES`), which
+    the thread's next ``reuse`` read overwrites: only for a caller that is done with the
+    data before then (``hash_many`` hashes it at once)."""
     if type(sequence) not in (list, tuple) or not layout_matches():
         return None
     if stop is None:
         stop = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
-    return _flatten(sequence, start, stop, text, binary)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+    return _flatten(sequence, start, stop, text, binary, reuse)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+
+
+def object_array_flat(
+    values: np.ndarray, *, text: bool = False, binary: bool = True
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """:func:`read_flat` of a 1-D numpy object array (a pandas object column's values),
+    read from the array's own item pointers: no ``tolist()``. The array holds its items for
+    the call, and the compiled reader holds the GIL while it reads them, so no item can be
+    replaced or freed under it. None where the reader does not apply (another dtype, a
+    strided array, an item that is not exactly ``bytes`` or an ASCII ``str``)."""
+    if (
+        type(values) is not np.ndarray
+        or values.dtype != object
+        or values.ndim != 1
+        or values.strides[0] != POINTER_SIZE
+        or not layout_matches()
+    ):
+        return None
+    count = values.shape[0]
+    offsets = np.empty(count + 1, dtype=np.int64)
+    if count == 0:
+        offsets[0] = 0
+        return np.empty(0, dtype=np.uint8), offsets, True
+    return _read(values.ctypes.data, ITEM_ARRAY, values, 0, count, offsets, text, binary)
+
+
+def hex_texts(sequence: object, digits: int) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """A list or tuple of exact ASCII ``str``, each ``digits`` hex digits (either case) after
+    an optional ``0x``, or None, decoded in one compiled pass from where CPython keeps the
+    characters: ``(rows, nulls)``, ``rows`` ``(N, digits // 2)`` uint8 (zeros for a None),
+    ``nulls`` the mask of the Nones or None when there are none.
+
+    None where anything else is met (another type, a str not ASCII, of another length or
+    holding a character that is not a hex digit, another container, a layout that failed
+    the self-check): the portable path then reads it and names what is wrong.
+    """
+    if type(sequence) not in (list, tuple) or not layout_matches():
+        return None
+    count = len(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
+    rows = np.empty((count, digits // 2), dtype=np.uint8)
+    nulls = np.empty(count, dtype=np.bool_)
+    if count == 0:
+        return rows, None
+    missing = _kernels.decode_hex_texts(
+        id(sequence),
+        _kind(sequence),
+        count,
+        id(str),
+        id(None),
+        digits,
+        rows,
+        nulls,  # type: ignore[arg-type]  # a list or tuple
+    )
+    if missing == CHANGED:
+        raise changed_while_hashing()
+    if missing < 0:
+        return None
+    return rows, (nulls if missing else None)
 
 
 _NO_DATA = np.empty(0, dtype=np.uint8)
@@ -335,29 +321,6 @@ class _Span:
         }
 
 
-@njit(cache=True)
-def _places(container, is_tuple, count, bytes_type, addresses, lengths):
-    """Record the address and the size of each of the first ``count`` items (exact
-    ``bytes``) in ``addresses`` and ``lengths``, in one pass over the objects; returns their
-    total size, or ``-1 - i`` for the first item ``i`` that is not exactly ``bytes``, or
-    ``_CHANGED`` if the container holds fewer than ``count`` items."""
-    items = _range_items(container, is_tuple, 0, count)
-    if items == 0:
-        return _CHANGED
-    total = 0
-    for i in range(count):
-        item = _load_word(items + _POINTER_SIZE * i)
-        if i + _AHEAD < count:
-            _prefetch_address(_load_word(items + _POINTER_SIZE * (i + _AHEAD)))
-        if _load_word(item + _TYPE_AT) != bytes_type:
-            return -1 - i
-        size = _load_word(item + _SIZE_AT)
-        addresses[i] = item + _BYTES_DATA_AT
-        lengths[i] = size
-        total += size
-    return total
-
-
 def bytes_places(
     sequence: object, start: int = 0, stop: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -377,8 +340,8 @@ def bytes_places(
     count = len(part)
     addresses = np.empty(count, dtype=np.int64)
     lengths = np.empty(count, dtype=np.int64)
-    total = _places(id(part), type(part) is tuple, count, id(bytes), addresses, lengths)
-    if total == _CHANGED:
+    total = _kernels.places(id(part), _kind(part), count, id(bytes), addresses, lengths)
+    if total == CHANGED:
         raise changed_while_hashing()  # pragma: no cover - the slice is private
     if total < 0:
         return None

@@ -12,7 +12,13 @@ COMPILED_READ_MIN = 64
 """Lists of at least this many messages are read by compiled code (``_pylist``); shorter ones
 are joined by Python, which needs no compiler loaded and is as fast for so few."""
 
-__all__ = ["changed_while_hashing", "message_view", "sequence_to_flat", "single_message"]
+__all__ = [
+    "changed_while_hashing",
+    "message_view",
+    "sequence_to_flat",
+    "sequence_to_flat_equal",
+    "single_message",
+]
 
 _FLAT_HINT = "; a flat buffer with offsets is passed as batchkeccak.FlatMessages(data, offsets)"
 
@@ -80,6 +86,24 @@ def sequence_to_flat(
 
     An error about one message names it by its index in the whole sequence.
     """
+    data, offsets, _ = sequence_to_flat_equal(messages, start, stop, argument)
+    return data, offsets
+
+
+def sequence_to_flat_equal(
+    messages: Iterable[object],
+    start: int = 0,
+    stop: int | None = None,
+    argument: str = "messages",
+    reuse: bool = False,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`sequence_to_flat` and whether the messages are known to have one length:
+    True where the compiled reader saw every length equal (then a hasher skips checking
+    the offsets for rows of one length), False where that is not known.
+
+    ``reuse``: the compiled reader may copy into this thread's kept buffer, which its next
+    ``reuse`` read overwrites (``_pylist.read_flat``): for a caller that hashes the data
+    before it reads another list on this thread."""
     if not isinstance(messages, (list, tuple)):
         messages = list(messages)
     if stop is None:
@@ -89,13 +113,13 @@ def sequence_to_flat(
             message = messages[start]
         except IndexError:
             raise changed_while_hashing() from None
-        return single_message(message, f"{argument}[{start}]")
+        return (*single_message(message, f"{argument}[{start}]"), True)
     if stop - start >= COMPILED_READ_MIN:
-        from batchkeccak.inputs._pylist import flatten_bytes
+        from batchkeccak.inputs._pylist import read_flat
 
-        flat = flatten_bytes(messages, start, stop)  # lists of exact bytes: compiled code
+        flat = read_flat(messages, start, stop, reuse=reuse)  # exact bytes: compiled code
         if flat is not None:
-            return readonly(flat[0]), readonly(flat[1])
+            return readonly(flat[0]), readonly(flat[1]), flat[2]
     # From here on only this slice is read: the caller's list may change, the slice cannot,
     # and it keeps every item alive.
     part = messages[start:stop]
@@ -118,4 +142,4 @@ def sequence_to_flat(
     np.cumsum(lengths, out=offsets[1:])
     if offsets[-1] != len(joined):  # cannot happen with pinned sizes; never hash a mismatch
         raise changed_while_hashing()
-    return readonly(np.frombuffer(joined, dtype=np.uint8)), readonly(offsets)
+    return readonly(np.frombuffer(joined, dtype=np.uint8)), readonly(offsets), False

@@ -1,0 +1,329 @@
+"""The compiled kernels of :mod:`batchkeccak.inputs`: CPython's lists, tuples and object
+arrays of ``bytes`` and ``str`` read straight from memory (``_pylist`` describes the layouts
+and when these may run; it self-checks them once per process before any is used).
+
+Every kernel here but :func:`gather` holds the GIL while it runs (no ``nogil``): nothing can
+resize a container or free an item under it. Each reads the container's size and item array
+itself, inside the call, because another thread may resize a list between any two Python
+statements.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from batchkeccak.native.emitters import emit_prefetch
+from batchkeccak.native.jit import njit
+
+POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
+VAR_HEADER = 3 * POINTER_SIZE  # ob_refcnt, ob_type, ob_size; then a list's ob_item
+TYPE_AT = POINTER_SIZE
+SIZE_AT = 2 * POINTER_SIZE
+BYTES_DATA_AT = VAR_HEADER + POINTER_SIZE  # after ob_shash
+STR_STATE_AT = VAR_HEADER + POINTER_SIZE  # a str's state bits, after its cached hash
+COMPACT_ASCII = (1 << 5) | (1 << 6)
+"""The ``compact`` and ``ascii`` bits of a str's state: its characters are its UTF-8 bytes,
+stored right after the object's header (``PyASCIIObject``)."""
+STR_DATA_AT = sys.getsizeof("") - 1  # the header of a compact ASCII str (its size less the NUL)
+
+LIST, TUPLE, ITEM_ARRAY = 0, 1, 2
+"""How a container holds its item pointers: a list points to its array, a tuple holds it
+inline, and an ``ITEM_ARRAY`` is the array itself (a numpy object array's data: its caller
+holds the array, whose size cannot change while it is referenced, and passes the count)."""
+
+CHANGED = -(1 << 62)
+"""What the walkers return when the container no longer holds what the caller measured."""
+
+AHEAD = 16
+"""Objects are fetched this many items ahead: they lie wherever the allocator put them."""
+
+SMALL_COPY = 64
+"""Items up to this size are copied in 8-byte words (overlapping at the tail), not by a call
+of ``memcpy`` each."""
+
+
+@intrinsic
+def load_word(typingctx, address):
+    """The 64-bit word at integer ``address`` (8-byte aligned: an object's header field)."""
+    sig = types.int64(address)
+
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load(pointer)
+
+    return sig, codegen
+
+
+@intrinsic
+def load_unaligned(typingctx, address):
+    """The 64-bit word at integer ``address``, any alignment."""
+    sig = types.int64(address)
+
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load(pointer, align=1)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_unaligned(typingctx, destination, start, word):
+    """Write the 64-bit ``word`` at ``destination[start:start + 8]`` (a uint8 array), any
+    alignment."""
+    sig = types.void(destination, start, word)
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, args[0])
+        target = builder.gep(view.data, [args[1]])
+        pointer = builder.bitcast(target, ir.IntType(64).as_pointer())
+        builder.store(args[2], pointer, align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def load_byte(typingctx, address):
+    """The byte at integer ``address``, as an int64."""
+    sig = types.int64(address)
+
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+        return builder.zext(builder.load(pointer), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch_address(typingctx, address):
+    """Hint the CPU to fetch the cache line at integer ``address`` (no fault, no effect)."""
+    sig = types.void(address)
+
+    def codegen(context, builder, signature, args):
+        emit_prefetch(builder, builder.inttoptr(args[0], ir.IntType(8).as_pointer()))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def copy_from_address(typingctx, destination, start, address, count):
+    """memcpy ``count`` bytes from integer ``address`` to ``destination[start:]``."""
+    sig = types.void(destination, start, address, count)
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, args[0])
+        target = builder.gep(view.data, [args[1]])
+        source = builder.inttoptr(args[2], ir.IntType(8).as_pointer())
+        cgutils.raw_memcpy(builder, target, source, args[3], 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def copy_bytes(destination, start, address, count):
+    """Copy ``count`` bytes from ``address`` to ``destination[start:]``: a short run in
+    8-byte words, the last one overlapping the one before it (never a byte outside either
+    range), a longer one by ``memcpy``."""
+    if count >= 8 and count <= SMALL_COPY:
+        last = count - 8
+        for k in range(0, last, 8):
+            store_unaligned(destination, start + k, load_unaligned(address + k))
+        store_unaligned(destination, start + last, load_unaligned(address + last))
+    else:
+        copy_from_address(destination, start, address, count)
+
+
+@njit(cache=True, inline="always")
+def range_items(container, kind, start, stop):
+    """Address of item ``start``'s pointer, or 0 if the container now holds fewer than
+    ``stop`` items. A tuple's item array is inline after its header; a list's header
+    points to it; an ``ITEM_ARRAY`` is the array."""
+    if kind == ITEM_ARRAY:
+        return container + POINTER_SIZE * start
+    if stop > load_word(container + SIZE_AT):
+        return 0
+    items = container + VAR_HEADER if kind == TUPLE else load_word(container + VAR_HEADER)
+    return items + POINTER_SIZE * start
+
+
+@njit(cache=True, inline="always")
+def item_data(item, bytes_type, text_type):
+    """Address of the bytes of ``item``: an exact ``bytes``, or an exact compact ASCII
+    ``str`` where ``text_type`` is ``id(str)``; 0 for anything else. A bytes object's
+    size and a str's length (characters, here its bytes) share one place in the header."""
+    kind = load_word(item + TYPE_AT)
+    if kind == bytes_type:
+        return item + BYTES_DATA_AT
+    if kind == text_type and (load_word(item + STR_STATE_AT) & COMPACT_ASCII) == COMPACT_ASCII:
+        return item + STR_DATA_AT
+    return 0
+
+
+@njit(cache=True)
+def measure_and_copy(
+    container, kind, start, stop, bytes_type, text_type, offsets, data, measured, addresses
+):
+    """Fill ``offsets`` from the sizes of items ``start..stop`` and copy their bytes into
+    ``data`` while they fit. Returns the total size (more than ``data`` holds: call again,
+    ``measured``, with a ``data`` of that size), ``-1 - i`` for the first item ``start + i``
+    that is neither exactly ``bytes`` nor (when ``text_type`` is ``id(str)``, not 0) an
+    exact compact ASCII ``str``, or ``CHANGED`` if the container now holds fewer than
+    ``stop`` items. A compact ASCII str's characters are its UTF-8 bytes, stored after its
+    header: they are copied as they lie, with no encoding (any other str falls back).
+
+    ``addresses[0]`` is set to 1 where every item has the same length, else 0 (the first
+    pass sees every length: the caller then skips checking the offsets again); ``addresses``
+    holds at least one entry.
+
+    One pass over the objects instead of two: each object is fetched from memory once.
+    ``measured``: the second pass, which records the address of every item's bytes in
+    ``addresses`` (for ``gather`` to copy without the GIL) and returns 0, or ``CHANGED``
+    if any item is no longer the ``bytes`` (or str) of the size the first pass measured (the
+    GIL was free between the two passes). One function for both passes: one compile, where
+    two cost twice the fixed part of it.
+    """
+    items = range_items(container, kind, start, stop)
+    if items == 0:
+        return CHANGED
+    count = stop - start
+    if measured:
+        for i in range(count):
+            item = load_word(items + POINTER_SIZE * i)
+            if i + AHEAD < count:
+                prefetch_address(load_word(items + POINTER_SIZE * (i + AHEAD)) + BYTES_DATA_AT)
+            length = offsets[i + 1] - offsets[i]
+            at = item_data(item, bytes_type, text_type)
+            if at == 0 or load_word(item + SIZE_AT) != length:
+                return CHANGED
+            addresses[i] = at
+        return 0
+    offsets[0] = 0
+    total = 0
+    capacity = data.shape[0]
+    first = -1
+    equal = 1
+    for i in range(count):
+        item = load_word(items + POINTER_SIZE * i)
+        if i + AHEAD < count:
+            ahead = load_word(items + POINTER_SIZE * (i + AHEAD))
+            prefetch_address(ahead)
+            prefetch_address(ahead + 64)
+        at = item_data(item, bytes_type, text_type)
+        if at == 0:
+            return -1 - i
+        size = load_word(item + SIZE_AT)
+        if size != first:
+            if first >= 0:
+                equal = 0
+            first = size
+        if total + size <= capacity:
+            copy_bytes(data, total, at, size)
+        total += size
+        offsets[i + 1] = total
+    addresses[0] = equal
+    return total
+
+
+@njit(cache=True, nogil=True)
+def gather(addresses, offsets, data):
+    """Copy ``offsets[i + 1] - offsets[i]`` bytes from each ``addresses[i]`` to ``data`` at
+    ``offsets[i]``, without the GIL: the caller holds a private list of the objects, which
+    are immutable (exact ``bytes`` and ``str``), so nothing can free or change them."""
+    for i in range(addresses.shape[0]):
+        copy_from_address(data, offsets[i], addresses[i], offsets[i + 1] - offsets[i])
+
+
+@njit(cache=True)
+def places(container, kind, count, bytes_type, addresses, lengths):
+    """Record the address and the size of each of the first ``count`` items (exact
+    ``bytes``) in ``addresses`` and ``lengths``, in one pass over the objects; returns their
+    total size, or ``-1 - i`` for the first item ``i`` that is not exactly ``bytes``, or
+    ``CHANGED`` if the container holds fewer than ``count`` items."""
+    items = range_items(container, kind, 0, count)
+    if items == 0:
+        return CHANGED
+    total = 0
+    for i in range(count):
+        item = load_word(items + POINTER_SIZE * i)
+        if i + AHEAD < count:
+            prefetch_address(load_word(items + POINTER_SIZE * (i + AHEAD)))
+        if load_word(item + TYPE_AT) != bytes_type:
+            return -1 - i
+        size = load_word(item + SIZE_AT)
+        addresses[i] = item + BYTES_DATA_AT
+        lengths[i] = size
+        total += size
+    return total
+
+
+@njit(cache=True, inline="always")
+def hex_value(byte):
+    """The value of an ASCII hex digit (either case), or 255."""
+    if 48 <= byte <= 57:
+        return byte - 48
+    lower = byte | 32
+    if 97 <= lower <= 102:
+        return lower - 87
+    return 255
+
+
+@njit(cache=True)
+def decode_hex_texts(container, kind, count, text_type, none_address, digits, rows, nulls):
+    """Read ``count`` items, each an exact compact ASCII ``str`` of ``digits`` hex digits
+    (either case) after an optional ``0x`` / ``0X``, or None (where ``none_address`` is
+    ``id(None)``, else 0): the digits as bytes into ``rows`` (``(count, digits // 2)``
+    uint8), ``nulls[i]`` set for a None (its row zeros). One pass over the objects, the
+    characters read where CPython keeps them.
+
+    Returns the number of Nones, or ``-1 - i`` for the first item ``i`` that is anything
+    else (another type, a str not ASCII or of another length, a character that is not a
+    hex digit): the caller then takes the portable path, which says what is wrong with it.
+    ``CHANGED`` if the container holds fewer than ``count`` items.
+    """
+    items = range_items(container, kind, 0, count)
+    if items == 0:
+        return CHANGED
+    width = digits // 2
+    missing = 0
+    for i in range(count):
+        item = load_word(items + POINTER_SIZE * i)
+        if i + AHEAD < count:
+            ahead = load_word(items + POINTER_SIZE * (i + AHEAD))
+            prefetch_address(ahead)
+            prefetch_address(ahead + 64)
+        if item == none_address:
+            nulls[i] = True
+            for k in range(width):
+                rows[i, k] = 0
+            missing += 1
+            continue
+        nulls[i] = False
+        if load_word(item + TYPE_AT) != text_type:
+            return -1 - i
+        if (load_word(item + STR_STATE_AT) & COMPACT_ASCII) != COMPACT_ASCII:
+            return -1 - i
+        size = load_word(item + SIZE_AT)
+        at = item + STR_DATA_AT
+        if size == digits + 2:
+            if load_byte(at) != 48 or (load_byte(at + 1) | 32) != 120:  # "0x" or "0X"
+                return -1 - i
+            at += 2
+        elif size != digits:
+            return -1 - i
+        bad = 0
+        for k in range(width):
+            high = hex_value(load_byte(at + 2 * k))
+            low = hex_value(load_byte(at + 2 * k + 1))
+            bad |= high | low
+            rows[i, k] = (high << 4) | (low & 15)
+        if bad > 15:
+            return -1 - i
+    return missing
