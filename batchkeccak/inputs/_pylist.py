@@ -285,15 +285,9 @@ def hex_texts(sequence: object, digits: int) -> tuple[np.ndarray, np.ndarray | N
     nulls = np.empty(count, dtype=np.bool_)
     if count == 0:
         return rows, None
+    kind = _kind(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
     missing = _kernels.decode_hex_texts(
-        id(sequence),
-        _kind(sequence),
-        count,
-        id(str),
-        id(None),
-        digits,
-        rows,
-        nulls,  # type: ignore[arg-type]  # a list or tuple
+        id(sequence), kind, count, id(str), id(None), digits, rows, nulls
     )
     if missing == CHANGED:
         raise changed_while_hashing()
