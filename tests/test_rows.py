@@ -241,17 +241,17 @@ def test_row_encoding_kernel_checks_every_buffer_it_reads():
     # pyarrow refuses to build an array whose buffers are too short, but the kernel checks
     # what it reads itself, measuring and writing: no access outside an array, whatever it
     # is given.
-    from batchkeccak.arrow import _encode_field
+    from batchkeccak._kernels import encode_field
 
     no_bits, no_offsets = np.empty(0, np.uint8), np.empty(0, np.int64)
     data = np.arange(16, dtype=np.uint8)
     offsets = np.array([0, 8, 16], np.int64)
     lengths = np.zeros(2, np.int64)
-    assert _encode_field(no_bits, lengths, no_bits, 0, data, offsets, 0, False)
+    assert encode_field(no_bits, lengths, no_bits, 0, data, offsets, 0, False)
     assert lengths.tolist() == [17, 17]
     encoded = np.zeros(34, np.uint8)
     positions = np.array([0, 17], np.int64)
-    assert _encode_field(encoded, positions, no_bits, 0, data, offsets, 0, True)
+    assert encode_field(encoded, positions, no_bits, 0, data, offsets, 0, True)
     assert encoded.tobytes() == field(data[:8].tobytes()) + field(data[8:].tobytes())
     cases = [
         (data[:15], offsets, 0, 2),  # the last value ends past the data
@@ -261,20 +261,18 @@ def test_row_encoding_kernel_checks_every_buffer_it_reads():
     ]
     for data_case, offsets_case, width, rows in cases:
         lengths = np.zeros(rows, np.int64)
-        assert not _encode_field(
-            no_bits, lengths, no_bits, 0, data_case, offsets_case, width, False
-        )
+        assert not encode_field(no_bits, lengths, no_bits, 0, data_case, offsets_case, width, False)
         positions = np.array([0, 17], np.int64)
-        assert not _encode_field(
+        assert not encode_field(
             encoded, positions, no_bits, 0, data_case, offsets_case, width, True
         )
     one_byte_bitmap = np.zeros(1, np.uint8)  # validity of 8 rows, not 9
     for write in (False, True):
         positions = np.arange(9, dtype=np.int64)
-        assert not _encode_field(encoded, positions, one_byte_bitmap, 0, data, no_offsets, 1, write)
+        assert not encode_field(encoded, positions, one_byte_bitmap, 0, data, no_offsets, 1, write)
     a_byte_short = np.zeros(33, np.uint8)
     positions = np.array([0, 17], np.int64)
-    assert not _encode_field(a_byte_short, positions, no_bits, 0, data, offsets, 0, True)
+    assert not encode_field(a_byte_short, positions, no_bits, 0, data, offsets, 0, True)
 
 
 def plain(row):
