@@ -245,13 +245,14 @@ def read_flat(
 
 
 def object_array_flat(
-    values: np.ndarray, *, text: bool = False, binary: bool = True
+    values: np.ndarray, *, text: bool = False, binary: bool = True, reuse: bool = False
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """:func:`read_flat` of a 1-D numpy object array (a pandas object column's values),
     read from the array's own item pointers: no ``tolist()``. The array holds its items for
     the call, and the compiled reader holds the GIL while it reads them, so no item can be
     replaced or freed under it. None where the reader does not apply (another dtype, a
-    strided array, an item that is not exactly ``bytes`` or an ASCII ``str``)."""
+    strided array, an item that is not exactly ``bytes`` or an ASCII ``str``). ``reuse`` as
+    for :func:`read_flat`."""
     if (
         type(values) is not np.ndarray
         or values.dtype != object
@@ -265,7 +266,7 @@ def object_array_flat(
     if count == 0:
         offsets[0] = 0
         return np.empty(0, dtype=np.uint8), offsets, True
-    return _read(values.ctypes.data, ITEM_ARRAY, values, 0, count, offsets, text, binary)
+    return _read(values.ctypes.data, ITEM_ARRAY, values, 0, count, offsets, text, binary, reuse)
 
 
 def hex_texts(sequence: object, digits: int) -> tuple[np.ndarray, np.ndarray | None] | None:
