@@ -13,8 +13,10 @@ when ``vector_width`` says so.
 
 ``tile_permute``, ``new_tiles``, ``state_absorb`` and ``state_permute`` are the layer's
 contract (``batchkeccak.permutation``); the intrinsics are private to it,
-``emit_wide_tile_rounds`` shared with ``lanes``. The loop, branch, splat and prefetch
-emitters come from ``batchkeccak.native.emitters``.
+``emit_wide_tile_rounds`` shared with ``lanes``. The compiled helpers of the multi-buffer
+interface (``squeeze_block``, ``load_state``, ``store_state``, ``prefetch_block``) are here
+too, exported by ``lanes``: every compiled function of the package is in this file. The loop,
+branch, splat and prefetch emitters come from ``batchkeccak.native.emitters``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.native.emitters import emit_if, emit_loop, emit_prefetch, splat
+from batchkeccak.native.emitters import emit_if, emit_loop, emit_prefetch, prefetch, splat
 from batchkeccak.native.jit import njit
-from batchkeccak.native.words import load_le64
+from batchkeccak.native.words import load_le64, store_le64
 from batchkeccak.permutation.constants import (
     LANE_COUNT,
     MAX_ROUNDS,
@@ -469,3 +471,43 @@ def state_permute(lanes, first_round):
     # int64 values, not literals: a literal argument would compile another specialization.
     nothing = np.int64(0)
     state_absorb(lanes, _NO_BYTES, nothing, np.int64(1), nothing, first_round)
+
+
+# -- the multi-buffer interface's compiled helpers (``lanes`` exports them with its intrinsics)
+
+_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def prefetch_block(data, pos, rate):
+    prefetch(data, pos)
+    prefetch(data, pos + 64)
+    prefetch(data, pos + 128)
+    prefetch(data, pos + rate - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
+    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
+    ``first_word`` on (the words before it are left to the caller)."""
+    whole_words = count >> 3
+    for k in range(first_word, whole_words):
+        store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
+    if count & 7:
+        word = lanes[whole_words * width + lane]
+        for b in range(count & 7):
+            flat_out[start + 8 * whole_words + b] = np.uint8((word >> np.uint64(8 * b)) & _BYTE)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def load_state(tile, lane, states, row):
+    """State ``states[row]`` into lane ``lane`` of ``tile``."""
+    for k in range(LANE_COUNT):
+        tile[k * TILE_WIDTH + lane] = states[row, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def store_state(tile, lane, states, row):
+    """Lane ``lane`` of ``tile`` into state ``states[row]``."""
+    for k in range(LANE_COUNT):
+        states[row, k] = tile[k * TILE_WIDTH + lane]

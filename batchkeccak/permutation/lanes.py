@@ -21,24 +21,41 @@ In XKCP's terms (``KeccakP1600times4_AddLanesAll``, ``PermuteAll``, ``ExtractLan
 
 The tile layout is the permutation's (``batchkeccak.permutation``): lane ``k`` of state
 ``j`` is ``tile[k * W + j]``; ``tile_permute`` is PermuteAll.
+
+The four-state moves are intrinsics written here as LLVM IR; ``squeeze_block``,
+``load_state``, ``store_state`` and ``prefetch_block`` are compiled functions, kept with the
+package's others in ``_kernels.py`` and exported from here.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from batchkeccak.native.emitters import emit_loop, emit_prefetch, prefetch, splat
-from batchkeccak.native.jit import njit
-from batchkeccak.native.words import store_le64
-from batchkeccak.permutation._kernels import emit_wide_tile_rounds
+from batchkeccak.native.emitters import emit_loop, emit_prefetch, splat
+from batchkeccak.permutation._kernels import (
+    emit_wide_tile_rounds,
+    load_state,
+    prefetch_block,
+    squeeze_block,
+    store_state,
+)
 from batchkeccak.permutation.constants import LANE_COUNT, TILE_WIDTH
 
-_BYTE = np.uint64(0xFF)
-
+__all__ = [
+    "SKIP_LANE",
+    "absorb_and_permute_wide",
+    "absorb_whole_blocks_4",
+    "get_words_4x4",
+    "load_state",
+    "prefetch_block",
+    "set_words_4x4",
+    "squeeze_block",
+    "start_short_messages_4",
+    "store_state",
+]
 
 _WORD = ir.IntType(64)
 _WORD_VECTOR = ir.VectorType(_WORD, 4)
@@ -384,40 +401,5 @@ def get_words_4x4(typingctx, tile, tile_index, width, out, pos0, pos1, pos2, pos
     return sig, codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
-def prefetch_block(data, pos, rate):
-    prefetch(data, pos)
-    prefetch(data, pos + 64)
-    prefetch(data, pos + 128)
-    prefetch(data, pos + rate - 1)
-
-
 SKIP_LANE = -(1 << 40)
 """A lane position that ``absorb_whole_blocks_4`` leaves alone (negative after any offset)."""
-
-
-@njit(cache=True, nogil=True, inline="always")
-def squeeze_block(lanes, lane, width, flat_out, start, count, first_word=0):
-    """Copy ``count`` output bytes of one state to ``flat_out[start:start+count]``, from word
-    ``first_word`` on (the words before it are left to the caller)."""
-    whole_words = count >> 3
-    for k in range(first_word, whole_words):
-        store_le64(flat_out, start + 8 * k, lanes[k * width + lane])
-    if count & 7:
-        word = lanes[whole_words * width + lane]
-        for b in range(count & 7):
-            flat_out[start + 8 * whole_words + b] = np.uint8((word >> np.uint64(8 * b)) & _BYTE)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def load_state(tile, lane, states, row):
-    """State ``states[row]`` into lane ``lane`` of ``tile``."""
-    for k in range(LANE_COUNT):
-        tile[k * TILE_WIDTH + lane] = states[row, k]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def store_state(tile, lane, states, row):
-    """Lane ``lane`` of ``tile`` into state ``states[row]``."""
-    for k in range(LANE_COUNT):
-        states[row, k] = tile[k * TILE_WIDTH + lane]
