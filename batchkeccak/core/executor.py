@@ -107,8 +107,21 @@ class Executor:
         (:func:`batchkeccak.core.dispatch.plan`, which books the work it gives the backend).
         ``backend_threads``: the threads the backend would run on (files).
         """
+        if not self.stands_in or (count == 0 and self.form is not None):
+            return KERNELS
+        return self._dispatch(count, total_bytes, backend_threads)
+
+    def small_work(self, count: int, total_bytes: int, backend_threads: int = 1) -> bool:
+        """Whether ``count`` messages of ``total_bytes`` in all go to the one-shot backend by
+        the dispatcher's rule (which books the work it gives it), whatever the batch path:
+        the question a mode's own ``hash_flat`` asks of its one-shot form."""
+        return count > 0 and self._dispatch(count, total_bytes, backend_threads) == ONESHOT
+
+    def _dispatch(self, count: int, total_bytes: int, backend_threads: int) -> str:
+        # The dispatcher's measured rule for this row, threads and backend family (KERNELS
+        # where no one-shot backend computes the function); it books what it plans ONESHOT.
         family = self.family
-        if family is None or not self.stands_in or (count == 0 and self.form is not None):
+        if family is None:
             return KERNELS
         return plan_backend(
             self.algorithm,
@@ -119,23 +132,6 @@ class Executor:
             backend_threads,
             family=family,
         )
-
-    def small_work(self, count: int, total_bytes: int, backend_threads: int = 1) -> bool:
-        """Whether ``count`` messages of ``total_bytes`` in all go to the one-shot backend by
-        the dispatcher's rule (which books the work it gives it), whatever the batch path:
-        the question a mode's own ``hash_flat`` asks of its one-shot form."""
-        if self.family is None or count == 0:
-            return False
-        planned = plan_backend(
-            self.algorithm,
-            self.domain,
-            count,
-            total_bytes,
-            self.threads,
-            backend_threads,
-            family=self.family,
-        )
-        return planned == ONESHOT
 
     def oneshot_byte_budget(self, count: int, backend_threads: int = 1) -> int:
         """The most bytes ``count`` messages may hold in all and still be planned
