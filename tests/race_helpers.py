@@ -1,8 +1,9 @@
 """Shared skeleton of the tests that hash a list while another thread changes it.
 
-Each test writes a child script's setup (``count``, ``threads``, ``seconds``, ``items``,
-``stop``, ``mutations`` and a ``mutate`` function) and the call and checks of one round;
-:func:`race_script` wraps them in the same thread and deadline loop, and :func:`run_race` runs
+Each test writes a child script's setup (``count``, ``threads``, ``seconds``, ``items`` and a
+``mutate`` function that runs until ``stop`` is set, counting in the global ``mutations``) and
+the call and checks of one round; :func:`race_script` defines ``stop`` and ``mutations`` and
+wraps them in the same thread and deadline loop, and :func:`run_race` runs
 the script in a fresh interpreter and returns its ``ok calls=… changed=… mutations=…`` line.
 """
 
@@ -17,6 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 RACE_LOOP = """\
+stop = threading.Event()
+mutations = 0
 mutator = threading.Thread(target=mutate)
 mutator.start()
 calls = changed = 0

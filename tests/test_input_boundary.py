@@ -58,8 +58,6 @@ items = [fresh(i) for i in range(count)]
 # Load the kernels before the mutating thread competes for the GIL: the window below is
 # for calls, not for imports.
 bk.hash_many(items, "sha3_256", threads=threads)
-stop = threading.Event()
-mutations = 0
 
 def mutate():
     global mutations

@@ -164,8 +164,6 @@ rng0 = random.Random(0)
 items = [fresh(i, rng0) for i in range(count)]
 bk.hash_many([bytes(x, "ascii") if isinstance(x, str) else x for x in items], "sha3_256")
 flatten_bytes(items, text=True)
-stop = threading.Event()
-mutations = 0
 
 def mutate():
     global mutations
