@@ -15,7 +15,7 @@ import numpy as np
 from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, flat_to_rows, readonly, to_flat
-from batchkeccak.inputs._pylist import flatten_bytes
+from batchkeccak.inputs._pylist import flatten_bytes, hex_texts
 from batchkeccak.inputs.sequences import COMPILED_READ_MIN
 from batchkeccak.support.checks import check_int, is_int
 from batchkeccak.support.hextext import decode_hex_digits
@@ -303,8 +303,16 @@ def checksum_addresses(addresses: object) -> object:
     """
     import pyarrow as pa
 
-    values, nulls = nullable_addresses(addresses)
-    rows = np.ascontiguousarray(address_rows(values))
+    decoded = None
+    if type(addresses) in (list, tuple) and len(addresses) >= COMPILED_READ_MIN:  # type: ignore[arg-type]  # a list or tuple (checked)
+        # Hex text and None, decoded in one compiled pass from where CPython keeps the
+        # characters; anything else (and what is wrong with it) through the path below.
+        decoded = hex_texts(addresses, 40)
+    if decoded is None:
+        values, nulls = nullable_addresses(addresses)
+        rows = np.ascontiguousarray(address_rows(values))
+    else:
+        rows, nulls = decoded
     count = rows.shape[0]
     lower = np.empty((count, 40), dtype=np.uint8)
     _kernels.address_hex(rows, NO_DIGESTS, lower)

@@ -25,6 +25,7 @@ import numpy as np
 from batchkeccak.inputs import _kernels
 from batchkeccak.inputs._kernels import CHANGED, ITEM_ARRAY, LIST, POINTER_SIZE, TUPLE
 from batchkeccak.inputs.flat import changed_while_hashing
+from batchkeccak.support.hextext import NIBBLES
 
 _GUESSED_ITEM_SIZE = 64
 
@@ -288,7 +289,7 @@ def hex_texts(sequence: object, digits: int) -> tuple[np.ndarray, np.ndarray | N
         return rows, None
     kind = _kind(sequence)  # type: ignore[arg-type]  # type(sequence) is list or tuple (checked above)
     missing = _kernels.decode_hex_texts(
-        id(sequence), kind, count, id(str), id(None), digits, rows, nulls
+        id(sequence), kind, count, id(str), id(None), digits, NIBBLES, rows, nulls
     )
     if missing == CHANGED:
         raise changed_while_hashing()

@@ -27,10 +27,11 @@ def hex_0x(data: object) -> str:
     return "0x" + bytes(memoryview(data).cast("B")).hex()  # type: ignore[arg-type]  # any bytes-like value; memoryview raises TypeError for anything else
 
 
-_NIBBLES = np.full(256, 255, dtype=np.uint8)
-_NIBBLES[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10, dtype=np.uint8)
-_NIBBLES[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
-_NIBBLES[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
+NIBBLES = np.full(256, 255, dtype=np.uint8)
+NIBBLES[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10, dtype=np.uint8)
+NIBBLES[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
+NIBBLES[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16, dtype=np.uint8)
+NIBBLES.flags.writeable = False
 """Each ASCII byte's value as a hex digit (either case); 255 for any other byte."""
 
 
@@ -40,6 +41,6 @@ def decode_hex_digits(digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     One table lookup over every row at once, where ``bytes.fromhex`` would be a call per row.
     """
-    nibbles = _NIBBLES[digits]
+    nibbles = NIBBLES[digits]
     bad = (nibbles == 255).any(axis=1)
     return (nibbles[:, 0::2] << 4) | nibbles[:, 1::2], bad
