@@ -75,22 +75,27 @@ def two_files(tmp_path):
     return paths
 
 
-@pytest.mark.slow
-def test_read_only_install_without_home_compiles_in_memory(tmp_path, two_files):
-    site = read_only_copy(tmp_path / "install")
-    env = homeless_env(tmp_path, site)
+def run_script(site, files, env, cwd) -> str:
+    """SCRIPT run from the install at ``site`` over ``files``: its output, once it exited 0."""
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(site), *map(str, two_files)],
+        [sys.executable, "-c", SCRIPT, str(site), *map(str, files)],
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
-        cwd=tmp_path,
+        cwd=cwd,
         check=False,
     )
     assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_read_only_install_without_home_compiles_in_memory(tmp_path, two_files):
+    site = read_only_copy(tmp_path / "install")
+    env = homeless_env(tmp_path, site)
     # Every kernel was compiled in memory, with one warning for the whole process.
-    assert result.stdout.split() == ["uncached", "1"]
+    assert run_script(site, two_files, env, tmp_path).split() == ["uncached", "1"]
     assert not list(site.rglob("*.nbi"))
 
     # The command line too: `hash a b` goes through the kernels (two files).
@@ -123,17 +128,7 @@ def test_numba_cache_dir_keeps_the_kernels_of_a_read_only_install(tmp_path, two_
     cache = tmp_path / "cache"
     env["NUMBA_CACHE_DIR"] = str(cache)
     for _ in range(2):  # the first run writes the cache, the second reads it
-        result = subprocess.run(
-            [sys.executable, "-c", SCRIPT, str(site), *map(str, two_files)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        assert result.stdout.split() == ["cached", "0"]
+        assert run_script(site, two_files, env, tmp_path).split() == ["cached", "0"]
         assert list(cache.rglob("*.nbi"))
 
 
