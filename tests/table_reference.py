@@ -108,6 +108,22 @@ def diff(a: dict, b: dict, types: dict, key: list[str]) -> list[tuple]:
     covered = sorted(a)
     rows_a = {key_of(row, key): row for row in rows_of(a)}
     rows_b = {key_of(row, key): row for row in rows_of(b)}
+
+    def changed(row_a: dict, row_b: dict) -> list[str]:
+        return [
+            name
+            for name in covered
+            if name not in key
+            and row_encoding(row_a, types, [name]) != row_encoding(row_b, types, [name])
+        ]
+
+    return changes(rows_a, rows_b, changed)
+
+
+def changes(rows_a: dict, rows_b: dict, changed) -> list[tuple]:
+    """``(key, change, changed columns or None)`` in key order, of two ``{key: row}`` dicts:
+    a row only in ``rows_b`` is added, one only in ``rows_a`` removed, and a row in both is
+    changed where ``changed(row_a, row_b)`` names columns."""
     out = []
     for k in sorted(set(rows_a) | set(rows_b)):
         if k not in rows_a:
@@ -115,12 +131,7 @@ def diff(a: dict, b: dict, types: dict, key: list[str]) -> list[tuple]:
         elif k not in rows_b:
             out.append((k, "removed", None))
         else:
-            changed = [
-                name
-                for name in covered
-                if name not in key
-                and row_encoding(rows_a[k], types, [name]) != row_encoding(rows_b[k], types, [name])
-            ]
-            if changed:
-                out.append((k, "changed", changed))
+            columns = changed(rows_a[k], rows_b[k])
+            if columns:
+                out.append((k, "changed", columns))
     return out

@@ -8,6 +8,7 @@ import random
 
 import pyarrow as pa
 import pytest
+from table_reference import changes
 from table_reference import table_digest as model_digest
 
 import batchkeccak as bk
@@ -79,17 +80,7 @@ def model_diff(a: dict, b: dict, key: str, compared: list[str]) -> list[tuple]:
     """(key, change, changed columns) in key order: rows compared value by value."""
     rows_a = {k: {c: a[c][i] for c in compared} for i, k in enumerate(a[key])}
     rows_b = {k: {c: b[c][i] for c in compared} for i, k in enumerate(b[key])}
-    out = []
-    for k in sorted(set(rows_a) | set(rows_b)):
-        if k not in rows_a:
-            out.append((k, "added", None))
-        elif k not in rows_b:
-            out.append((k, "removed", None))
-        else:
-            changed = [c for c in compared if rows_a[k][c] != rows_b[k][c]]
-            if changed:
-                out.append((k, "changed", changed))
-    return out
+    return changes(rows_a, rows_b, lambda ra, rb: [c for c in compared if ra[c] != rb[c]])
 
 
 def _rows(result: pa.Table, key: str) -> list[tuple]:
