@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypedDict, Unpack
+from typing import ClassVar, Required, TypedDict, Unpack
 
 import numpy as np
 
@@ -33,6 +33,16 @@ class BuildOptions(TypedDict, total=False):
     types: Sequence[str] | None
     length: int | None
     threads: int | None
+
+
+class ConsistencyOptions(TypedDict, total=False):
+    """The arguments of :func:`batchkeccak.merkle.verify_consistency` besides the roots, the
+    proof and ``scheme``, which the rfc9162 scheme's ``verify_consistency`` takes."""
+
+    old_size: Required[int]
+    new_size: Required[int]
+    algorithm: str | None
+    length: int | None
 
 
 class ProofOptions(TypedDict, total=False):

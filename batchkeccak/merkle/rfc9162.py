@@ -33,6 +33,7 @@ from batchkeccak.merkle._bytes import (
 from batchkeccak.merkle.base import (
     PAIRS_PER_CALL,
     BuildOptions,
+    ConsistencyOptions,
     MerkleTree,
     ProofOptions,
     check_count,
@@ -391,18 +392,15 @@ def verify_consistency(
     old_root: object,
     new_root: object,
     proof: Sequence[object],
-    *,
-    old_size: int,
-    new_size: int,
-    algorithm: str | None = None,
-    length: int | None = None,
+    **options: Unpack[ConsistencyOptions],
 ) -> bool:
-    """RFC 9162 section 2.1.4.2; see :func:`batchkeccak.merkle.verify_consistency`."""
-    hasher = _hasher(algorithm, length, 1)
+    """RFC 9162 section 2.1.4.2; see :func:`batchkeccak.merkle.verify_consistency`, which
+    takes the same keywords (and checks that no other is given)."""
+    hasher = _hasher(options.get("algorithm"), options.get("length"), 1)
     (first, second), (first_hash, second_hash), path = _checked_proof(
         hasher,
         proof,
-        {"old_size": old_size, "new_size": new_size},
+        {"old_size": options["old_size"], "new_size": options["new_size"]},
         {"old_root": old_root, "new_root": new_root},
     )
     if first > second:
