@@ -258,7 +258,7 @@ def object_array_flat(
         type(values) is not np.ndarray
         or values.dtype != object
         or values.ndim != 1
-        or values.strides[0] != POINTER_SIZE
+        or (values.shape[0] > 1 and values.strides[0] != POINTER_SIZE)  # (0 when empty)
         or not layout_matches()
     ):
         return None
