@@ -29,7 +29,7 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import algorithms
 from batchkeccak.derived.table import modes
 
-__all__ = ["SqlFunction", "check_keys", "no_such_method", "sql_functions"]
+__all__ = ["SqlFunction", "add_shortcuts", "check_keys", "no_such_method", "sql_functions"]
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,30 @@ def sql_functions() -> dict[str, SqlFunction]:
             customized=mode.sql_customization,
         )
     return functions
+
+
+def add_shortcuts(namespace: type) -> None:
+    """Give a column namespace (pandas' and Polars' ``bk``), whose ``hash(algorithm, ...)``
+    hashes its column, one method per algorithm and mode: ``.bk.sha3_256(hex=True)`` is
+    ``.bk.hash("sha3_256", hex=True)``."""
+    for name in sql_functions():
+        setattr(namespace, name, _shortcut(name))
+
+
+def _shortcut(name: str):
+    def method(
+        self,
+        *,
+        hex: bool = False,
+        length: int | None = None,
+        threads: int | None = None,
+        **params: object,
+    ):
+        return self.hash(name, hex=hex, length=length, threads=threads, **params)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``hash({name!r}, ...)``: see :meth:`hash` for the keywords."
+    return method
 
 
 def check_keys(keys: object) -> dict[str, bytes]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak._sql import sql_functions
+from batchkeccak._sql import add_shortcuts
 from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
@@ -241,21 +241,4 @@ class HashFrameAccessor:
         return _as_series(digests, self._frame, None)
 
 
-def _shortcut(name: str):
-    def method(
-        self,
-        *,
-        hex: bool = False,
-        length: int | None = None,
-        threads: int | None = None,
-        **params: object,
-    ) -> pd.Series:
-        return self.hash(name, hex=hex, length=length, threads=threads, **params)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``hash({name!r}, ...)``: see :meth:`hash` for the keywords."
-    return method
-
-
-for _name in sql_functions():
-    setattr(HashSeriesAccessor, _name, _shortcut(_name))
+add_shortcuts(HashSeriesAccessor)

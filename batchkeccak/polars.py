@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from batchkeccak._sql import sql_functions
+from batchkeccak._sql import add_shortcuts
 from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
@@ -181,24 +181,7 @@ class _Methods:
         )
 
 
-def _shortcut(name: str):
-    def method(
-        self,
-        *,
-        hex: bool = False,
-        length: int | None = None,
-        threads: int | None = None,
-        **params: object,
-    ):
-        return self.hash(name, hex=hex, length=length, threads=threads, **params)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``hash({name!r}, ...)``: see :meth:`hash` for the keywords."
-    return method
-
-
-for _name in sql_functions():
-    setattr(_Methods, _name, _shortcut(_name))
+add_shortcuts(_Methods)
 
 
 @pl.api.register_expr_namespace(NAMESPACE)
