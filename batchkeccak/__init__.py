@@ -1,7 +1,7 @@
 """batchkeccak: SHA-3, SHAKE, Keccak-256 and TurboSHAKE over many messages at once.
 
 Layers, bottom up: ``batchkeccak.permutation`` (Keccak-p[1600] over SIMD tiles),
-``batchkeccak.core.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.core.parameters`` (the
+``batchkeccak.sponge`` (absorb, pad, squeeze many messages), ``batchkeccak.core.parameters`` (the
 parameter table), ``batchkeccak.api`` (``hash_many``), then the integrations
 (``batchkeccak.arrow``, ``batchkeccak.parquet``, ``batchkeccak.merkle``, ``batchkeccak.dask``).
 

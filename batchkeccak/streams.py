@@ -3,7 +3,7 @@
 Objects for every algorithm of the table, used as hashlib's (``update`` returns None:
 ``h = bk.sha3_256(b"ab"); h.update(b"c"); h.digest()``), and :class:`StreamHasher`, which
 keeps many incremental states and absorbs the whole blocks of many streams together
-through the tile kernel (``batchkeccak.core.stored_state_kernels``).
+through the tile kernel (``batchkeccak.sponge``).
 """
 
 from __future__ import annotations
@@ -503,7 +503,7 @@ class StreamHasher:
         ends = np.empty(items, dtype=np.int64)
         follow = np.empty(items, dtype=np.int64)
         heads = np.empty(run_state.shape[0], dtype=np.int64)
-        from batchkeccak.core.stored_state_kernels import plan_pieces
+        from batchkeccak.sponge import plan_pieces
 
         jobs = plan_pieces(
             states.pending,

@@ -307,7 +307,7 @@ LAYER_ROWS = (
     ),
     (
         "sponge",
-        "core/sponge.py",
+        "sponge/",
         "run_jobs: one lane scheduler absorbs, pads, squeezes many messages",
     ),
     (

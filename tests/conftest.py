@@ -125,7 +125,7 @@ def backend_policy(request, monkeypatch):
             # What kernels_loaded() looks for is then absent, as in a fresh process.
             monkeypatch.setattr(dispatch, "KERNEL_MODULE", "batchkeccak.<kernels not loaded>")
         else:
-            import batchkeccak.core.sponge  # noqa: F401  (loaded, as after any kernel call)
+            import batchkeccak.sponge  # noqa: F401  (loaded, as after any kernel call)
     with dispatch.forced_backend(forced):
         yield policy
 

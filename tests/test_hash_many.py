@@ -342,13 +342,13 @@ def test_long_lists_are_converted_chunk_by_chunk_by_the_hashing_threads(monkeypa
 
     monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
     converted = []
-    original = api.sequence_to_flat
+    original = api.sequence_to_flat_equal
 
-    def recording(sequence, start=0, stop=None):
+    def recording(sequence, start=0, stop=None, argument="messages", reuse=False):
         converted.append((start, stop - start))
-        return original(sequence, start, stop)
+        return original(sequence, start, stop, argument, reuse)
 
-    monkeypatch.setattr(api, "sequence_to_flat", recording)
+    monkeypatch.setattr(api, "sequence_to_flat_equal", recording)
     rng = np.random.default_rng(5)
     messages = [rng.bytes(int(n)) for n in rng.integers(0, 400, 1000)]
     messages[10] = bytearray(messages[10])  # one chunk takes the portable path
@@ -455,7 +455,8 @@ def test_equal_short_messages_take_whole_tiles(algorithm, monkeypatch):
     # Equal single-block messages back to back take the tile-at-a-time path, a partial last
     # tile included; check every tail size, counts around the tile width, a start past 0 and
     # the byte-by-byte tail read of the last message at the very end of the buffer.
-    from batchkeccak.core import parallel, sponge
+    from batchkeccak import sponge
+    from batchkeccak.core import parallel
 
     monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 1)
     tile_calls = []
@@ -495,8 +496,8 @@ def test_a_partial_tile_writes_only_its_own_rows(count):
     # The idle lanes of a last, partial tile re-read its last message: their output must
     # go nowhere, neither past the rows asked for nor over rows of other messages.
     from batchkeccak.core.hashers import ZERO_STATE
-    from batchkeccak.core.sponge import hash_uniform
     from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import hash_uniform
 
     size = 45  # five whole words, a four-word group and a tail
     rows = np.random.default_rng(count).integers(0, 256, size=(count, size), dtype=np.uint8)
@@ -544,9 +545,9 @@ def _four_lane_absorb():
 @pytest.mark.aarch64
 def test_whole_block_absorb_equals_lane_by_lane():
     # The transposed absorb against the lane-by-lane one, state for state.
-    from batchkeccak.core import sponge
     from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
+    from batchkeccak.sponge import _kernels as sponge
 
     absorb = _four_lane_absorb()
     rng = np.random.default_rng(3)
@@ -583,9 +584,9 @@ def test_whole_block_absorb_equals_lane_by_lane():
 
 @pytest.mark.aarch64
 def test_four_lane_absorb_leaves_skipped_lanes_alone():
-    from batchkeccak.core import sponge
     from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT, lanes
+    from batchkeccak.sponge import _kernels as sponge
 
     absorb = _four_lane_absorb()
     rng = np.random.default_rng(4)
@@ -626,9 +627,9 @@ def test_four_lane_absorb_reads_nothing_past_the_block():
     import ctypes
     import mmap
 
-    from batchkeccak.core import sponge
     from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.permutation import LANE_COUNT
+    from batchkeccak.sponge import _kernels as sponge
 
     absorb = _four_lane_absorb()
     page = mmap.PAGESIZE

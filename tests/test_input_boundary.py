@@ -164,8 +164,8 @@ def test_a_buffer_method_that_changes_the_list_is_read_once():
 
 def test_kernels_refuse_offsets_outside_the_data():
     from batchkeccak.core.hashers import ZERO_STATE
-    from batchkeccak.core.sponge import NO_FOLLOW, hash_uniform, run_jobs
     from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import NO_FOLLOW, hash_uniform, run_jobs
 
     # Read-only inputs, as the boundary passes them: the specialization already compiled.
     data = readonly(np.zeros(10, np.uint8))
@@ -231,8 +231,8 @@ def test_the_one_call_kernel_checks_the_offsets_it_reads_in_place():
     # hash_offsets takes an engine's own Arrow offsets (int32 or int64), unchecked: it copies
     # them and refuses a copy that leaves the data or decreases.
     from batchkeccak.core.hashers import ZERO_STATE
-    from batchkeccak.core.sponge import hash_offsets
     from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import hash_offsets
 
     data = readonly(np.frombuffer(b"abcdefghij", np.uint8))
     for dtype in (np.int32, np.int64):
@@ -522,8 +522,8 @@ def test_unordered_collections_are_refused(messages):
 
 
 def test_the_piece_planner_refuses_arrays_that_do_not_fit():
-    from batchkeccak.core.stored_state_kernels import plan_pieces
     from batchkeccak.inputs import readonly
+    from batchkeccak.sponge import plan_pieces
 
     rate = 136
     data = readonly(np.zeros(4096, np.uint8))

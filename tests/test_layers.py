@@ -19,7 +19,7 @@ LAYERS = [
     # The ground floor: njit, word loads and stores, LLVM IR emitters; imports no batchkeccak.
     ("native", ["batchkeccak.native"]),
     ("permutation", ["batchkeccak.permutation"]),
-    ("sponge", ["batchkeccak.core.sponge", "batchkeccak.core.stored_state_kernels"]),
+    ("sponge", ["batchkeccak.sponge"]),
     ("table and utilities", ["batchkeccak.core.parameters", "batchkeccak.core.oneshot",
                              "batchkeccak.core.dispatch", "batchkeccak.core.parallel",
                              "batchkeccak.support.checks", "batchkeccak.support.atomic",
@@ -44,8 +44,8 @@ LAYERS = [
 ]  # fmt: skip
 
 FOLDERS = {"batchkeccak.core", "batchkeccak.support"}
-"""Packages that only group modules: ``core/`` spans the sponge, table and hasher layers (the
-input boundary and the reading layer sit between its modules), ``support/`` holds utilities of
+"""Packages that only group modules: ``core/`` spans the table and hasher layers (the input
+boundary and the reading layer sit between its modules), ``support/`` holds utilities of
 the table layer. Their ``__init__`` imports nothing, so they are in no layer; each
 of their modules is placed in LAYERS by its own name."""
 

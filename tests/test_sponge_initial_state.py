@@ -13,9 +13,9 @@ from Crypto.Hash import cSHAKE128, cSHAKE256
 import batchkeccak as bk
 from batchkeccak.core.hashers import ZERO_STATE, Hasher
 from batchkeccak.core.parameters import get_algorithm
-from batchkeccak.core.sponge import absorb_prefixes, hash_uniform, run_jobs
 from batchkeccak.inputs import readonly
 from batchkeccak.permutation import TILE_WIDTH
+from batchkeccak.sponge import absorb_prefixes, hash_uniform, run_jobs
 
 import reference_keccak
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle

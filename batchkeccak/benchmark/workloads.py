@@ -323,9 +323,9 @@ def _longest_first(offsets: np.ndarray, rate: int) -> np.ndarray:
 def bench_absorb(ctx: Context) -> Workload:
     from batchkeccak.core.hashers import ZERO_STATE
     from batchkeccak.core.parameters import get_algorithm
-    from batchkeccak.core.sponge import run_jobs
     from batchkeccak.inputs import to_flat
     from batchkeccak.permutation import TILE_WIDTH
+    from batchkeccak.sponge import run_jobs
 
     config = ctx.config
     algorithm = config.algorithm

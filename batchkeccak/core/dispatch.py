@@ -99,7 +99,7 @@ the work."""
 ONESHOT = "oneshot"
 """A plan: hashlib or pycryptodome hash the work, one message at a time."""
 
-KERNEL_MODULE = "batchkeccak.core.sponge"
+KERNEL_MODULE = "batchkeccak.sponge"
 """Once this module is imported, the kernels are (or are about to be) loaded."""
 
 

@@ -79,7 +79,7 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Each range works on views of its own offsets and output rows, and builds its own queue,
     # so no per-message array is made for the whole batch up front. The queue is read-only,
     # as hash_one's is: one compiled specialization serves both.
-    from batchkeccak.core.sponge import run_jobs
+    from batchkeccak.sponge import run_jobs
 
     start, stop = span
     run_jobs(
@@ -100,7 +100,7 @@ def _hash_range(span, data, offsets, initial, rate, suffix, first_round, out):
 def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round, out):
     # Equal, back-to-back single-block messages, a partial last tile included: a first call
     # of such messages compiles this kernel alone. Only for one initial state for the batch.
-    from batchkeccak.core.sponge import hash_uniform
+    from batchkeccak.sponge import hash_uniform
 
     start, stop = span
     length = int(offsets[start + 1] - offsets[start])
@@ -331,7 +331,7 @@ class Hasher:
         """
         if not self.plain_sponge or self.batch_size is not None:
             return None
-        from batchkeccak.core.sponge import hash_offsets
+        from batchkeccak.sponge import hash_offsets
 
         initial, domain = self.initial_state, self.domain
         rate, first_round = self.algorithm.rate, self.algorithm.first_round
@@ -409,7 +409,7 @@ class Hasher:
             executor = self.executor
             if executor.plan(1, int(offsets[1])) == ONESHOT:
                 return executor.digest()(data.data)
-            from batchkeccak.core.sponge import run_jobs
+            from batchkeccak.sponge import run_jobs
 
             run_jobs(
                 data,
@@ -565,7 +565,7 @@ def hash_places(
         joined = b"".join(digest(view[a:b]) for a, b in zip(starts.tolist(), ends.tolist()))
         out[:] = np.frombuffer(joined, dtype=np.uint8).reshape(out.shape)
         return out
-    from batchkeccak.core.sponge import run_jobs
+    from batchkeccak.sponge import run_jobs
 
     pairs = np.empty(2 * count, dtype=np.int64)
     pairs[0::2] = starts

@@ -1,7 +1,7 @@
 """Stored sponge states: many states absorbed side by side, and one state fed incrementally.
 
 :class:`StoredStates` keeps ``count`` states with their waiting bytes and absorbs whole blocks
-of many of them together through the tile kernel (``batchkeccak.core.stored_state_kernels``); the
+of many of them together through the tile kernel (``batchkeccak.sponge``); the
 streams, the files and the tree modes keep their states here. :class:`IncrementalSponge` is
 one such state fed bytes of any length, what a hash object or a chunk that arrives in
 pieces needs.
@@ -31,7 +31,7 @@ def as_array(view: bytes | memoryview) -> np.ndarray:
 class StoredStates:
     """``count`` stored sponge states of one algorithm, with their waiting bytes.
 
-    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.core.stored_state_kernels``' layout);
+    ``lanes[s]`` is state ``s`` (25 lanes, ``batchkeccak.sponge``' layout);
     ``pending[s, :pending_len[s]]`` are its bytes not yet absorbed (fewer than ``rate``).
     The stream objects and ``batchkeccak.files`` keep their states here.
     """
@@ -75,10 +75,10 @@ class StoredStates:
         blocks: np.ndarray,
         threads: int,
     ) -> None:
-        """``batchkeccak.core.sponge.run_jobs`` on the states ``heads``, their items kept (the
+        """``batchkeccak.sponge.run_jobs`` on the states ``heads``, their items kept (the
         states' whole blocks), spread over up to ``threads`` threads by ``blocks``, each
         head's blocks in all."""
-        from batchkeccak.core.sponge import NO_DIGESTS, NO_FOLLOW, run_jobs
+        from batchkeccak.sponge import NO_DIGESTS, NO_FOLLOW, run_jobs
 
         count = heads.shape[0]
         total = int(blocks.sum())
@@ -117,7 +117,7 @@ class StoredStates:
         """Digests of ``out_len`` bytes of the states ``which`` (the states stay as they are),
         each message followed by ``trailer`` (a mode's framing, KMAC's ``right_encode(L)``)
         and padded with ``domain`` (the row's own domain byte by default)."""
-        from batchkeccak.core.stored_state_kernels import finish_states
+        from batchkeccak.sponge import finish_states
 
         out = np.empty((which.shape[0], out_len), dtype=np.uint8)
         if out_len == 0:

@@ -3,7 +3,7 @@
 SP 800-185 ends every KMAC, TupleHash and ParallelHash input with ``right_encode(L)`` and
 TupleHash starts each string with its bit length; KangarooTwelve appends the customization
 string. A prefix that is the same for every message is absorbed once into the initial
-state instead (:func:`batchkeccak.core.sponge.absorb_prefixes`); what follows a message cannot
+state instead (:func:`batchkeccak.sponge.absorb_prefixes`); what follows a message cannot
 be, so those bytes are written beside each message here: one pass over the data.
 """
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from batchkeccak.core.sponge import pad_final_block
 from batchkeccak.native.jit import njit
 from batchkeccak.native.words import load_le64
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute
 from batchkeccak.permutation.lanes import get_words_4x4, set_words_4x4, squeeze_block
+from batchkeccak.sponge import pad_final_block
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -44,7 +44,7 @@ def hash_uniform_shifted(
     block has around the message (a prefix in bytes ``0 .. shift``, a trailer after it);
     padding starts at byte ``padded`` (``shift + length <= padded < rate``). A last tile of
     fewer than ``TILE_WIDTH`` messages fills its idle lanes with its last message and
-    writes nothing for them, as ``core.sponge.hash_uniform`` does.
+    writes nothing for them, as ``sponge.hash_uniform`` does.
     """
     end = shift + length  # the block byte after the message
     if (

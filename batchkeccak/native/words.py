@@ -4,7 +4,7 @@ One unaligned load or store each, written as LLVM IR. Spelled in Python as eight
 accesses, shifts and ORs, a word cost numba some forty typed statements at every call site,
 and LLVM had to merge them back into one load: compile time for nothing, in every kernel
 that reads a message. numba's targets are all little-endian, as the sponge's byte order
-requires (``batchkeccak.core.sponge`` checks it at import). No bounds are checked: callers keep
+requires (``batchkeccak.sponge`` checks it at import). No bounds are checked: callers keep
 ``pos + 8`` inside the array.
 """
 

@@ -1,5 +1,5 @@
 """The multi-buffer interface of the tile: what moves bytes between many buffers and the
-lanes of many states, for the lane scheduler above (``batchkeccak.core.sponge.run_jobs``).
+lanes of many states, for the lane scheduler above (``batchkeccak.sponge.run_jobs``).
 
 In XKCP's terms (``KeccakP1600times4_AddLanesAll``, ``PermuteAll``, ``ExtractLanesAll``):
 

@@ -1,24 +1,8 @@
-"""The sponge over many messages: absorb, pad, permute tiles, squeeze.
+"""The sponge's compiled functions: the lane scheduler ``run_jobs`` and the kernels around
+it (equal single-block messages, prefixes, the stored states' plan and finish).
 
-``run_jobs`` is the one lane scheduler. A *job* is an item of bytes (``data[starts[m]:
-ends[m]]``) absorbed into a state that starts as ``initial[m]`` (or the batch's one
-``initial[0]``), and either padded and squeezed into ``out[m]`` (``hash_many``: one message
-per job, the Arrow layout read in place) or kept, whole blocks only, as ``states_out[m]``
-(the stored-state sponge of the streams, the files and the tree modes; such a job may go on
-through a chain of items, ``follow``). Every lane of a tile stays busy: when a lane's job is
-done it takes the next one from the queue (``order``). When the queue is empty and fewer
-than ``MIN_TILE_LANES`` lanes are still working, those states leave the tile and finish on
-the single-state permutation, where a lone long message costs one state's work instead of W.
-The bytes move between buffers and tile lanes through ``batchkeccak.permutation.lanes``.
-
-Keyed and customized modes (SP 800-185, HMAC, KangarooTwelve) absorb their prefix once into
-an initial state (``absorb_prefixes``) instead of copying it in front of every message; the
-domain byte ``suffix`` is a runtime argument too. ``hash_uniform`` is the fast path of equal
-single-block messages (whole tiles, no queue) and ``hash_offsets`` the one call that picks
-between them for an engine's batch.
-
-Nothing here validates its arguments beyond what keeps memory reads in bounds:
-``batchkeccak.api`` does that once per call.
+What each is for, and the contract they keep, is in :mod:`batchkeccak.sponge`, which exports
+them. Nothing here validates its arguments beyond what keeps memory reads in bounds.
 """
 
 from __future__ import annotations
@@ -53,6 +37,8 @@ from batchkeccak.permutation.lanes import (
 if sys.byteorder != "little":  # pragma: no cover - numba targets little-endian CPUs only
     raise ImportError("batchkeccak's kernels read message words in little-endian order")
 
+# -- many messages: the pad, the lane scheduler, equal messages, prefixes
+
 PAD_LAST_BIT = np.uint64(0x8000000000000000)
 
 
@@ -65,7 +51,7 @@ def pad_final_block(lanes, lane, width, tail_word, tail, last_word, suffix):
     the block is free both land in it, as FIPS 202 wants.
 
     Inlined into every kernel that ends a message (``_absorb_block``, ``hash_uniform``,
-    ``sponge_states.finish_states``): the message bytes of the final block are XORed in by
+    ``finish_states``): the message bytes of the final block are XORed in by
     the caller, before or after.
     """
     lanes[tail_word * width + lane] ^= np.uint64(suffix) << np.uint64(8 * tail)
@@ -725,3 +711,154 @@ def absorb_prefixes(initial, data, offsets, rate, first_round):
         for k in range(LANE_COUNT):
             states[i, k] = state[k]
     return states
+
+
+# -- stored states: byte pieces planned into jobs, and the finish
+#
+# A state row holds lane ``k`` at ``states[s, k]``, the same lane order as the tile.
+
+
+@njit(cache=True, nogil=True)
+def finish_states(states, pending, pending_len, which, rate, suffix, first_round, out):
+    """Pad and squeeze ``out.shape[1]`` bytes for each state ``which[i]`` into ``out[i]``.
+
+    ``pending[s, :pending_len[s]]`` holds the bytes of state ``s`` not yet absorbed (fewer
+    than ``rate``); ``suffix`` is the domain byte (0x06 SHA-3, 0x1F SHAKE and TurboSHAKE,
+    0x01 Keccak). The stored states are not changed.
+    """
+    out_len = out.shape[1]
+    flat_out = out.reshape(-1)
+    rate_words = rate >> 3
+    lanes = np.zeros(LANE_COUNT, dtype=np.uint64)
+    # The permutation is state_absorb of nothing (int64 arguments, not literals, so that
+    # this shares the whole-block callers' specialization).
+    one, nothing = np.int64(1), np.int64(0)
+    for i in range(which.shape[0]):
+        state = which[i]
+        for k in range(LANE_COUNT):
+            lanes[k] = states[state, k]
+        # The final block: the waiting bytes, the suffix right after them, the closing bit
+        # at the top of the block's last word (the same byte as the suffix when only one is
+        # free).
+        waiting = pending[state]
+        count = pending_len[state]
+        whole_words = count >> 3
+        for k in range(whole_words):
+            lanes[k] ^= load_le64(waiting, 8 * k)
+        tail = count & 7
+        word = np.uint64(0)
+        for b in range(tail):
+            word |= np.uint64(waiting[8 * whole_words + b]) << np.uint64(8 * b)
+        lanes[whole_words] ^= word
+        pad_final_block(lanes, 0, 1, whole_words, tail, rate_words - 1, suffix)
+        produced = 0
+        while True:
+            state_absorb(lanes, waiting, nothing, one, nothing, first_round)
+            count = min(rate, out_len - produced)
+            squeeze_block(lanes, 0, 1, flat_out, i * out_len + produced, count)
+            produced += count
+            if produced >= out_len:
+                break
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _chain_item(state, last, items, start, length, starts, ends, follow):
+    """Add bytes ``start .. start + length`` to the chain of ``state`` whose latest item is
+    ``last`` (-1: none yet, and the new item is ``state`` itself); ``items`` is the next free
+    item past the states. Returns the new latest item and the next free item."""
+    item = state if last < 0 else items
+    starts[item] = start
+    ends[item] = start + length
+    if last >= 0:
+        follow[last] = item
+        items += 1
+    return item, items
+
+
+@njit(cache=True, nogil=True)
+def plan_pieces(pending, pending_len, data, pieces, runs, rate, scratch, scratch_start, jobs_out):
+    """Turn byte pieces appended to stored states into jobs of whole blocks for
+    ``run_jobs``; the number of jobs written to ``heads``.
+
+    ``pieces`` is ``(piece_start, piece_len)``, ``runs`` is ``(run_state, run_first)`` and
+    ``jobs_out`` is ``(starts, ends, follow, heads)``, the arrays the jobs are written to.
+    Run ``r`` appends pieces ``run_first[r] .. run_first[r + 1] - 1``, in that order, to state
+    ``run_state[r]``. Piece ``p`` is ``data[piece_start[p]:piece_start[p] + piece_len[p]]``.
+    A state's waiting bytes ``pending[s, :pending_len[s]]`` (fewer than ``rate``) come first.
+
+    Whole blocks are read where they lie. A block that spans the waiting bytes and a piece, or
+    two pieces, is copied into ``scratch``, which lies at ``data[scratch_start:]``. A state's
+    items are chained: the first is item ``s`` (``starts[s]``, ``ends[s]``), the next ones
+    items past the states, linked by ``follow``; ``heads`` receives the states that have a
+    job. The bytes that do not fill a block become the state's waiting bytes at once: the
+    jobs never read ``pending``. No state may be in two runs of one call.
+    """
+    piece_start, piece_len = pieces
+    run_state, run_first = runs
+    starts, ends, follow, heads = jobs_out
+    states = pending.shape[0]
+    piece_count = piece_len.shape[0]
+    # Each piece completes at most one block in scratch and adds at most two items.
+    if (
+        scratch.shape[0] < (piece_count + 1) * rate
+        or scratch_start < 0
+        or scratch_start + scratch.shape[0] > data.shape[0]
+        or min(starts.shape[0], ends.shape[0], follow.shape[0]) < states + 2 * piece_count
+        or heads.shape[0] < run_state.shape[0]
+        or run_first.shape[0] != run_state.shape[0] + 1
+    ):
+        raise ValueError("plan_pieces: an array is too small for the pieces")
+    items = states
+    slot = 0  # the scratch block being filled
+    jobs = 0
+    for r in range(run_state.shape[0]):
+        state = run_state[r]
+        if state < 0 or state >= states:
+            raise ValueError("plan_pieces: a run's state is outside the states")
+        if run_first[r] < 0 or run_first[r] > run_first[r + 1] or run_first[r + 1] > piece_count:
+            raise ValueError("plan_pieces: a run's pieces are outside the pieces")
+        at = slot * rate
+        fill = pending_len[state]
+        if fill < 0 or fill >= rate or pending.shape[1] < rate:
+            raise ValueError("plan_pieces: a state's waiting bytes are not less than a block")
+        for b in range(fill):
+            scratch[at + b] = pending[state, b]
+        last = -1  # the state's latest item
+
+        for piece in range(run_first[r], run_first[r + 1]):
+            start = piece_start[piece]
+            length = piece_len[piece]
+            if start < 0 or length < 0 or start + length > data.shape[0]:
+                raise ValueError("plan_pieces: a piece leaves the data buffer")
+            used = 0
+            if fill > 0:
+                take = min(rate - fill, length)
+                for b in range(take):
+                    scratch[at + fill + b] = data[start + b]
+                fill += take
+                used = take
+                if fill < rate:
+                    continue
+                last, items = _chain_item(
+                    state, last, items, scratch_start + at, rate, starts, ends, follow
+                )
+                slot += 1
+                at = slot * rate
+                fill = 0
+            whole = (length - used) // rate * rate
+            if whole > 0:
+                last, items = _chain_item(
+                    state, last, items, start + used, whole, starts, ends, follow
+                )
+                used += whole
+            fill = length - used
+            for b in range(fill):
+                scratch[at + b] = data[start + used + b]
+        for b in range(fill):
+            pending[state, b] = scratch[at + b]
+        pending_len[state] = fill
+        if last >= 0:
+            follow[last] = -1
+            heads[jobs] = state
+            jobs += 1
+    return jobs
