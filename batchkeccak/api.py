@@ -219,6 +219,11 @@ def _hash_long_items(messages: list | tuple, resolved: Hasher) -> np.ndarray | N
     total = int(lengths.sum())
     if resolved.plain_sponge and total >= IN_PLACE_MIN_BYTES * count:
         return hash_places(resolved, *places)
+    mode_places = getattr(resolved, "hash_places", None)  # a mode's long messages, in place
+    if mode_places is not None:
+        digests = mode_places(*places)
+        if digests is not None:
+            return digests
     del places  # the items are read again, in chunks, by the threads that copy them
     if resolved.batch_size is not None:
         return None  # one state per message: the batch is hashed whole, below

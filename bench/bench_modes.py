@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import hmac
+import importlib
 import os
 import sys
 import tempfile
@@ -172,11 +173,33 @@ def bench_parquet(rows, repeats):
 
 
 MODE_PAIRS = (
-    ("kmac_256", {"key": KEY, "length": 32}, "sha3_256", {}),
-    ("tuplehash_128", {"length": 32}, "shake_128", {"length": 32}),
-    ("cshake_128", {"length": 32, "customization": b"c"}, "shake_128", {"length": 32}),
-    ("hmac_sha3_256", {"key": KEY}, "sha3_256", {}),
+    # (mode, hasher parameters, CLI options, SQL call), then the same for its sponge at the
+    # same rate; "{v}" is the SQL column, the key is registered as 'k'.
+    (
+        ("kmac_256", {"key": KEY, "length": 32}, ["--length", "32"], "kmac_256({v}, 'k', 32)"),
+        ("sha3_256", {}, [], "sha3_256({v})"),
+    ),
+    (
+        ("tuplehash_128", {"length": 32}, ["--length", "32"], "tuplehash_128({v}, 32)"),
+        ("shake_128", {"length": 32}, ["--length", "32"], "shake_128({v}, 32)"),
+    ),
+    (
+        (
+            "cshake_128",
+            {"length": 32, "customization": b"c"},
+            ["--length", "32", "--customization", "c"],
+            "cshake_128({v}, 32, 'c')",
+        ),
+        ("shake_128", {"length": 32}, ["--length", "32"], "shake_128({v}, 32)"),
+    ),
+    (
+        ("hmac_sha3_256", {"key": KEY}, [], "hmac_sha3_256({v}, 'k')"),
+        ("sha3_256", {}, [], "sha3_256({v})"),
+    ),
 )
+
+ENTRY_POINTS = ("hash_many", "hash_files", "cli", "pandas", "polars", "sql", "new")
+"""The entry points of ``--modes``, in table order (``--entries`` picks some)."""
 
 
 def alternate(first, second, repeats):
@@ -188,66 +211,187 @@ def alternate(first, second, repeats):
     return min(a), min(b)
 
 
-def bench_modes_against_sponges(small_count, repeats):
+def alternate_cpu(first, second, repeats):
+    """``alternate`` with the CPU time of this process too (every thread it runs, DuckDB's
+    included): ``(wall_a, wall_b, cpu_a, cpu_b)``, each the best of ``repeats``. CPU time
+    is what other work on a shared machine moves least."""
+    wall_a, wall_b, cpu_a, cpu_b = [], [], [], []
+    for _ in range(repeats):
+        for function, wall, cpu in ((first, wall_a, cpu_a), (second, wall_b, cpu_b)):
+            c, w = time.process_time(), time.perf_counter()
+            function()
+            wall.append(time.perf_counter() - w)
+            cpu.append(time.process_time() - c)
+    return min(wall_a), min(wall_b), min(cpu_a), min(cpu_b)
+
+
+def _entry_runners(folder, small, big, small_lines_path, big_paths, small_objects):
+    """``{entry point: {size label: (units, unit, make_run)}}``: ``make_run(side)`` returns
+    the function that hashes that size from that entry point with ``side``, one of a
+    ``MODE_PAIRS`` side; None where the entry point takes no such input."""
+    import contextlib
+    import io
+
+    import duckdb
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    import batchkeccak.duckdb as bk_duckdb
+    from batchkeccak import cli
+
+    for module in ("batchkeccak.pandas", "batchkeccak.polars"):  # register the accessors
+        importlib.import_module(module)
+
+    small_list = [bytes(r) for r in small]
+    big_list = [bytes(r) for r in big]
+    small_label, big_label = f"{small.shape[0]} x 32 B", "16 x 4 MiB"
+    sizes = {small_label: (small, small_list), big_label: (big, big_list)}
+    connection = duckdb.connect()
+    connection.execute("SET threads = 1")
+    bk_duckdb.register(connection, keys={"k": KEY})
+    for label, (_, values) in sizes.items():
+        table = pa.table({"v": pa.array(values, pa.binary())})
+        connection.register("small" if label == small_label else "big", table)
+    key_path = os.path.join(folder, "key")
+    Path(key_path).write_bytes(KEY)
+
+    def hasher_of(side):
+        return bk.hasher(side[0], threads=1, **side[1])
+
+    def many(rows):
+        def make(side):
+            h = hasher_of(side)
+            return lambda: bk.hash_many(rows, h)
+
+        return make
+
+    def files(side):
+        h = hasher_of(side)
+        return lambda: bk.hash_files(big_paths, h)
+
+    def command(arguments):
+        def make(side):
+            key = ["--key-file", key_path] if "key" in side[1] else []
+            argv = ["hash", "-a", side[0], *side[2], *key, *arguments]
+
+            def run():
+                with contextlib.redirect_stdout(io.StringIO()):
+                    assert cli.main(argv) == 0, argv
+
+            return run
+
+        return make
+
+    def series(values, kind):
+        column = pd.Series(values, dtype=object) if kind == "pandas" else pl.Series(values)
+        return lambda side: (
+            lambda: column.bk.hash(side[0], threads=1, **side[1])  # type: ignore[union-attr]
+        )
+
+    def sql(table):
+        def make(side):
+            query = f"SELECT {side[3].format(v='v')} FROM {table}"
+            return lambda: connection.sql(query).to_arrow_table()
+
+        return make
+
+    def objects(messages, piece):
+        def make(side):
+            def run():
+                for message in messages:
+                    h = bk.new(side[0], **side[1])
+                    view = memoryview(message)
+                    for at in range(0, len(view), piece):
+                        h.update(view[at : at + piece])
+                    h.digest()
+
+            return run
+
+        return make
+
+    return {
+        "hash_many": {
+            small_label: (small.shape[0], "ns/msg", many(small)),
+            big_label: (big.size, "ns/B", many(big)),
+        },
+        "hash_files": {big_label: (big.size, "ns/B", files)},
+        "cli": {
+            f"{small.shape[0]} lines": (
+                small.shape[0],
+                "ns/msg",
+                command(["--lines", small_lines_path]),
+            ),
+            big_label: (big.size, "ns/B", command(big_paths)),
+        },
+        "pandas": {
+            small_label: (small.shape[0], "ns/msg", series(small_list, "pandas")),
+            big_label: (big.size, "ns/B", series(big_list, "pandas")),
+        },
+        "polars": {
+            small_label: (small.shape[0], "ns/msg", series(small_list, "polars")),
+            big_label: (big.size, "ns/B", series(big_list, "polars")),
+        },
+        "sql": {
+            small_label: (small.shape[0], "ns/msg", sql("small")),
+            big_label: (big.size, "ns/B", sql("big")),
+        },
+        "new": {
+            f"{len(small_objects)} x 32 B": (
+                len(small_objects),
+                "ns/msg",
+                objects(small_objects, 32),
+            ),
+            big_label: (big.size, "ns/B", objects(big_list, 1 << 20)),
+        },
+    }
+
+
+def bench_modes_against_sponges(small_count, repeats, entries=ENTRY_POINTS):
+    """Each mode against its sponge at the same rate, from every entry point, one thread
+    (the CLI: every core, as it runs; SQL: DuckDB ``SET threads = 1``)."""
+    import platform
+
     rng = np.random.default_rng(4)
     small = rng.integers(0, 256, (small_count, 32), dtype=np.uint8)
     big = rng.integers(0, 256, (16, 4 << 20), dtype=np.uint8)
-    print(f"Modes against their sponge, one thread (load {os.getloadavg()[0]:.1f})")
-    print(f"  {'mode':<14} {'entry point':<12} {'size':<14} {'mode':>12} {'sponge':>12} ratio")
+    # The CLI's --lines input: 32 letters a line, no line ending inside.
+    letters = (rng.integers(0, 26, (small_count, 32), dtype=np.uint8) + ord("a")).tobytes()
+    lines = np.frombuffer(letters, dtype=np.uint8).reshape(small_count, 32)
+    small_objects = [bytes(r) for r in small[: 1 << 16]]
+    print(
+        f"Modes against their sponge, one thread ({platform.processor() or platform.machine()},"
+        f" load {os.getloadavg()[0]:.1f}); wall and process CPU time, best of {repeats}"
+    )
+    print(
+        f"  {'mode':<14} {'entry point':<11} {'size':<14} {'mode':>8} {'sponge':>8} {'unit':<7}"
+        f"{'wall':>6} {'CPU':>6}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for i, message in enumerate(big):
             paths.append(os.path.join(folder, f"{i}.bin"))
             message.tofile(paths[-1])
-        for mode, params, sponge, sponge_params in MODE_PAIRS:
-            ours = bk.hasher(mode, threads=1, **params)
-            theirs = bk.hasher(sponge, threads=1, **sponge_params)
-
-            def objects(name, kwargs):
-                for message in big:
-                    h = bk.new(name, **kwargs)
-                    view = memoryview(message)
-                    for at in range(0, len(view), 1 << 20):
-                        h.update(view[at : at + (1 << 20)])
-                    h.digest()
-
-            cases = (
-                (
-                    "hash_many",
-                    f"{small_count} x 32 B",
-                    small.shape[0],
-                    "ns/msg",
-                    lambda h: bk.hash_many(small, h),
-                ),
-                ("hash_many", "16 x 4 MiB", big.size, "ns/B", lambda h: bk.hash_many(big, h)),
-                (
-                    "hash_files",
-                    "16 x 4 MiB",
-                    big.size,
-                    "ns/B",
-                    lambda h: bk.hash_files(paths, h),
-                ),
-            )
-            for entry, size, units, unit, run in cases:
-                if entry != "hash_many" and mode.startswith("tuplehash"):
-                    continue  # each string's length comes first: no file or object form
-                run(ours), run(theirs)
-                a, b = alternate(lambda r=run, h=ours: r(h), lambda r=run, h=theirs: r(h), repeats)
-                print(
-                    f"  {mode:<14} {entry:<12} {size:<14} {a / units * 1e9:8.2f} {unit:<8}"
-                    f"{b / units * 1e9:8.2f}  {a / b:5.2f}x {sponge}"
-                )
-            if mode.startswith("tuplehash"):
-                continue
-            a, b = alternate(
-                lambda m=mode, p=params: objects(m, p),
-                lambda m=sponge, p=sponge_params: objects(m, p),
-                repeats,
-            )
-            print(
-                f"  {mode:<14} {'new()':<12} {'16 x 4 MiB':<14} {a / big.size * 1e9:8.2f} "
-                f"{'ns/B':<8}{b / big.size * 1e9:8.2f}  {a / b:5.2f}x {sponge}"
-            )
+        lines_path = os.path.join(folder, "lines.txt")
+        with open(lines_path, "wb") as handle:
+            handle.write(b"\n".join(bytes(r) for r in lines) + b"\n")
+        runners = _entry_runners(folder, small, big, lines_path, paths, small_objects)
+        for ours, theirs in MODE_PAIRS:
+            for entry in entries:
+                for size, (units, unit, make) in runners[entry].items():
+                    try:
+                        first, second = make(ours), make(theirs)
+                        first(), second()
+                    except (TypeError, ValueError, AssertionError) as error:
+                        print(f"  {ours[0]:<14} {entry:<11} {size:<14} n/a: {error}"[:100])
+                        continue
+                    wall_a, wall_b, cpu_a, cpu_b = alternate_cpu(first, second, repeats)
+                    print(
+                        f"  {ours[0]:<14} {entry:<11} {size:<14} {cpu_a / units * 1e9:8.2f} "
+                        f"{cpu_b / units * 1e9:8.2f} {unit:<7}{wall_a / wall_b:5.2f}x "
+                        f"{cpu_a / cpu_b:5.2f}x {theirs[0]}"
+                    )
+        print(f"  (load {os.getloadavg()[0]:.1f} at the end; per-unit figures are CPU time)")
 
 
 def bench_trees(size, repeats):
@@ -262,8 +406,22 @@ def bench_trees(size, repeats):
     one = rng.bytes(size)
     quarters = [one[i * (size >> 2) : (i + 1) * (size >> 2)] for i in range(4)]
     rows = np.frombuffer(one, dtype=np.uint8).reshape(4, -1)
+    import duckdb
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    import batchkeccak.duckdb as bk_duckdb
+
+    for module in ("batchkeccak.pandas", "batchkeccak.polars"):  # register the accessors
+        importlib.import_module(module)
+    column = pd.Series(quarters, dtype=object)
+    polars_column = pl.Series(quarters)
     print(f"Tree modes over {size >> 20} MiB (load {os.getloadavg()[0]:.1f})")
-    print(f"  {'mode':<17} {'threads':<8} {'entry point':<28} {'ns/B':>8} {'reference':>10} ratio")
+    print(
+        f"  {'mode':<17} {'threads':<8} {'entry point':<28} {'ns/B':>8} {'reference':>10} "
+        "wall   CPU (ns/B: CPU time)"
+    )
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for i, quarter in enumerate(quarters):
@@ -302,14 +460,32 @@ def bench_trees(size, repeats):
                     )
                 if name == "kt128" and threads == parallel.available_cores():
                     cases.append(("cli hash -a (4 files)", lambda: command("kt128")))
+                connection = duckdb.connect()
+                connection.execute(f"SET threads = {threads}")
+                bk_duckdb.register(connection)
+                connection.register("quarters", pa.table({"v": pa.array(quarters, pa.binary())}))
+                sql_call = f"{name}(v, 32)" if name == "kt128" else None
+                cases += [
+                    ("pandas .bk.hash (4 values)", lambda h=h: column.bk.hash(h)),
+                    ("polars .bk.hash (4 values)", lambda h=h: polars_column.bk.hash(h)),
+                ]
+                if sql_call is not None:  # SQL's parallelhash takes no block size
+                    query = f"SELECT {sql_call} FROM quarters"
+                    cases.append(
+                        (
+                            "sql (4 values)",
+                            lambda c=connection, q=query: c.sql(q).to_arrow_table(),
+                        )
+                    )
                 reference = lambda f=function, t=threads, p=params: f(one, threads=t, **p)
                 for entry, run in cases:
                     run(), reference()
-                    a, b = alternate(run, reference, repeats)
+                    wall_a, wall_b, cpu_a, cpu_b = alternate_cpu(run, reference, repeats)
                     print(
-                        f"  {name:<17} {threads:<8} {entry:<28} {a / size * 1e9:8.3f} "
-                        f"{b / size * 1e9:10.3f} {a / b:5.2f}x"
+                        f"  {name:<17} {threads:<8} {entry:<28} {cpu_a / size * 1e9:8.3f} "
+                        f"{cpu_b / size * 1e9:10.3f} {wall_a / wall_b:5.2f}x {cpu_a / cpu_b:5.2f}x"
                     )
+    print(f"  (load {os.getloadavg()[0]:.1f} at the end)")
 
 
 def main(argv=None):
@@ -317,6 +493,11 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--modes", action="store_true", help="only the modes against sponges")
+    parser.add_argument(
+        "--entries",
+        default=",".join(ENTRY_POINTS),
+        help=f"with --modes: the entry points, comma-separated (default {','.join(ENTRY_POINTS)})",
+    )
     parser.add_argument(
         "--trees", action="store_true", help="only KT128 / ParallelHash per entry point"
     )
@@ -327,7 +508,11 @@ def main(argv=None):
         bench_trees((16 if args.quick else 64) << 20, repeats)
         return 0
     if args.modes:
-        bench_modes_against_sponges(1 << (18 if args.quick else 20), repeats)
+        entries = [e for e in args.entries.split(",") if e]
+        unknown = sorted(set(entries) - set(ENTRY_POINTS))
+        if unknown:
+            parser.error(f"--entries: unknown entry points {unknown}")
+        bench_modes_against_sponges(1 << (18 if args.quick else 20), repeats, entries)
         return 0
     bk.hash_many([b"x"], "kmac_256", key=KEY, length=32)
     bk.kt128(b"x" * 20000)

@@ -205,3 +205,40 @@ def test_equal_short_tuplehash_rows_are_never_framed(bits, monkeypatch):
     rows = np.random.default_rng(bits).integers(0, 256, (2000, 32), dtype=np.uint8)
     got = bk.hash_many(rows, f"tuplehash_{bits}", length=32)
     assert_rows(got, [tuplehash(bits, bytes(r), 32) for r in rows], f"tuplehash_{bits}")
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_a_list_of_long_messages_is_read_where_it_lies(bits):
+    # Long bytes in a list (what pandas' accessor hands over for a few long values): every
+    # framed mode and HMAC reads them in place, as a 2-D array's rows, around the in-place
+    # length and a block past it; with one message below it the list is copied and framed.
+    rate = RATE[bits]
+    edge = IN_PLACE_BYTES
+    for lengths in ([edge, edge + 1, edge + rate - 1, 3 * edge + 7], [edge - 1, edge + rate]):
+        batch = messages(lengths, sum(lengths))
+        for threads in (1, 2):
+            got = bk.hash_many(batch, f"kmac_{bits}", key=KEY, length=32, threads=threads)
+            assert_rows(got, [kmac(bits, KEY, m, 32) for m in batch], f"kmac {lengths}")
+            got = bk.hash_many(batch, f"tuplehash_{bits}", length=rate + 1, threads=threads)
+            want = [tuplehash(bits, m, rate + 1) for m in batch]
+            assert_rows(got, want, f"tuplehash {lengths}")
+            name = {128: "sha3_256", 256: "sha3_512"}[bits]  # HMAC over a sponge of each rate
+            got = bk.hash_many(batch, f"hmac_{name}", key=KEY, threads=threads)
+            assert_rows(got, [hmac.digest(KEY, m, name) for m in batch], f"hmac {lengths}")
+
+
+@pytest.mark.kernels_only
+def test_a_list_of_long_messages_is_not_copied(monkeypatch):
+    # The list's items go to the mode's in-place path, never to a framed (or flat) copy.
+    from batchkeccak.derived.mode_hashers import FramedHasher, HmacHasher
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a list of long messages was copied into one buffer")
+
+    monkeypatch.setattr(FramedHasher, "hash_flat", refuse)
+    monkeypatch.setattr(HmacHasher, "hash_flat", refuse)
+    batch = messages([IN_PLACE_BYTES, 5 * IN_PLACE_BYTES + 3, 1 << 20], 7)
+    got = bk.hash_many(batch, "kmac_256", key=KEY, length=32, threads=1)
+    assert_rows(got, [kmac(256, KEY, m, 32) for m in batch], "kmac_256")
+    got = bk.hash_many(batch, "hmac_sha3_512", key=KEY, threads=1)
+    assert_rows(got, [hmac.digest(KEY, m, "sha3_512") for m in batch], "hmac_sha3_512")

@@ -18,7 +18,14 @@ from batchkeccak.core import parallel
 from batchkeccak.core.dispatch import ONESHOT
 from batchkeccak.core.dispatch import plan as plan_backend
 from batchkeccak.core.executor import Executor
-from batchkeccak.core.hashers import ZERO_STATE, Hasher, OnePass, all_slots, restore
+from batchkeccak.core.hashers import (
+    ZERO_STATE,
+    Hasher,
+    OnePass,
+    all_slots,
+    hash_places,
+    restore,
+)
 from batchkeccak.core.oneshot import mode_oneshot
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.core.stored_states import StoredStates
@@ -50,7 +57,7 @@ def prefix_states(
     threads: int = 1,
 ) -> np.ndarray:
     """The states ``initial`` reaches after absorbing each whole-block prefix: ``(k, 25)``."""
-    from batchkeccak.sponge import absorb_prefixes  # the kernels load on first use
+    from batchkeccak.core.sponge import absorb_prefixes  # the kernels load on first use
 
     data = np.frombuffer(b"".join(prefixes), dtype=np.uint8)
     lengths = np.fromiter((len(p) for p in prefixes), dtype=np.int64, count=len(prefixes))
@@ -397,7 +404,7 @@ def hash_leaves(
     split over ``leaf.threads``; each range is one call of the lane scheduler, so the
     leaves of several messages share its tiles.
     """
-    from batchkeccak.sponge import run_jobs
+    from batchkeccak.core.sponge import run_jobs
 
     spec = leaf.algorithm
     out = np.empty((offsets.shape[0] - 1, leaf.output_length), dtype=np.uint8)
@@ -459,7 +466,7 @@ class FramedHasher(ModeHasher):
             and int(offsets[count] - offsets[0]) >= count * IN_PLACE_BYTES
             and int(np.diff(offsets).min()) >= IN_PLACE_BYTES
         ):
-            return self._hash_in_place(data, offsets, out)
+            return self._hash_in_place(data, offsets[:-1], offsets[1:], out)
         prefix = self._framing_in_state(offsets, equal_lengths)
         if prefix is not None:
             return self._hash_short_in_place(data, offsets, out, prefix)
@@ -493,7 +500,7 @@ class FramedHasher(ModeHasher):
         return prefix if bool(np.all(np.diff(offsets) == length)) else None
 
     def _hash_short_in_place(self, data, offsets, out, prefix=b""):
-        from batchkeccak.sponge import hash_uniform
+        from batchkeccak.core.sponge import hash_uniform
 
         spec = self.algorithm
         count = offsets.shape[0] - 1
@@ -545,9 +552,29 @@ class FramedHasher(ModeHasher):
         parallel.run_parallel(hash_range, parallel.chunk_ranges(count, threads), workers=threads)
         return out
 
-    def _hash_in_place(self, data, offsets, out):
-        """Long messages: their whole blocks absorbed where they lie, in the tile's lanes
-        from the mode's stored state; only each message's last partial block is framed.
+    def hash_places(
+        self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray | None:
+        """The digests of messages ``data[starts[i]:ends[i]]`` read where they lie (a list's
+        ``bytes`` objects: ``batchkeccak.inputs._pylist.bytes_places``) when every one is
+        long enough to be hashed in place (:data:`IN_PLACE_BYTES`), as a flat batch of
+        such messages is; None, having done nothing, for any other batch (the caller lays
+        it out flat)."""
+        count = starts.shape[0]
+        if count == 0 or ends.shape != (count,) or self.batch_size is not None:
+            return None
+        lengths = ends - starts
+        if int(lengths.min()) < IN_PLACE_BYTES or int(starts.min()) < 0:
+            return None
+        if int(ends.max()) > data.shape[0]:
+            raise ValueError("hash_places: a message leaves the data buffer")
+        self.check_batch(count)
+        return self._hash_in_place(data, starts, ends, None)
+
+    def _hash_in_place(self, data, starts, ends, out):
+        """Long messages ``data[starts[i]:ends[i]]``: their whole blocks absorbed where they
+        lie, in the tile's lanes from the mode's stored state; only each message's last
+        partial block is framed.
 
         A length prefix (TupleHash's ``left_encode``) shifts a message against the blocks,
         so each message's first block (prefix and first bytes) is absorbed on its own
@@ -555,9 +582,9 @@ class FramedHasher(ModeHasher):
         """
         spec = self.algorithm
         rate = spec.rate
-        count = offsets.shape[0] - 1
-        starts = offsets[:-1].astype(np.int64)
-        lengths = np.diff(offsets).astype(np.int64)
+        starts = starts.astype(np.int64)
+        count = starts.shape[0]
+        lengths = ends.astype(np.int64) - starts
         initial = self.initial_state
         if self.length_prefix:
             firsts, taken = [], []
@@ -574,10 +601,9 @@ class FramedHasher(ModeHasher):
         body = starts + skip
         stored = StoredStates(spec, count, states)
         stored.run(data, body, body + whole, np.arange(count), None, whole // rate, self.threads)
-        ends = offsets[1:].tolist()
         tails = [
             data[a:b].tobytes() + self.trailer
-            for a, b in zip((body + whole).tolist(), ends, strict=True)
+            for a, b in zip((body + whole).tolist(), ends.tolist(), strict=True)
         ]
         tail_data, tail_offsets = sequence_to_flat(tails, argument="data")
         return self.sponge_hasher(initial_state=readonly(stored.lanes), threads=1).hash_flat(
@@ -623,6 +649,20 @@ class HmacHasher(_HmacSlots):
             return small
         inner = self.sponge_hasher().hash_flat(data, offsets, equal_lengths=equal_lengths)
         return self.sponge_hasher(self.outer_state).hash_rows(inner, out=out)
+
+    def hash_places(
+        self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray | None:
+        """The digests of messages ``data[starts[i]:ends[i]]`` read where they lie (a list's
+        ``bytes`` objects): the inner hash as a plain sponge's
+        (:func:`~batchkeccak.core.hashers.hash_places`), then the outer hash of the inner
+        digests; None, having done nothing, with one key per message."""
+        if self.batch_size is not None:
+            return None
+        inner = hash_places(self.sponge_hasher(), data, starts, ends)
+        if inner is None:
+            return None
+        return self.sponge_hasher(self.outer_state).hash_rows(inner)
 
 
 def messages_between(resolved: Hasher, start: int, stop: int) -> Hasher:
