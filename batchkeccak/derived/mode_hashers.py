@@ -57,7 +57,7 @@ def prefix_states(
     threads: int = 1,
 ) -> np.ndarray:
     """The states ``initial`` reaches after absorbing each whole-block prefix: ``(k, 25)``."""
-    from batchkeccak.core.sponge import absorb_prefixes  # the kernels load on first use
+    from batchkeccak.sponge import absorb_prefixes  # the kernels load on first use
 
     data = np.frombuffer(b"".join(prefixes), dtype=np.uint8)
     lengths = np.fromiter((len(p) for p in prefixes), dtype=np.int64, count=len(prefixes))
@@ -404,7 +404,7 @@ def hash_leaves(
     split over ``leaf.threads``; each range is one call of the lane scheduler, so the
     leaves of several messages share its tiles.
     """
-    from batchkeccak.core.sponge import run_jobs
+    from batchkeccak.sponge import run_jobs
 
     spec = leaf.algorithm
     out = np.empty((offsets.shape[0] - 1, leaf.output_length), dtype=np.uint8)
@@ -500,7 +500,7 @@ class FramedHasher(ModeHasher):
         return prefix if bool(np.all(np.diff(offsets) == length)) else None
 
     def _hash_short_in_place(self, data, offsets, out, prefix=b""):
-        from batchkeccak.core.sponge import hash_uniform
+        from batchkeccak.sponge import hash_uniform
 
         spec = self.algorithm
         count = offsets.shape[0] - 1
@@ -517,7 +517,7 @@ class FramedHasher(ModeHasher):
         # One permutation a message: threads as Hasher.hash_flat would start for them.
         threads = max(1, min(self.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD))
         if shift:
-            from batchkeccak.derived._shifted_uniform import hash_uniform_shifted
+            from batchkeccak.derived._kernels import hash_uniform_shifted
 
         def hash_range(span: tuple[int, int]) -> None:
             first, stop = span
