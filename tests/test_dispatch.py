@@ -405,6 +405,20 @@ def test_no_fast_path_for_a_mode_that_is_no_plain_sponge(name, backend):
     assert not executor.hash_in_one_call(resolved.one_call, data, offsets, out)
 
 
+def test_how_a_batch_runs_is_asked_of_the_executor_not_the_hasher():
+    # The backend plan, byte budgets, small lists and the one-call path are the executor's
+    # (core/executor.py); a Hasher has no methods that only pass those questions on.
+    import batchkeccak.derived  # noqa: F401  (defines every mode's class)
+    from batchkeccak.core.hashers import Hasher
+
+    for name in ("plan", "oneshot_backend", "oneshot_byte_budget", "hash_in_one_call"):
+        assert not any(name in vars(cls) for cls in (Hasher, *_subclasses(Hasher))), name
+    assert "hash_list" not in vars(Hasher)  # a tree mode's own list path stays its own
+    with forced_backend("oneshot"):
+        small = bk.hasher("sha3_256", threads=1).executor.hash_list([b"abc"])
+    assert small is not None and small.tobytes() == hashlib.sha3_256(b"abc").digest()
+
+
 def test_a_mistyped_backend_variable_is_refused_by_name(tmp_path):
     # BATCHKECCAK_BACKEND=kernel (a typo) used to mean the measured limits, silently.
     (tmp_path / "m").write_bytes(b"abc")
