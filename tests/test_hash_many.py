@@ -398,14 +398,14 @@ def test_a_list_that_shrinks_while_hashed_is_an_error(monkeypatch):
     from batchkeccak.core import parallel
 
     monkeypatch.setattr(parallel, "MIN_PERMUTATIONS_PER_THREAD", 8)
-    original = api.sequence_to_flat
+    original = api.sequence_to_flat_equal
     messages = [b"m%d" % i for i in range(500)]
 
-    def shrinking(sequence, start=0, stop=None):
+    def shrinking(sequence, start=0, stop=None, argument="messages", reuse=False):
         del messages[-50:]  # another thread shortens the list between two chunks
-        return original(sequence, start, stop)
+        return original(sequence, start, stop, argument, reuse)
 
-    monkeypatch.setattr(api, "sequence_to_flat", shrinking)
+    monkeypatch.setattr(api, "sequence_to_flat_equal", shrinking)
     with pytest.raises(RuntimeError, match="changed while being hashed"):
         bk.hash_many(messages, threads=2)
 
