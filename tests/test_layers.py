@@ -207,3 +207,63 @@ def test_threads_are_started_by_one_module():
                 if name in ("ThreadPoolExecutor", "Thread"):
                     makers.append(str(path.relative_to(PACKAGE)))
     assert set(makers) <= {"core/parallel.py"}, sorted(set(makers))
+
+
+JIT_NAMES = {"njit", "register_jitable"}
+
+COMPILED_ELSEWHERE = {
+    "native/jit.py": "defines the njit every kernel is declared with",
+    "benchmark/workloads.py": "timing loops compiled afresh, uncached, on every run: a cached "
+    "loop that inlined an older permutation would time yesterday's kernel",
+    "benchmark/timing.py": "the time-stamp counter's read, compiled only when a benchmark runs",
+}
+"""Files that may use ``njit`` although they are not a package's ``_kernels.py``, and why."""
+
+
+def jit_uses(source: str) -> list[int]:
+    """The lines of ``source`` that import, call or decorate with ``njit`` or
+    ``register_jitable`` (a mention in a string or a comment is none)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name.rpartition(".")[2] in JIT_NAMES for alias in node.names):
+                lines.append(node.lineno)
+        elif (isinstance(node, ast.Name) and node.id in JIT_NAMES) or (
+            isinstance(node, ast.Attribute) and node.attr in JIT_NAMES
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def files_compiling_outside_kernels(package: Path) -> list[str]:
+    offenders = []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if path.name == "_kernels.py" or relative in COMPILED_ELSEWHERE:
+            continue
+        uses = jit_uses(path.read_text(encoding="utf-8"))
+        if uses:
+            offenders.append(f"{relative}:{uses[0]}")
+    return offenders
+
+
+def test_compiled_functions_live_in_their_packages_kernels_module():
+    # A package's compiled functions are in its _kernels.py (the Python that calls them stays
+    # where it is), so a reader finds every kernel of a package in one file.
+    assert files_compiling_outside_kernels(PACKAGE) == []
+    for relative in COMPILED_ELSEWHERE:
+        assert jit_uses((PACKAGE / relative).read_text(encoding="utf-8")), relative
+
+
+def test_the_kernels_rule_sees_every_form_of_use():
+    uses = jit_uses(
+        "from batchkeccak.native.jit import njit\n"
+        "import numba\n"
+        "@numba.njit(cache=True)\n"
+        "def f(x):\n"
+        "    return x\n"
+        "g = numba.extending.register_jitable(f)\n"
+        "# njit in a comment\n"
+        "s = 'njit in a string'\n"
+    )
+    assert uses == [1, 3, 6]
