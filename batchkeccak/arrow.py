@@ -2,8 +2,10 @@
 functions for pyarrow, datasets and Acero (``register``).
 
 Three layers, as in a column adapter: the sponge hashes flat ``(data, offsets)`` buffers;
-``_value_buffers`` reads those buffers out of one Arrow array without copying them; the public
-functions add validity, chunking, dictionaries and output types around it.
+:func:`batchkeccak.inputs.arrow_buffers.value_buffers` reads those buffers out of one Arrow
+array without copying them; the public functions add validity, chunking, dictionaries and
+output types around it. The compiled parts (digests as hex characters, the row encoding's
+fields) are in :mod:`batchkeccak._kernels`.
 
 Everything here is zero-copy on the input side except where Arrow's layout does not keep a
 column's values back to back: ``binary_view`` / ``string_view`` (values are gathered into one
@@ -240,9 +242,10 @@ def hash_in_place(
 def hash_chunk(
     array: pa.Array, resolved: Hasher, hex: bool, argument: str, binary: bool = False
 ) -> pa.Array:
-    """:func:`hash_array` of one plain array with ``algorithm`` already resolved, for the
-    engines that call once per small batch (a Spark batch, a DuckDB vector); ``binary``
-    digests instead of ``fixed_size_binary`` with ``binary=True``."""
+    """:func:`hash_array` of one plain array with the algorithm already resolved
+    (``resolved``), for the engines that call once per small batch (a Spark batch, a DuckDB
+    vector); ``argument`` is the name errors give the array; ``binary`` digests instead of
+    ``fixed_size_binary`` with ``binary=True``."""
     in_place = hash_in_place(
         array,
         partial(resolved.executor.hash_in_one_call, resolved.one_call),
