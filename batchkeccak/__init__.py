@@ -20,19 +20,9 @@ __version__ = "0.1.0"
 
 # names: begin ALGORITHM_NAMES (written by python bench/names.py from the table)
 ALGORITHM_NAMES = (
-    "sha3_224",
-    "sha3_256",
-    "sha3_384",
-    "sha3_512",
-    "shake_128",
-    "shake_256",
-    "keccak_224",
-    "keccak_256",
-    "keccak_384",
-    "keccak_512",
-    "turboshake128",
-    "turboshake256",
-)
+    "sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256", "keccak_224",
+    "keccak_256", "keccak_384", "keccak_512", "turboshake128", "turboshake256",
+)  # fmt: skip
 # names: end
 """The rows of ``batchkeccak.algorithms``, each also a hashlib-style constructor here
 (``bk.sha3_256(data)``): a literal, so that ``import batchkeccak`` loads no table;
@@ -71,47 +61,14 @@ _EXPORTS = {
 
 # names: begin __all__ (written by python bench/names.py: _EXPORTS' names and the rows)
 __all__ = [
-    "Algorithm",
-    "FlatMessages",
-    "Hasher",
-    "KeccakHash",
-    "StreamHasher",
-    "UncachedKernelsWarning",
-    "__version__",
-    "algorithms",
-    "algorithms_available",
-    "diff",
-    "file_digest",
-    "hash_files",
-    "hash_many",
-    "hash_one",
-    "hasher",
-    "hexdigest_many",
-    "keccak_224",
-    "keccak_256",
-    "keccak_384",
-    "keccak_512",
-    "kt128",
-    "kt256",
-    "modes",
-    "new",
-    "parallelhash_128",
-    "parallelhash_256",
-    "parallelhash_xof_128",
-    "parallelhash_xof_256",
-    "segment_digests",
-    "sha3_224",
-    "sha3_256",
-    "sha3_384",
-    "sha3_512",
-    "shake_128",
-    "shake_256",
-    "table_digest",
-    "tuplehash_many",
-    "turboshake128",
-    "turboshake256",
-    "warmup",
-]
+    "Algorithm", "FlatMessages", "Hasher", "KeccakHash", "StreamHasher", "UncachedKernelsWarning",
+    "__version__", "algorithms", "algorithms_available", "diff", "file_digest", "hash_files",
+    "hash_many", "hash_one", "hasher", "hexdigest_many", "keccak_224", "keccak_256", "keccak_384",
+    "keccak_512", "kt128", "kt256", "modes", "new", "parallelhash_128", "parallelhash_256",
+    "parallelhash_xof_128", "parallelhash_xof_256", "segment_digests", "sha3_224", "sha3_256",
+    "sha3_384", "sha3_512", "shake_128", "shake_256", "table_digest", "tuplehash_many",
+    "turboshake128", "turboshake256", "warmup",
+]  # fmt: skip
 # names: end
 
 

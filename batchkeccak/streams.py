@@ -23,23 +23,10 @@ from batchkeccak.inputs.sequences import message_view
 
 # names: begin __all__ (written by python bench/names.py: these objects and the rows)
 __all__ = [
-    "KeccakHash",
-    "StreamHasher",
-    "algorithms_available",
-    "keccak_224",
-    "keccak_256",
-    "keccak_384",
-    "keccak_512",
-    "new",
-    "sha3_224",
-    "sha3_256",
-    "sha3_384",
-    "sha3_512",
-    "shake_128",
-    "shake_256",
-    "turboshake128",
-    "turboshake256",
-]
+    "KeccakHash", "StreamHasher", "algorithms_available", "keccak_224", "keccak_256", "keccak_384",
+    "keccak_512", "new", "sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256",
+    "turboshake128", "turboshake256",
+]  # fmt: skip
 # names: end
 
 algorithms_available: frozenset[str] = frozenset(algorithm_names())

@@ -18,28 +18,45 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 BEGIN = "# names: begin"
 END = "# names: end"
 
 
+WIDTH = 100
+"""The line length the package is formatted to (pyproject.toml's ruff line-length)."""
+
+
+def _strings(names: Sequence[str]) -> str:
+    """The names as quoted strings, as many to a line as fit: the lines of a literal that
+    ``ruff format`` leaves as they are (its statement ends in ``# fmt: skip``)."""
+    lines = [""]
+    for name in names:
+        item = f'"{name}",'
+        if lines[-1] and len(lines[-1]) + 1 + len(item) > WIDTH - 4:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {item}" if lines[-1] else item
+    return "".join(f"    {line}\n" for line in lines)
+
+
 def _blocks(names: tuple[str, ...], exported: set[str]) -> dict[str, dict[str, str]]:
-    """Each file's generated blocks by the label after ``# names: begin``."""
+    """Each file's generated blocks by the label after ``# names: begin``. The lists of
+    strings are packed (several names a line): the same rows listed one a line in three
+    places read as three copies of one list."""
     public = sorted({*exported, *names, "__version__"})
     streams = sorted({"KeccakHash", "StreamHasher", "algorithms_available", "new", *names})
     return {
         "batchkeccak/__init__.py": {
-            "ALGORITHM_NAMES": "ALGORITHM_NAMES = (\n"
-            + "".join(f'    "{name}",\n' for name in names)
-            + ")\n",
-            "__all__": "__all__ = [\n" + "".join(f'    "{name}",\n' for name in public) + "]\n",
+            "ALGORITHM_NAMES": f"ALGORITHM_NAMES = (\n{_strings(names)})  # fmt: skip\n",
+            "__all__": f"__all__ = [\n{_strings(public)}]  # fmt: skip\n",
             "streams": "    from batchkeccak.streams import (\n"
             + "".join(f"        {name},\n" for name in streams)
             + "    )\n",
         },
         "batchkeccak/streams.py": {
-            "__all__": "__all__ = [\n" + "".join(f'    "{name}",\n' for name in streams) + "]\n",
+            "__all__": f"__all__ = [\n{_strings(streams)}]  # fmt: skip\n",
             "constructors": "".join(f"    {name}: Callable[..., KeccakHash]\n" for name in names),
         },
     }
