@@ -242,3 +242,49 @@ def test_a_list_of_long_messages_is_not_copied(monkeypatch):
     assert_rows(got, [kmac(256, KEY, m, 32) for m in batch], "kmac_256")
     got = bk.hash_many(batch, "hmac_sha3_512", key=KEY, threads=1)
     assert_rows(got, [hmac.digest(KEY, m, "sha3_512") for m in batch], "hmac_sha3_512")
+
+
+@pytest.mark.parametrize("bits", [128, 256])
+def test_one_call_batches_of_the_framed_modes(bits):
+    # The engines' one-call path (DuckDB's vectors): equal rows that fit a block with their
+    # framing in one kernel call, anything else through hash_flat; Arrow's int32 offsets,
+    # read as given, and a batch that starts inside the data.
+    rate = RATE[bits]
+    for mode, want_of in (
+        (
+            bk.hasher(f"kmac_{bits}", key=KEY, length=32, threads=1),
+            lambda m: kmac(bits, KEY, m, 32),
+        ),
+        (bk.hasher(f"tuplehash_{bits}", length=32, threads=1), lambda m: tuplehash(bits, m, 32)),
+    ):
+        kernel = mode.one_call()
+        assert kernel is not None
+        for lengths in ([32] * 70, [0] * 9, [rate - 7] * 20, [rate] * 9, [5, 40, 200] * 5):
+            batch = messages(lengths, len(lengths))
+            data = np.frombuffer(b"pad" + b"".join(batch), dtype=np.uint8)
+            offsets = np.cumsum([3, *lengths]).astype(np.int32)
+            out = np.empty((len(batch), 32), dtype=np.uint8)
+            kernel(data, offsets, out)
+            assert_rows(out, [want_of(m) for m in batch], f"{mode.name} one call {lengths[:3]}")
+        with pytest.raises(ValueError, match="offsets"):
+            kernel(data, np.array([0, 5, 2], dtype=np.int64), np.empty((2, 32), np.uint8))
+
+
+def test_sql_framed_modes_on_whole_vectors():
+    # DuckDB hands 2048-row vectors with the arguments as columns: kmac_256(v, 'k', 32) and
+    # tuplehash_128(v, 32) over equal rows (the one-call path) and rows of mixed lengths.
+    duckdb = pytest.importorskip("duckdb")
+    pa = pytest.importorskip("pyarrow")
+    import batchkeccak.duckdb as bk_duckdb
+
+    rng = np.random.default_rng(9)
+    equal = [rng.bytes(32) for _ in range(5000)]
+    mixed = [rng.bytes(int(n)) for n in rng.integers(0, 300, 3000)]
+    connection = duckdb.connect()
+    bk_duckdb.register(connection, keys={"k": KEY})
+    for rows in (equal, mixed):
+        connection.register("t", pa.table({"v": pa.array(rows, pa.binary())}))
+        got = connection.sql("SELECT kmac_256(v, 'k', 32), tuplehash_128(v, 32) FROM t").fetchall()
+        assert [g[0] for g in got] == [kmac(256, KEY, m, 32) for m in rows]
+        assert [g[1] for g in got] == [tuplehash(128, m, 32) for m in rows]
+        connection.unregister("t")

@@ -499,58 +499,112 @@ class FramedHasher(ModeHasher):
             return None
         return prefix if bool(np.all(np.diff(offsets) == length)) else None
 
-    def _hash_short_in_place(self, data, offsets, out, prefix=b""):
-        from batchkeccak.sponge import hash_uniform
-
-        spec = self.algorithm
-        count = offsets.shape[0] - 1
-        length = int(offsets[1] - offsets[0])
+    def _short_start(self, length: int, prefix: bytes) -> np.ndarray:
+        """The start state of equal rows of ``length`` bytes that fit one block with their
+        framing: the mode's state with ``prefix`` XORed into bytes ``0..`` and the trailer
+        into the bytes after the row; read-only ``(1, 25)``."""
         shift = len(prefix)
         trailer = np.frombuffer(self.trailer, dtype=np.uint8)
         start = np.array(self.initial_state, dtype=np.uint64).reshape(1, 25)
         block = start.view(np.uint8).reshape(-1)
         block[:shift] ^= np.frombuffer(prefix, dtype=np.uint8)
         block[shift + length : shift + length + trailer.shape[0]] ^= trailer
-        start = readonly(start)
-        if out is None:
-            out = np.empty((count, self.output_length), dtype=np.uint8)
-        # One permutation a message: threads as Hasher.hash_flat would start for them.
-        threads = max(1, min(self.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD))
-        if shift:
+        return readonly(start)
+
+    def _uniform_rows(self, data, first, count, length, prefix, start, out) -> None:
+        """``count`` rows of ``length`` bytes from ``data[first:]`` into ``out``, in one
+        kernel call on the calling thread (``start``: :meth:`_short_start`)."""
+        spec = self.algorithm
+        if prefix:
             from batchkeccak.derived._kernels import hash_uniform_shifted
 
-        def hash_range(span: tuple[int, int]) -> None:
-            first, stop = span
-            if shift:
-                hash_uniform_shifted(
-                    data,
-                    offsets[first],
-                    stop - first,
-                    length,
-                    shift,
-                    start,
-                    spec.rate,
-                    self.domain,
-                    spec.first_round,
-                    out[first:stop],
-                    shift + length + trailer.shape[0],
-                )
-                return
-            hash_uniform(
+            padded = len(prefix) + length + len(self.trailer)
+            hash_uniform_shifted(
                 data,
-                offsets[first],
-                stop - first,
+                first,
+                count,
                 length,
+                len(prefix),
                 start,
                 spec.rate,
                 self.domain,
                 spec.first_round,
-                out[first:stop],
-                trailer.shape[0],
+                out,
+                padded,
+            )
+            return
+        from batchkeccak.sponge import hash_uniform
+
+        hash_uniform(
+            data,
+            first,
+            count,
+            length,
+            start,
+            spec.rate,
+            self.domain,
+            spec.first_round,
+            out,
+            len(self.trailer),
+        )
+
+    def _hash_short_in_place(self, data, offsets, out, prefix=b""):
+        count = offsets.shape[0] - 1
+        length = int(offsets[1] - offsets[0])
+        start = self._short_start(length, prefix)
+        if out is None:
+            out = np.empty((count, self.output_length), dtype=np.uint8)
+        # One permutation a message: threads as Hasher.hash_flat would start for them.
+        threads = max(1, min(self.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD))
+
+        def hash_range(span: tuple[int, int]) -> None:
+            first, stop = span
+            self._uniform_rows(
+                data, offsets[first], stop - first, length, prefix, start, out[first:stop]
             )
 
         parallel.run_parallel(hash_range, parallel.chunk_ranges(count, threads), workers=threads)
         return out
+
+    def one_call(self):
+        """The batch function ``(data, offsets, out)`` of :meth:`Hasher.one_call
+        <batchkeccak.core.hashers.Hasher.one_call>` for engines that call once per vector
+        (DuckDB): equal rows that fit one block with their framing are hashed in one kernel
+        call on the calling thread, from a start state kept per row length; small work and
+        any other batch go through :meth:`hash_flat`. The offsets are copied, and the copy
+        checked and read. None with one key per message."""
+        if self.batch_size is not None:
+            return None
+        rate = self.algorithm.rate
+        kept: dict[int, tuple[bytes, np.ndarray] | None] = {}
+
+        def hash_batch(data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
+            own = readonly(np.array(offsets, dtype=np.int64))
+            count = own.shape[0] - 1
+            if count <= 0:
+                return
+            steps = np.diff(own)
+            if own[0] < 0 or own[count] > data.shape[0] or bool((steps < 0).any()):
+                raise ValueError("hash_flat: a message's offsets leave the data buffer")
+            if self._hash_small(data, own, out) is not None:
+                return
+            length = int(steps[0])
+            if count >= TILE_WIDTH and self.output_length <= rate and bool(np.all(steps == length)):
+                if length in kept:
+                    framing = kept[length]
+                else:
+                    prefix = left_encode(8 * length) if self.length_prefix else b""
+                    fits = len(prefix) + length + len(self.trailer) < rate
+                    framing = (prefix, self._short_start(length, prefix)) if fits else None
+                    if len(kept) < 64:  # lengths that vary by batch: keep it bounded
+                        kept[length] = framing
+                if framing is not None:
+                    prefix, start = framing
+                    self._uniform_rows(data, int(own[0]), count, length, prefix, start, out)
+                    return
+            self.hash_flat(data, own, out=out)
+
+        return hash_batch
 
     def hash_places(
         self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray
