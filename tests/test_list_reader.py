@@ -193,3 +193,38 @@ def test_a_list_shorter_than_measured_is_refused_by_the_decoder():
         id(forms), _kernels.LIST, 100, id(str), id(None), 40, _pylist.NIBBLES, rows, nulls
     )
     assert got == _kernels.CHANGED
+
+
+def test_an_object_array_changed_between_the_two_passes(monkeypatch):
+    # Items longer than the guessed room take a second pass, and the GIL is free between
+    # the two: what the second pass reads is what is returned (its lengths, and whether
+    # they are equal), or RuntimeError where the total it measured is not the first's.
+    real = _kernels.measure_and_copy
+
+    for replacements, total_kept in (
+        ({5: b"x" * 50, 6: b"y" * 150}, True),  # same total, lengths no longer equal
+        ({5: b"x" * 51}, False),
+        ({5: "not bytes"}, False),
+    ):
+        array = np.empty(100, dtype=object)
+        array[:] = items(100, 100, seed=7)
+        calls = []
+
+        def replacing(*args, array=array, replacements=replacements, calls=calls):
+            result = real(*args)
+            if not calls:
+                for at, value in replacements.items():
+                    array[at] = value
+            calls.append(result)
+            return result
+
+        monkeypatch.setattr(_kernels, "measure_and_copy", replacing)
+        if total_kept:
+            data, offsets, equal = _pylist.object_array_flat(array)  # type: ignore[misc]
+            assert not equal
+            assert data.tobytes() == b"".join(array.tolist())
+            assert offsets.tolist() == np.cumsum([0, *map(len, array.tolist())]).tolist()
+        else:
+            with pytest.raises(RuntimeError, match="changed while being hashed"):
+                _pylist.object_array_flat(array)
+        monkeypatch.setattr(_kernels, "measure_and_copy", real)

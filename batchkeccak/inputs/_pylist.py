@@ -103,15 +103,18 @@ def _read(
     if total <= data.shape[0]:
         return data[:total], offsets, equal
     if kind == ITEM_ARRAY:
-        # The caller's object array is held for the call and the kernels hold the GIL:
-        # copied again, whole, into a buffer of the size measured.
+        # The caller's object array is held for the call and each pass holds the GIL:
+        # copied again, whole, into a buffer of the size measured (the offsets and the
+        # report written again with it).
         data = np.empty(total, dtype=np.uint8)
         again = _kernels.measure_and_copy(
             container, kind, start, stop, bytes_type, text_type, offsets, data, False, report
         )
         if again != total:
-            raise changed_while_hashing()  # pragma: no cover - the GIL was held throughout
-        return data, offsets, equal
+            # Another thread replaced items between the two passes (the GIL is free
+            # between them): what was measured is no longer there.
+            raise changed_while_hashing()
+        return data, offsets, bool(report[0])  # the second pass's lengths and report
     # Longer items: the bulk of the work is the copy, done without the GIL (other threads,
     # the other chunks of hash_many's list, run meanwhile). A private slice holds every item
     # for it: another thread may drop them from the caller's list once the GIL is free. The
