@@ -121,3 +121,45 @@ def test_small_kt128_work_loads_no_kernels():
         [sys.executable, "-c", SMALL_KT128], capture_output=True, text=True, env=env, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("custom", [b"", b"cust"], ids=["none", "4"])
+def test_kt_lists_of_long_messages_share_one_queue_of_leaves(custom):
+    # Every message of the list longer than a leaf with the trailer: the leaves of all of
+    # them are read where the bytes objects lie, in one queue; the list in any order of
+    # addresses (reversed, and an item twice), at the trailer's edge and past the in-place
+    # length. One message a leaf short of that goes message by message, as before.
+    trailer = len(custom) + (2 if custom else 1)
+    edge = CHUNK - trailer + 1  # the shortest message longer than one chunk with the trailer
+    for lengths in ([edge, edge + 1, 3 * CHUNK + 7], [TREE_IN_PLACE_BYTES, 2 * CHUNK - 3]):
+        batch = messages(lengths, len(lengths))
+        batch = [*batch[::-1], *batch, batch[0]]
+        for threads in (1, 2):
+            got = bk.hash_many(batch, "kt128", length=40, customization=custom, threads=threads)
+            want = [KangarooTwelve.new(data=m, custom=custom).read(40) for m in batch]
+            assert_rows(got, want, f"kt128 list {lengths}")
+            got = bk.hash_many(batch, "kt256", length=64, customization=custom, threads=threads)
+            want = [ref.kangarootwelve(256, m, custom, 64) for m in batch]
+            assert_rows(got, want, f"kt256 list {lengths}")
+    batch = messages([edge - 1, TREE_IN_PLACE_BYTES], 5)
+    got = bk.hash_many(batch, "kt128", length=32, customization=custom)
+    assert_rows(got, [KangarooTwelve.new(data=m, custom=custom).read(32) for m in batch], "edge")
+
+
+@pytest.mark.kernels_only
+def test_kt128_list_of_long_messages_is_one_batch_of_leaves(monkeypatch):
+    # Four 512 KiB messages: one queue of leaves (not four trees each with a partial tile).
+    from batchkeccak.derived import kangarootwelve
+
+    calls = []
+    original = kangarootwelve.hash_leaves
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(kangarootwelve, "hash_leaves", spy)
+    batch = messages([TREE_IN_PLACE_BYTES] * 4, 6)
+    got = bk.hash_many(batch, "kt128", length=32, threads=1)
+    assert_rows(got, [KangarooTwelve.new(data=m).read(32) for m in batch], "kt128")
+    assert calls == [1]

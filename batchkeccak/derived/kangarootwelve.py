@@ -123,15 +123,39 @@ class KangarooTwelveHasher(TreeHasher):
         out[:] = np.frombuffer(digests, dtype=np.uint8).reshape(out.shape)
         return True
 
+    def hash_places(
+        self, data: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray | None:
+        """KT of messages ``data[starts[i]:ends[i]]`` read where they lie (a list's ``bytes``
+        objects: ``batchkeccak.inputs._pylist.bytes_places``), the leaves of all of them in
+        one queue, as a flat batch's (:meth:`_hash_trees`); None, having done nothing,
+        unless every message is longer than one chunk with the trailer."""
+        count = starts.shape[0]
+        if count == 0 or ends.shape != (count,):
+            return None
+        if int((ends - starts).min()) + len(self.trailer) <= CHUNK_SIZE or int(starts.min()) < 0:
+            return None
+        if int(ends.max()) > data.shape[0]:
+            raise ValueError("hash_places: a message leaves the data buffer")
+        # The leaves' items run through the buffer in order, the gaps between messages
+        # (never read) included: the messages in the order they lie.
+        order = np.argsort(starts, kind="stable")
+        out = np.empty((count, self.output_length), dtype=np.uint8)
+        out[order] = self._hash_trees_at(data, starts[order].tolist(), ends[order].tolist())
+        return out
+
     def _hash_trees(self, data: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """KT of the messages ``rows`` (each longer than one chunk with the trailer), in one
-        batch: the whole chunks after S_0 that lie in the message are leaves read where they
-        lie, the leaves of every message in one queue (they share the tiles); each message's
-        last partial chunk with the trailer is copied (a few leaves), and the final nodes are
-        one batch."""
+        batch (:meth:`_hash_trees_at`)."""
+        return self._hash_trees_at(data, offsets[rows].tolist(), offsets[rows + 1].tolist())
+
+    def _hash_trees_at(self, data: np.ndarray, starts: list[int], ends: list[int]) -> np.ndarray:
+        """KT of the messages ``data[starts[i]:ends[i]]`` (each longer than one chunk with
+        the trailer, in buffer order, none overlapping), in one batch: the whole chunks after
+        S_0 that lie in the message are leaves read where they lie, the leaves of every
+        message in one queue (they share the tiles); each message's last partial chunk with
+        the trailer is copied (a few leaves), and the final nodes are one batch."""
         trailer = self.trailer
-        starts = offsets[rows].tolist()
-        ends = offsets[rows + 1].tolist()
         # Items: for each message, its in-place leaves (whole chunks 1..q-1 of the message),
         # then the gap up to the next message's first leaf (never queued).
         bounds: list[np.ndarray] = []
