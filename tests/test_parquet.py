@@ -14,6 +14,7 @@ import pytest
 
 from batchkeccak import parquet
 from batchkeccak.cli import main
+from batchkeccak.core.executor import Executor
 from batchkeccak.parquet import hash_file
 
 from oracles import oracle
@@ -400,7 +401,7 @@ def test_kernels_are_loaded_before_the_clock_starts(source, tmp_path, monkeypatc
 
     monkeypatch.setattr(parquet, "hash_array", recording)
     # A budget of nothing: the whole source is the kernels' work.
-    monkeypatch.setattr(type(parquet.hasher("sha3_256")), "oneshot_byte_budget", lambda *a: -1)
+    monkeypatch.setattr(Executor, "oneshot_byte_budget", lambda *a: -1)
     report = hash_file(source, tmp_path / "k.parquet", ["email", "payload"], batch_size=500)
     warm, batches = calls[:2], calls[2:]
     # One load per hashed column, on the kernels for this thread alone: the process's own
