@@ -33,3 +33,15 @@ def test_each_scheme_refuses_the_other_schemes_arguments_by_name():
         merkle.verify_multiproof({}, leaf, scheme="rfc9162")
     with pytest.raises(ValueError, match="consistency proofs are defined by the rfc9162"):
         merkle.verify_consistency(leaf, leaf, [], old_size=1, new_size=1, scheme="openzeppelin")
+
+
+@pytest.mark.parametrize("scheme", ["openzeppelin", "rfc9162"])
+def test_merkle_root_refuses_an_unknown_keyword_by_its_own_name(scheme):
+    # merkle_root passes MerkleTree.build's options on to the scheme: a keyword that is none
+    # of them is refused where it was given, not by a helper of the scheme.
+    with pytest.raises(
+        TypeError, match=r"^merkle_root\(\) got an unexpected keyword argument 'bogus'$"
+    ):
+        merkle.merkle_root([bytes(32)], scheme=scheme, bogus=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'bogus'"):
+        merkle.MerkleTree.build([bytes(32)], scheme=scheme, bogus=1)  # type: ignore[call-arg]

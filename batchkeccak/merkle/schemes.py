@@ -30,6 +30,9 @@ def merkle_root(leaves: object, *, scheme: str, **options: Unpack[BuildOptions])
     >>> merkle.merkle_root([], scheme="rfc9162").hex()[:16]  # SHA3-256 of b""
     'a7ffc6f8bf1ed766'
     """
+    unknown = options.keys() - BuildOptions.__optional_keys__
+    if unknown:
+        raise TypeError(f"merkle_root() got an unexpected keyword argument {min(unknown)!r}")
     return tree_class(scheme).root_only(leaves, **options)
 
 
