@@ -18,6 +18,7 @@ from batchkeccak._sql import add_shortcuts
 from batchkeccak.api import hash_many, hasher
 from batchkeccak.arrow import digest_array, hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
+from batchkeccak.core import parallel
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import unknown_method
@@ -121,12 +122,49 @@ def _object_digests(series: pd.Series, resolved: Hasher, hex: bool) -> pa.Array 
     # The column's own object array, read through its item pointers (no tolist(): a list
     # of 2**20 items cost 12 ms more than the copy itself); held here for the read.
     items = series.to_numpy(dtype=object, copy=False)
-    flat = object_array_flat(items, text=True, reuse=True)
-    if flat is None:
+    # Every value is at least one permutation: the count says whether there is work for
+    # several threads. Each then copies the parts it takes and hashes them, so the copy
+    # (which holds the GIL) overlaps the other threads' hashing instead of preceding it.
+    threads = min(resolved.threads, count // parallel.MIN_PERMUTATIONS_PER_THREAD)
+    if resolved.batch_size is None and threads > 1:
+        digests = _hash_object_parts(items, resolved, threads)
+    else:
+        flat = object_array_flat(items, text=True, reuse=True)
+        if flat is None:
+            return None
+        digests = resolved.hash_flat(readonly(flat[0]), readonly(flat[1]), equal_lengths=flat[2])
+        del flat  # this thread's kept copy buffer (reuse): done with before the next read
+    if digests is None:
         return None
-    digests = resolved.hash_flat(readonly(flat[0]), readonly(flat[1]), equal_lengths=flat[2])
-    del flat  # this thread's kept copy buffer (reuse): done with before the next read
     return digest_array(digests, hex=hex, threads=resolved.threads)
+
+
+class _NotRead(Exception):
+    """A part of an object column holds a value the compiled reader does not take."""
+
+
+def _hash_object_parts(items: np.ndarray, resolved: Hasher, threads: int) -> np.ndarray | None:
+    """The digests of an object array of ``bytes`` and ASCII ``str``, each thread reading
+    (``object_array_flat``) and hashing the parts it takes; None where a part holds a value
+    the reader does not take (the whole column then goes through Arrow)."""
+    count = items.shape[0]
+    out = np.empty((count, resolved.output_length), dtype=np.uint8)
+    single_thread = resolved.with_threads(1)
+
+    def read_and_hash(span: tuple[int, int]) -> None:
+        start, stop = span
+        flat = object_array_flat(items[start:stop], text=True, reuse=True)
+        if flat is None:
+            raise _NotRead
+        single_thread.hash_flat(
+            readonly(flat[0]), readonly(flat[1]), out=out[start:stop], equal_lengths=flat[2]
+        )
+
+    try:
+        parallel.run_parallel(read_and_hash, parallel.chunk_ranges(count, threads), workers=threads)
+    except _NotRead:
+        return None
+    return out
 
 
 def _as_series(

@@ -228,3 +228,21 @@ def test_an_object_array_changed_between_the_two_passes(monkeypatch):
             with pytest.raises(RuntimeError, match="changed while being hashed"):
                 _pylist.object_array_flat(array)
         monkeypatch.setattr(_kernels, "measure_and_copy", real)
+
+
+def test_pandas_object_columns_read_in_parts_by_the_hashing_threads():
+    # Enough values for two threads: each reads and hashes its parts. A value the reader
+    # does not take in a late part sends the whole column through Arrow, with the same
+    # digests (a non-ASCII str's UTF-8 bytes) and missing values kept missing.
+    rng = np.random.default_rng(8)
+    values = [f"v{i}" + "x" * int(n) for i, n in enumerate(rng.integers(0, 150, 5000))]
+    expected = [sha3(v.encode()) for v in values]
+    series = pd.Series(values, dtype=object)
+    assert series.bk.sha3_256(threads=2).tolist() == expected
+    assert series.bk.sha3_256(threads=2, hex=True).tolist() == [e.hex() for e in expected]
+    for late, want in (("\u00e9t\u00e9", sha3("\u00e9t\u00e9".encode())), (None, None)):
+        changed = list(values)
+        changed[4900] = late
+        got = pd.Series(changed, dtype=object).bk.sha3_256(threads=2).tolist()
+        assert got[:4900] == expected[:4900] and got[4901:] == expected[4901:]
+        assert pd.isna(got[4900]) if want is None else got[4900] == want
