@@ -7,6 +7,9 @@ The layers are the ones docs/architecture.md draws; a new module must be placed 
 from __future__ import annotations
 
 import ast
+import builtins
+import importlib
+import re
 from pathlib import Path
 
 import batchkeccak
@@ -267,3 +270,146 @@ def test_the_kernels_rule_sees_every_form_of_use():
         "s = 'njit in a string'\n"
     )
     assert uses == [1, 3, 6]
+
+
+# -- docs/architecture.md names only what exists
+
+ROOT = PACKAGE.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+OUTSIDE_NAMES = {"FastLoop_Absorb", "_name.py"}
+"""Backticked names of architecture.md that are not the code's: XKCP's loop, and the
+placeholder of a private module's name."""
+
+
+def module_names() -> dict[str, Path]:
+    return {module_name(path): path for path in SOURCES}
+
+
+CLASSES = [
+    (module_name(path), node.name)
+    for path in SOURCES
+    for node in ast.parse(path.read_text(encoding="utf-8")).body
+    if isinstance(node, ast.ClassDef)
+]
+"""(module, class name) of every module-level class of the package."""
+
+
+def names_existing(dotted: str, modules: dict[str, Path]) -> bool | None:
+    """Whether a dotted name of the docs exists: ``batchkeccak.x.y``, ``bk.y``, a module
+    named by its last parts (``sponge.run_jobs``, ``merkle.base.check_scheme``) or a class
+    (``Hasher.executor``); None where the first part is none of those (``pa.Table``)."""
+    parts = dotted.split(".")
+    if parts[0] == "bk":
+        parts[0] = "batchkeccak"
+    if parts[0] != "batchkeccak":
+        for count in range(len(parts) - 1, 0, -1):
+            tail = ".".join(parts[:count])
+            found = [m for m in modules if m == f"batchkeccak.{tail}" or m.endswith("." + tail)]
+            if len(found) > 1:  # parquet.py beside cli/parquet.py: the top-level one
+                found = [m for m in found if m == f"batchkeccak.{tail}"]
+            if len(found) == 1:
+                parts = found[0].split(".") + parts[count:]
+                break
+        else:
+            classes = [module for module, name in CLASSES if name == parts[0]]
+            if len(classes) != 1:
+                return None
+            parts = classes[0].split(".") + parts
+    for count in range(len(parts), 0, -1):
+        if ".".join(parts[:count]) in modules:
+            found: object = importlib.import_module(".".join(parts[:count]))
+            for attribute in parts[count:]:
+                if not hasattr(found, attribute):
+                    return False
+                found = getattr(found, attribute)
+            return True
+    return False  # a batchkeccak name with no module
+
+
+def missing_from_architecture(text: str) -> list[str]:
+    """Every file, folder, dotted name and identifier that ``text`` names in backticks or in
+    its drawing of the package's files, and that the code does not have."""
+    modules = module_names()
+    words = {
+        word
+        for folder in ("batchkeccak", "tests", "bench")
+        for path in (ROOT / folder).rglob("*.py")
+        for word in re.findall(r"\w+", path.read_text(encoding="utf-8"))
+    }
+    missing = []
+    tree = re.search(r"```\nbatchkeccak/\n(.*?)```", text, re.DOTALL)
+    assert tree, "architecture.md draws the package's files in a ```batchkeccak/ block"
+    folder = ""
+    for line in tree.group(1).splitlines():
+        named = re.match(r"( {2}| {4})(\w[\w.]*/?(?:, \w[\w.]*/?)*),?(?: |$)", line)
+        for name in named.group(2).split(", ") if named else []:
+            if len(named.group(1)) == 2:
+                folder = name if name.endswith("/") else folder
+                path = name
+            else:
+                path = folder + name
+            if not (PACKAGE / path).exists():
+                missing.append(f"batchkeccak/{path}")
+    outside_blocks = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    for span in re.findall(r"`([^`\n]+)`", outside_blocks):
+        for token in re.split(r"[\s,]+", span):
+            token = re.sub(r"\(.*$", "", token.strip("()[];:'\""))
+            if not token or token in OUTSIDE_NAMES or token.startswith(("-", "http")):
+                continue
+            if "/" in token or re.fullmatch(r"\w+\.(py|json|md|svg)", token):
+                module = re.fullmatch(r"([\w/]+)\.(\w+)", token)  # io/reads.retry_smaller
+                exists = (
+                    (PACKAGE / token).exists()
+                    or (ROOT / token).exists()
+                    or (PACKAGE / f"{token}.py").exists()
+                    or ("/" not in token and any(PACKAGE.rglob(token)))
+                    or bool(
+                        module
+                        and module.group(2) != "py"
+                        and names_existing(module.group(1).replace("/", ".") + "." + module.group(2),
+                                           modules)
+                    )
+                )  # fmt: skip
+                if not exists:
+                    missing.append(token)
+            elif re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", token):
+                if names_existing(token, modules) is False:
+                    missing.append(token)
+            elif (
+                re.fullmatch(r"[A-Za-z_]\w*", token)
+                and ("_" in token.strip("_") or re.search(r"[a-z][A-Z]", token))
+                and not hasattr(builtins, token)
+                and token not in words
+            ):
+                missing.append(token)
+    return sorted(set(missing))
+
+
+def test_architecture_names_only_what_exists():
+    # The page a newcomer reads first: every module, function and name it mentions is in
+    # the code (a file drawn in its tree, a `core/parameters.py`, a `sponge.run_jobs`).
+    assert missing_from_architecture(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_architecture_check_finds_drift():
+    made_up = "TAGS_OF" + "_NOTHING"  # spelled in two, so that this file does not define it
+    drifted = (
+        "```\nbatchkeccak/\n  core/   the core\n    gone.py   a module\n```\n"
+        f"`cli/hash.py` holds `{made_up}`; `sponge.run_jobs`, `sponge.no_such_kernel`, "
+        "`core/nothing.py`, `bk.hash_many`, `bk.no_such_function`, `pa.Table`."
+    )
+    assert missing_from_architecture(drifted) == [
+        made_up,
+        "batchkeccak/core/gone.py",
+        "bk.no_such_function",
+        "core/nothing.py",
+        "sponge.no_such_kernel",
+    ]
+
+
+def test_architecture_says_where_kernels_go_and_how_to_add_a_row():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert "images/layers.svg" in text  # the drawing of the layers
+    assert "`_kernels.py`" in text and "test_compiled_functions_live_in_their" in text
+    assert "`_TABLE` in `core/parameters.py`" in text and "`tests/oracles.py`" in text
+    assert "`inputs/arrow_types.py`" in text
