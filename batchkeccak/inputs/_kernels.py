@@ -265,9 +265,7 @@ def places(container, kind, count, bytes_type, addresses, lengths):
 
 
 @njit(cache=True)
-def decode_hex_texts(
-    container, kind, count, text_type, none_address, digits, nibbles, rows, nulls
-):
+def decode_hex_texts(container, kind, count, text_type, none_address, digits, nibbles, rows, nulls):
     """Read ``count`` items, each an exact compact ASCII ``str`` of ``digits`` hex digits
     (either case) after an optional ``0x`` / ``0X``, or None (where ``none_address`` is
     ``id(None)``, else 0): the digits as bytes into ``rows`` (``(count, digits // 2)``
