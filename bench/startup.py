@@ -10,12 +10,27 @@ at a new empty folder, so every kernel compiles. Each figure is wall seconds, th
 numba and calls one cached function of its own gives numba's share of the warm start.
 ``--files`` adds ``batchkeccak hash`` over 20,000 files of 1 KiB against ``sha256sum`` and over
 8 files of 64 MiB against ``openssl dgst -sha3-256`` (alternating, best of ``--repeats``).
+
+    python bench/startup.py --parts [--repeats 10]
+
+``--parts`` instead splits ``python -c "import batchkeccak as bk; bk.warmup()"`` (warm cache)
+into its steps, each timed inside fresh interpreters (best and median of ``--repeats``): numba's
+import, its runtime (NRT) set up, its target context's first ``refresh`` (the lowering
+registries every first cached load imports), ``import batchkeccak`` with its modules, and the
+kernel load with the first call; and, interleaved, the whole processes of ``python -c pass``,
+``import numba``, numba with one cached function of its own, and ``bk.warmup()``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 from batchkeccak import benchmark
 
@@ -34,9 +49,16 @@ def main(argv: list[str] | None = None) -> int:
         help="also time batchkeccak hash over files against sha256sum and "
         "openssl (writes 532 MB to a temporary folder)",
     )
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="split a warm bk.warmup() into numba's steps and batchkeccak's (fresh processes)",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.cold_repeats < 0:
         parser.error("--repeats must be >= 1 and --cold-repeats >= 0")
+    if args.parts:
+        return warmup_parts(args.repeats)
 
     config = benchmark.SuiteConfig(
         preset="startup",
@@ -59,6 +81,82 @@ def main(argv: list[str] | None = None) -> int:
     print(benchmark.format_report(report))
     if args.json:
         report.write_json(args.json)
+    return 0
+
+
+_STEPS = """
+import json, time
+T = time.perf_counter
+t0 = T()
+import numba
+t1 = T()
+from numba.core.registry import cpu_target
+from numba.core.runtime import rtsys
+context = cpu_target.target_context
+rtsys.initialize(context)
+t2 = T()
+context.refresh()
+t3 = T()
+import batchkeccak as bk
+import batchkeccak.api
+t4 = T()
+bk.warmup()
+t5 = T()
+print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0]))
+"""
+
+_STEP_NAMES = [
+    "import numba",
+    "numba's runtime (NRT) set up",
+    "numba's first refresh (lowering registries)",
+    "import batchkeccak's modules",
+    "kernel load + first call",
+    "all of the above",
+]
+
+_ONE_CACHED = """
+import numba
+@numba.njit(cache=True)
+def one(x):
+    return x + 1
+one(1)
+"""
+
+
+def warmup_parts(repeats: int) -> int:
+    """Print where a warm ``bk.warmup()`` spends its time, best and median of ``repeats``."""
+    with tempfile.TemporaryDirectory() as folder:
+        cached = Path(folder) / "one_cached.py"
+        cached.write_text(_ONE_CACHED)
+        processes = {
+            "python -c pass": "pass",
+            "import numba": "import numba",
+            # run from its file, which numba's cache needs (code given to -c has none)
+            "numba + one cached function": f"import runpy; runpy.run_path({str(cached)!r})",
+            "import batchkeccak; bk.warmup()": "import batchkeccak as bk; bk.warmup()",
+        }
+        run = [sys.executable, "-c"]
+        for code in [_STEPS, processes["numba + one cached function"]]:
+            subprocess.run([*run, code], check=True, cwd=folder)  # fill the caches, untimed
+        steps: list[list[float]] = []
+        whole: dict[str, list[float]] = {name: [] for name in processes}
+        for _ in range(repeats):
+            out = subprocess.run([*run, _STEPS], check=True, capture_output=True, text=True)
+            steps.append(json.loads(out.stdout.splitlines()[-1]))
+            for name, code in processes.items():
+                started = time.perf_counter()
+                subprocess.run([*run, code], check=True, cwd=folder)
+                whole[name].append(time.perf_counter() - started)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"warm bk.warmup(), {repeats} fresh interpreters each; load average {load}")
+    print("steps inside one interpreter (seconds):          best  median")
+    for index, name in enumerate(_STEP_NAMES):
+        values = sorted(row[index] for row in steps)
+        print(f"  {name:45s} {values[0]:.3f}  {values[len(values) // 2]:.3f}")
+    print("whole processes, interleaved (seconds):          best  median")
+    for name, values in whole.items():
+        values.sort()
+        print(f"  {name:45s} {values[0]:.3f}  {values[len(values) // 2]:.3f}")
     return 0
 
 

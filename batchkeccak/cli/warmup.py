@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 def warm_every_kernel() -> None:
     """One small call through each compiled path: batches of every input form, streams,
-    files, the modes, Arrow columns and rows, Merkle trees."""
+    files, the modes, Arrow columns and rows, Merkle trees, table diffs."""
     from batchkeccak.core.dispatch import kernels_on_this_thread
 
     with kernels_on_this_thread():  # small calls would otherwise go to hashlib
@@ -67,6 +67,11 @@ def _call_every_kernel() -> None:
     arrow.hash_rows(pa.table({"a": [1, 2], "b": ["x", "y"]}), algorithm="sha3_256", threads=1)
     for scheme in merkle.SCHEMES:
         merkle.merkle_root([b"a" * 32, b"b" * 32, b"c" * 32], scheme=scheme)
+    # diff's walk of two sorted sides (an integer key) and its key escaping (string keys)
+    before = pa.table({"i": [1, 2], "s": ["a", "b\x00"], "v": [1, 2]})
+    after = pa.table({"i": [2, 3], "s": ["b\x00", "c"], "v": [3, 4]})
+    bk.diff(before, after, key="i", threads=1)
+    bk.diff(before, after, key=["s", "v"], threads=1)
 
 
 def run(args) -> int:
