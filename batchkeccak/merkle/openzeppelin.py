@@ -285,6 +285,13 @@ def _standard_leaf(types: Sequence[str], row: object, hasher: Hasher) -> bytes:
     return hasher.hash_one(hasher.hash_one(abi.encode(types, row)))  # type: ignore[arg-type]  # row is one of the rows abi.Rows read: a list of values
 
 
+def merkle_root(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
+    """The root of ``OpenZeppelinTree.build(...)`` without building the tree array
+    (:meth:`OpenZeppelinTree.root_only`)."""
+    hasher, sort, rows, _ = _checked_leaves(leaves, **options)
+    return root_of_leaves(rows, sort, hasher)
+
+
 # ----------------------------------------------------------------------------------------
 # The tree
 
@@ -307,9 +314,7 @@ class OpenZeppelinTree(MerkleTree):
     dump_formats = ("simple-v1", "standard-v1")
     multiproofs = True
 
-    @staticmethod
-    def root_only(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
-        return merkle_root(leaves, **options)
+    root_only = staticmethod(merkle_root)
 
     @staticmethod
     def verify_proof(
@@ -639,12 +644,6 @@ def _tree_positions(values: list) -> np.ndarray:
 
 # ----------------------------------------------------------------------------------------
 # Root only, and verification
-
-
-def merkle_root(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
-    """The root of ``OpenZeppelinTree.build(...)`` without building the tree array."""
-    hasher, sort, rows, _ = _checked_leaves(leaves, **options)
-    return root_of_leaves(rows, sort, hasher)
 
 
 def _checked_leaves(

@@ -99,6 +99,18 @@ def build_levels(hashes: np.ndarray, hasher: Hasher) -> list[np.ndarray]:
     return levels
 
 
+def merkle_root(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
+    """``MTH(D[n])`` of the values ``leaves``, keeping one level in memory at a time
+    (:meth:`RFC9162Tree.root_only`)."""
+    hasher = _build_hasher(**options)
+    level = leaf_hashes(leaves, hasher)
+    if level.shape[0] == 0:
+        return hasher.hash_one(b"")
+    while level.shape[0] > 1:
+        level = parent_level(level, hasher)
+    return level[0].tobytes()
+
+
 def _node(hasher: Hasher, left: bytes, right: bytes) -> bytes:
     return hasher.hash_one(NODE_PREFIX + left + right)
 
@@ -117,9 +129,7 @@ class RFC9162Tree(MerkleTree):
     dump_formats = ("rfc9162-v1",)
     consistency_proofs = True
 
-    @staticmethod
-    def root_only(leaves: object, **options: Unpack[BuildOptions]) -> bytes:
-        return merkle_root(leaves, **options)
+    root_only = staticmethod(merkle_root)
 
     @staticmethod
     def verify_proof(
@@ -284,17 +294,6 @@ class RFC9162Tree(MerkleTree):
             raise ValueError(f"dump size {data['size']!r} does not match its {len(leaves)} leaves")
         hashes = hex_matrix(leaves, size, "dump leaves")
         return cls(build_levels(hashes, hasher), hasher)
-
-
-def merkle_root(values: object, **options: Unpack[BuildOptions]) -> bytes:
-    """``MTH(D[n])`` keeping one level in memory at a time."""
-    hasher = _build_hasher(**options)
-    level = leaf_hashes(values, hasher)
-    if level.shape[0] == 0:
-        return hasher.hash_one(b"")
-    while level.shape[0] > 1:
-        level = parent_level(level, hasher)
-    return level[0].tobytes()
 
 
 def _build_hasher(
