@@ -16,9 +16,10 @@ numba and calls one cached function of its own gives numba's share of the warm s
 ``--parts`` instead splits ``python -c "import batchkeccak as bk; bk.warmup()"`` (warm cache)
 into its steps, each timed inside fresh interpreters (best and median of ``--repeats``): numba's
 import, its runtime (NRT) set up, its target context's first ``refresh`` (the lowering
-registries every first cached load imports), ``import batchkeccak`` with its modules, and the
-kernel load with the first call; and, interleaved, the whole processes of ``python -c pass``,
-``import numba``, numba with one cached function of its own, and ``bk.warmup()``.
+registries every first cached load imports), ``import batchkeccak`` with its modules, the
+kernel load with the first call, and the interpreter's exit after them; and, interleaved,
+the whole processes of ``python -c pass``, ``import numba``, numba with one cached function of
+its own, and ``bk.warmup()``.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ import batchkeccak.api
 t4 = T()
 bk.warmup()
 t5 = T()
-print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0]))
+print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0, time.time()]))
 """
 
 _STEP_NAMES = [
@@ -112,6 +113,7 @@ _STEP_NAMES = [
     "import batchkeccak's modules",
     "kernel load + first call",
     "all of the above",
+    "the interpreter's exit after it",
 ]
 
 _ONE_CACHED = """
@@ -137,12 +139,15 @@ def warmup_parts(repeats: int) -> int:
         }
         run = [sys.executable, "-c"]
         for code in [_STEPS, processes["numba + one cached function"]]:
-            subprocess.run([*run, code], check=True, cwd=folder)  # fill the caches, untimed
+            # fill the caches, untimed
+            subprocess.run([*run, code], check=True, cwd=folder, capture_output=True)
         steps: list[list[float]] = []
         whole: dict[str, list[float]] = {name: [] for name in processes}
         for _ in range(repeats):
             out = subprocess.run([*run, _STEPS], check=True, capture_output=True, text=True)
-            steps.append(json.loads(out.stdout.splitlines()[-1]))
+            exited = time.time()
+            times = json.loads(out.stdout.splitlines()[-1])
+            steps.append([*times[:-1], exited - times[-1]])
             for name, code in processes.items():
                 started = time.perf_counter()
                 subprocess.run([*run, code], check=True, cwd=folder)
