@@ -9,20 +9,26 @@ modules define them (importing this module imports both); each call here asks th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Unpack
 
 from batchkeccak.merkle import openzeppelin, rfc9162
-from batchkeccak.merkle.base import BuildOptions, MultiProof, tree_class
+from batchkeccak.merkle.base import MultiProof, tree_class
 
 
-def merkle_root(leaves: object, *, scheme: str, **options: Unpack[BuildOptions]) -> bytes:
+def merkle_root(
+    leaves: object,
+    *,
+    scheme: str,
+    algorithm: str | None = None,
+    sort_leaves: bool | None = None,
+    types: Sequence[str] | None = None,
+    length: int | None = None,
+    threads: int | None = None,
+) -> bytes:
     """The root alone, keeping one level in memory at a time.
 
-    Takes the arguments of :meth:`MerkleTree.build` (``algorithm``, ``sort_leaves``,
-    ``types``, ``length``, ``threads``; the scheme refuses by name those it does not take)
-    and returns what its ``root`` would be, without storing the tree: peak memory is the
-    leaves, one more level (at most half their size) and, for sorted OpenZeppelin trees, the
-    sort permutation (8 bytes per leaf).
+    Takes the arguments of :meth:`MerkleTree.build` and returns what its ``root`` would be,
+    without storing the tree: peak memory is the leaves, one more level (at most half their
+    size) and, for sorted OpenZeppelin trees, the sort permutation (8 bytes per leaf).
 
     Examples
     --------
@@ -30,10 +36,14 @@ def merkle_root(leaves: object, *, scheme: str, **options: Unpack[BuildOptions])
     >>> merkle.merkle_root([], scheme="rfc9162").hex()[:16]  # SHA3-256 of b""
     'a7ffc6f8bf1ed766'
     """
-    unknown = options.keys() - BuildOptions.__optional_keys__
-    if unknown:
-        raise TypeError(f"merkle_root() got an unexpected keyword argument {min(unknown)!r}")
-    return tree_class(scheme).root_only(leaves, **options)
+    return tree_class(scheme).root_only(
+        leaves,
+        algorithm=algorithm,
+        sort_leaves=sort_leaves,
+        types=types,
+        length=length,
+        threads=threads,
+    )
 
 
 def verify(
