@@ -1,6 +1,6 @@
 """The modes against the loops and libraries they replace, ratios taken in one process.
 
-    python bench/bench_modes.py [--quick] [--repeats N]
+    python bench/bench_modes.py [--quick] [--repeats N] [--modes [--entries E,...] | --trees]
 
 - KT128 of one large message (256 MiB; 32 MiB with --quick): batchkeccak on 1 thread and on
   every thread, against pycryptodome's KangarooTwelve and hashlib's shake_128 of the same
@@ -11,10 +11,20 @@
   pycryptodome KMAC256 loop and an ``hmac.digest(key, m, "sha3_256")`` loop. The loops run
   over the first 2^17 records and are scaled to the whole batch (per-record cost is flat).
 - The modes against their own sponge at the same rate, one thread (``--modes``): kmac_256 /
-  sha3_256, tuplehash_128 / shake_128, cshake_128 / shake_128, for 2^20 x 32 B (2^18 with
-  --quick) and 16 x 4 MiB, from ``hash_many`` (a 2-D array), ``hash_files`` (16 x 4 MiB) and
-  ``new()`` objects (fed 1 MiB updates); each mode's cost per byte or per message and its
-  ratio to the sponge's, the two timed alternately in one process.
+  sha3_256, tuplehash_128 / shake_128, cshake_128 / shake_128, hmac_sha3_256 / sha3_256,
+  for 2^20 x 32 B (2^18 with --quick) and 16 x 4 MiB, from every entry point
+  (``--entries``, default all): ``hash_many`` (a 2-D array), ``hash_files`` (16 files),
+  the CLI in process (``hash -a NAME``: 16 files, and ``--lines`` over a file of 2^20
+  lines of 32 letters; every core, as it runs), the pandas and Polars accessors
+  (``series.bk.hash``, a column of ``bytes``), SQL (DuckDB, ``SET threads = 1``, the key
+  registered by name) and ``new()`` objects (2^16 x 32 B, and 1 MiB updates); each mode's
+  CPU time per message or per byte beside the sponge's, and the ratios of wall and of
+  process CPU time, the two timed alternately in one process. An entry point that does not
+  take the mode (TupleHash has no incremental form) prints why.
+- The tree modes (``--trees``): KT128 and ParallelHash-128 over 64 MiB (16 MiB with
+  --quick) from ``hash_many`` (one message, four in a list, four rows), ``hash_files``,
+  ``new()``, the CLI, the pandas and Polars accessors and SQL, against the one-message
+  function on the same bytes, 1 and 2 threads, wall and CPU ratios.
 - The keyed Parquet path: a 1M-row e-mail column (2^18 with --quick) through
   ``batchkeccak.parquet.hash_file`` with kmac_256 against the same file with sha3_256.
 
