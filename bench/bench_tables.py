@@ -14,8 +14,9 @@ time, the CPU seconds of that run (every thread of the process, DuckDB's too): o
 shared with other work they vary less than the wall times. Times are the best of ``--repeats`` runs of the call inside the child, after one
 warm-up call on a small slice (so kernel compilation and DuckDB's start are outside them).
 
-- diff: ``bk.diff(a, b, key="id")`` with and without ``changed_columns``, against DuckDB's
-  FULL OUTER JOIN on ``id`` comparing ``hash()`` of the other columns (its fastest query
+- diff: ``bk.diff(a, b, key="id")`` with and without ``changed_columns`` (``bk-diff-sha3``:
+  without, comparing SHA3-256 row digests, ``diff``'s default before TurboSHAKE128), against
+  DuckDB's FULL OUTER JOIN on ``id`` comparing ``hash()`` of the other columns (its fastest query
   for the same answer: keys and kind of change), and ``EXCEPT`` both ways (rows only).
   Every answer is checked against the others: the same keys with the same kinds.
 - digest: ``bk.table_digest(a, key="id")`` and without key, against DuckDB computing
@@ -39,6 +40,7 @@ from _common import cpu_model
 RESULTS = Path(__file__).resolve().parent / "results"
 TASKS = (
     "bk-diff",
+    "bk-diff-sha3",
     "bk-diff-columns",
     "duckdb-join",
     "duckdb-except",
@@ -202,6 +204,14 @@ def worker(task: str, a: str, b: str, repeats: int, threads: int) -> dict:
                 repeats, lambda: bk.diff(a, b, key="id", threads=threads, changed_columns=False)
             )
             return {"seconds": seconds, "answer": _answer(result)}
+        if task == "bk-diff-sha3":  # the row digest diff compared before TurboSHAKE128
+            seconds, result = _best(
+                repeats,
+                lambda: bk.diff(
+                    a, b, key="id", threads=threads, changed_columns=False, algorithm="sha3_256"
+                ),
+            )
+            return {"seconds": seconds, "answer": _answer(result)}
         if task == "bk-diff-columns":
             seconds, result = _best(repeats, lambda: bk.diff(a, b, key="id", threads=threads))
             changed = [c for c in result["changed_columns"].to_pylist() if c is not None]
@@ -302,7 +312,9 @@ def _arrow_dtype(arrow_type):
 def _summary(results: dict) -> dict:
     """The cross-checks and ratios that the measured tasks allow (all of them for a full run)."""
     summary: dict = {}
-    diffs = [t for t in ("bk-diff", "bk-diff-columns", "duckdb-join") if t in results]
+    diffs = [
+        t for t in ("bk-diff", "bk-diff-sha3", "bk-diff-columns", "duckdb-join") if t in results
+    ]
     if len(diffs) > 1:
         agree = len({results[t]["answer"]["sha256"] for t in diffs}) == 1
         if "bk-diff-columns" in results:
@@ -312,6 +324,7 @@ def _summary(results: dict) -> dict:
         summary["diff_counts"] = results["bk-diff"]["answer"]["counts"]
     ratios = (
         ("diff_speedup_vs_duckdb_join", "duckdb-join", "bk-diff"),
+        ("diff_sha3_speedup_vs_duckdb_join", "duckdb-join", "bk-diff-sha3"),
         ("diff_with_columns_speedup_vs_duckdb_join", "duckdb-join", "bk-diff-columns"),
         ("digest_key_speedup_vs_duckdb", "duckdb-digest", "bk-digest-key"),
         ("digest_unordered_speedup_vs_duckdb", "duckdb-digest", "bk-digest-unordered"),
