@@ -575,7 +575,7 @@ class FramedHasher(ModeHasher):
         parallel.run_parallel(hash_range, parallel.chunk_ranges(count, threads), workers=threads)
         return out
 
-    def one_call(self):
+    def one_call(self) -> Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None:
         """The batch function ``(data, offsets, out)`` of :meth:`Hasher.one_call
         <batchkeccak.core.hashers.Hasher.one_call>` for engines that call once per vector
         (DuckDB): equal rows that fit one block with their framing are hashed in one kernel
