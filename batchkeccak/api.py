@@ -161,11 +161,11 @@ def hash_many(
     resolved = hasher(algorithm, length=length, threads=threads, **params)
     if type(messages) in (list, tuple):
         small = resolved.executor.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
-        if small is None and not resolved.plain_sponge:
-            from batchkeccak.derived.mode_hashers import TreeHasher  # loaded with the mode
-
-            if isinstance(resolved, TreeHasher):
-                small = resolved.hash_list(messages)  # type: ignore[arg-type]  # type(messages) is list or tuple (checked above)
+        # A tree mode's own list path (TreeHasher.hash_list: long items read where they lie).
+        # Asked by name, not by isinstance: importing the class here costs a small call 1 us.
+        tree_list = None if small is not None else getattr(resolved, "hash_list", None)
+        if tree_list is not None:
+            small = tree_list(messages)
         if small is not None:
             return small
     if type(messages) in (list, tuple):
