@@ -288,3 +288,11 @@ def test_sql_framed_modes_on_whole_vectors():
         assert [g[0] for g in got] == [kmac(256, KEY, m, 32) for m in rows]
         assert [g[1] for g in got] == [tuplehash(128, m, 32) for m in rows]
         connection.unregister("t")
+    # A length that is the same literal on most vectors' rows and changes inside one: each
+    # vector's arguments are compared in full, never taken from an earlier vector's.
+    table = pa.table({"v": pa.array(equal, pa.binary()), "i": pa.array(range(len(equal)))})
+    connection.register("t", table)
+    query = "SELECT tuplehash_128(v, CASE WHEN i < 3000 THEN 32 ELSE 20 END) FROM t ORDER BY i"
+    got = [g[0] for g in connection.sql(query).fetchall()]
+    want = [tuplehash(128, m, 32 if i < 3000 else 20) for i, m in enumerate(equal)]
+    assert got == want
