@@ -246,3 +246,58 @@ def hash_uniform_shifted(
             done = grouped_out_words if j < grouped_lanes else 0
             if 8 * done < out_len:
                 squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+
+
+@njit(cache=True, nogil=True)
+def hash_framed_offsets(
+    data, offsets, own, initial, length_prefix, trailer, rate, suffix, first_round, out
+):
+    """One engine batch of a framed mode (KMAC, TupleHash) in one call: ``offsets`` (the
+    caller's, int32 or int64, unchecked) copied into ``own`` (int64, one more entry than
+    ``out`` has rows) and the copy checked (in ``data``, non-decreasing: ValueError if
+    not); then, when every message has one length and fits one block with its framing
+    (``left_encode(8 * len)`` before it where ``length_prefix``, ``trailer`` after it), the
+    batch is hashed in place from ``initial[0]`` with that framing XORed in, and True is
+    returned. False, having hashed nothing, for any other batch: the caller hashes it from
+    ``own``, which it may then read as checked."""
+    count = offsets.shape[0] - 1
+    if count < 0 or own.shape[0] != count + 1 or out.shape[0] < count:
+        raise ValueError("hash_framed_offsets: offsets must hold one more entry than out has rows")
+    for i in range(count + 1):
+        own[i] = offsets[i]
+    if own[0] < 0 or own[count] > data.shape[0]:
+        raise ValueError("hash_framed_offsets: the offsets leave the data buffer")
+    for i in range(count):
+        if own[i + 1] < own[i]:
+            raise ValueError("hash_framed_offsets: the offsets decrease")
+    if count < TILE_WIDTH or out.shape[1] > rate or initial.shape[0] != 1:
+        return False
+    length = own[1] - own[0]
+    for i in range(count):
+        if own[i + 1] - own[i] != length:
+            return False
+    shift = 0
+    if length_prefix:
+        shift = 1 + _left_encode_size(8 * length)
+    padded = shift + length + trailer.shape[0]
+    if padded >= rate:
+        return False
+    # The framing's bytes XORed into a copy of the start state, byte i into word i >> 3.
+    start = np.empty((1, LANE_COUNT), dtype=np.uint64)
+    for k in range(LANE_COUNT):
+        start[0, k] = initial[0, k]
+    if length_prefix:
+        bits = 8 * length
+        size = shift - 1
+        start[0, 0] ^= np.uint64(size)
+        for b in range(size):
+            byte = (bits >> (8 * (size - 1 - b))) & 0xFF
+            at = 1 + b
+            start[0, at >> 3] ^= np.uint64(byte) << np.uint64(8 * (at & 7))
+    for b in range(trailer.shape[0]):
+        at = shift + length + b
+        start[0, at >> 3] ^= np.uint64(trailer[b]) << np.uint64(8 * (at & 7))
+    hash_uniform_shifted(
+        data, own[0], count, length, shift, start, rate, suffix, first_round, out, padded
+    )
+    return True

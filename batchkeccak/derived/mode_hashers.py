@@ -578,40 +578,36 @@ class FramedHasher(ModeHasher):
     def one_call(self) -> Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None:
         """The batch function ``(data, offsets, out)`` of :meth:`Hasher.one_call
         <batchkeccak.core.hashers.Hasher.one_call>` for engines that call once per vector
-        (DuckDB): equal rows that fit one block with their framing are hashed in one kernel
-        call on the calling thread, from a start state kept per row length; small work and
-        any other batch go through :meth:`hash_flat`. The offsets are copied, and the copy
-        checked and read. None with one key per message."""
+        (DuckDB): the offsets copied and checked, and equal rows that fit one block with
+        their framing hashed, in one compiled call on the calling thread
+        (``hash_framed_offsets``); small work and any other batch go through
+        :meth:`hash_flat`, from the checked copy. None with one key per message."""
         if self.batch_size is not None:
             return None
-        rate = self.algorithm.rate
-        kept: dict[int, tuple[bytes, np.ndarray] | None] = {}
+        from batchkeccak.derived._kernels import hash_framed_offsets
+
+        spec = self.algorithm
+        initial = readonly(self.initial_state)
+        trailer = readonly(np.frombuffer(self.trailer, dtype=np.uint8))
+        length_prefix = bool(self.length_prefix)
 
         def hash_batch(data: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
-            own = readonly(np.array(offsets, dtype=np.int64))
-            count = own.shape[0] - 1
-            if count <= 0:
+            if self._hash_small(data, offsets, out) is not None:
                 return
-            steps = np.diff(own)
-            if own[0] < 0 or own[count] > data.shape[0] or bool((steps < 0).any()):
-                raise ValueError("hash_flat: a message's offsets leave the data buffer")
-            if self._hash_small(data, own, out) is not None:
-                return
-            length = int(steps[0])
-            if count >= TILE_WIDTH and self.output_length <= rate and bool(np.all(steps == length)):
-                if length in kept:
-                    framing = kept[length]
-                else:
-                    prefix = left_encode(8 * length) if self.length_prefix else b""
-                    fits = len(prefix) + length + len(self.trailer) < rate
-                    framing = (prefix, self._short_start(length, prefix)) if fits else None
-                    if len(kept) < 64:  # lengths that vary by batch: keep it bounded
-                        kept[length] = framing
-                if framing is not None:
-                    prefix, start = framing
-                    self._uniform_rows(data, int(own[0]), count, length, prefix, start, out)
-                    return
-            self.hash_flat(data, own, out=out)
+            own = np.empty(offsets.shape[0], dtype=np.int64)
+            if not hash_framed_offsets(
+                data,
+                offsets,
+                own,
+                initial,
+                length_prefix,
+                trailer,
+                spec.rate,
+                self.domain,
+                spec.first_round,
+                out,
+            ):
+                self.hash_flat(data, readonly(own), out=out)
 
         return hash_batch
 
