@@ -281,3 +281,31 @@ def test_a_key_left_out_is_a_misused_command_line(capsys, tmp_path):
         "batchkeccak: --key and --exclude both name 'id': a key cannot be left out",
         "Try 'batchkeccak digest --help' for more information.",
     ]
+
+
+@pytest.mark.parametrize(
+    "argv, function",
+    [
+        (["digest", "a.parquet"], "table_digest"),
+        (["diff", "a.parquet", "b.parquet", "--key", "id"], "diff"),
+    ],
+)
+def test_each_table_command_hashes_with_its_functions_default(argv, function):
+    """The command and the function it calls choose the same hash when none is named (diff's
+    row digests are TurboSHAKE128 by default in both)."""
+    import inspect
+
+    import batchkeccak as bk
+    from batchkeccak.cli import build_parser
+    from batchkeccak.cli.table_options import table_keywords
+
+    args = build_parser(argv).parse_args(argv)
+    default = inspect.signature(getattr(bk, function)).parameters["algorithm"].default
+    assert table_keywords(args)["algorithm"] == default
+
+
+def test_diff_length_without_an_algorithm_is_a_misused_command_line(capsys, tmp_path):
+    a, b = _table_files(tmp_path)
+    assert main(["diff", str(a), str(b), "--key", "id", "--length", "32"]) == 2
+    err = capsys.readouterr().err
+    assert "--length" in err and "--algorithm" in err and "Traceback" not in err

@@ -33,6 +33,9 @@ def register(subparsers) -> None:
         "diff",
         key_required=True,
         usage_status=2,  # as GNU diff and cmp: 1 means "the tables differ"
+        default_algorithm=None,
+        algorithm_help="the row digests compared, which never leave the command: "
+        "turboshake128 with 32 bytes (default), or any table algorithm (sha3_256, ...)",
         help="the keys added, removed and changed between two tables",
         description="Compare tables A and B (Parquet files or datasets, Arrow IPC files) row "
         "by row on --key, in memory bounded by --memory-limit. Prints one line per "

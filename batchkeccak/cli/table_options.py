@@ -36,18 +36,27 @@ def add_table_command(
     help: str,
     description: str,
     usage_status: int | None = None,
+    algorithm_help: str = "row and tree hash: sha3_256 (default), keccak_256, sha3_512, ...",
+    default_algorithm: str | None = "sha3_256",
 ) -> argparse.ArgumentParser:
     """The parser of a table command, with the table options. A misused command line exits
     with ``usage_status``: 1 (``batchkeccak.cli.USAGE_STATUS``) unless given; ``diff`` gives
-    2, as GNU diff and cmp answer one, since its 1 means "the tables differ"."""
+    2, as GNU diff and cmp answer one, since its 1 means "the tables differ".
+    ``default_algorithm`` is the library function's own default, so that the command and the
+    function it calls hash alike (``None``: the function chooses)."""
     parser = subparsers.add_parser(
         name, usage_status=usage_status, help=help, description=description
     )
-    add_table_options(parser, key_required)
+    add_table_options(parser, key_required, default_algorithm, algorithm_help)
     return parser
 
 
-def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> None:
+def add_table_options(
+    parser: argparse.ArgumentParser,
+    key_required: bool,
+    default_algorithm: str | None,
+    algorithm_help: str,
+) -> None:
     parser.add_argument(
         "--key",
         "-k",
@@ -74,11 +83,7 @@ def add_table_options(parser: argparse.ArgumentParser, key_required: bool) -> No
         help="column to leave out, every other one being covered (repeat for several; not "
         "with --column; a key column cannot be left out)",
     )
-    add_algorithm_option(
-        parser,
-        default="sha3_256",
-        help="row and tree hash: sha3_256 (default), keccak_256, sha3_512, ...",
-    )
+    add_algorithm_option(parser, default=default_algorithm, help=algorithm_help)
     add_length_option(
         parser,
         help="output bytes of an extendable-output --algorithm (shake_128, shake_256...); at "
@@ -154,6 +159,12 @@ def _table_hasher(args: argparse.Namespace) -> object:
     from batchkeccak.cli import UsageError
     from batchkeccak.tables.digest import MIN_TABLE_HASH_BYTES
 
+    if args.algorithm is None:
+        if args.length is not None:
+            raise UsageError(
+                "--length is for an extendable-output --algorithm (shake_128, shake_256...)"
+            )
+        return None
     _refuse_keyed(args)
     spec = algorithms.get(args.algorithm) if isinstance(args.algorithm, str) else None
     xof = bool(spec is not None and spec.xof)
