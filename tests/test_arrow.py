@@ -224,10 +224,9 @@ def test_one_kernel_call_per_chunk_equal_and_varied_lengths(algorithm, arrow_typ
             assert got.to_pylist() == expected(chunk.to_pylist(), algorithm, length)
 
 
-def test_one_kernel_call_declines_for_modes_that_frame_or_hash_twice():
+def test_one_kernel_call_declines_for_modes_that_hash_twice_or_as_trees():
     values = pa.array(["a", None, "bc"] * 20)
     for name, params in [
-        ("kmac_256", {"key": b"k", "length": 32}),
         ("hmac_sha3_256", {"key": b"k"}),
         ("kt128", {"length": 32}),
     ]:
@@ -256,6 +255,23 @@ def test_one_kernel_call_takes_a_customized_sponge():
     out = np.empty((len(offsets) - 1, 16), np.uint8)
     assert customized.executor.hash_in_one_call(customized.one_call, data, offsets, out) is True
     assert out.tolist() == customized.hash_flat(data, offsets).tolist()
+
+
+@pytest.mark.kernels_only
+def test_one_kernel_call_takes_the_framed_modes():
+    # KMAC and TupleHash frame each message the same way: the one call takes them, equal
+    # short rows with the framing in the start state, any other batch through hash_flat.
+    values = pa.array(["a", None, "bc"] * 20 + ["de"] * 40)
+    for name, params in [
+        ("kmac_256", {"key": b"k", "length": 32}),
+        ("tuplehash_128", {"length": 32}),
+    ]:
+        resolved = bk.hasher(name, threads=1, **params)
+        for chunk in (values.drop_null(), values.drop_null().slice(60)):
+            data, offsets = binary_buffers(chunk)
+            out = np.empty((len(offsets) - 1, 32), np.uint8)
+            assert resolved.executor.hash_in_one_call(resolved.one_call, data, offsets, out)
+            assert out.tolist() == resolved.hash_flat(data, offsets).tolist()
 
 
 def test_as_binary_keeps_bytes_nulls_and_slices():
