@@ -163,3 +163,44 @@ def test_kt128_list_of_long_messages_is_one_batch_of_leaves(monkeypatch):
     got = bk.hash_many(batch, "kt128", length=32, threads=1)
     assert_rows(got, [KangarooTwelve.new(data=m).read(32) for m in batch], "kt128")
     assert calls == [1]
+
+
+@pytest.mark.parametrize("piece", [1, 4096, 8191, 65536, 3 << 16, (3 << 16) - 1, 1 << 20])
+def test_kt128_objects_fed_in_pieces(piece):
+    # new() fed in pieces of every size around the leaf, the gathering limit (pieces under
+    # 192 KiB are gathered into batches of leaves) and 1 MiB; copies taken on the way.
+    message = messages([(3 << 20) + 5 if piece > 1 else 40000], piece)[0]
+    h = bk.new("kt128", length=40, customization=b"cc")
+    copies = []
+    for at in range(0, len(message), piece):
+        h.update(message[at : at + piece])
+        if at in (0, 2 * piece * (len(message) // (3 * piece))):
+            copies.append((at + piece, h.copy()))
+    assert h.digest() == KangarooTwelve.new(data=message, custom=b"cc").read(40)
+    for end, copy in copies:
+        copy.update(b"tail")
+        want = KangarooTwelve.new(data=message[:end] + b"tail", custom=b"cc").read(40)
+        assert copy.digest() == want
+
+
+@pytest.mark.kernels_only
+def test_kt128_object_gathers_short_pieces_into_batches_of_leaves(monkeypatch):
+    # 2 MiB in 64 KiB updates: the leaves go to the kernels in a few batches of 128, not
+    # 8 at a time (each call of the kernels has a fixed cost: 4.7x bk.kt128's CPU time).
+    from batchkeccak.core.hashers import Hasher
+
+    calls = []
+    original = Hasher.hash_flat
+
+    def counting(self, data, offsets, **kwargs):
+        calls.append(offsets.shape[0] - 1)
+        return original(self, data, offsets, **kwargs)
+
+    message = messages([2 << 20], 8)[0]
+    h = bk.new("kt128", length=32)
+    monkeypatch.setattr(Hasher, "hash_flat", counting)
+    for at in range(0, len(message), 1 << 16):
+        h.update(message[at : at + (1 << 16)])
+    monkeypatch.undo()
+    assert h.digest() == KangarooTwelve.new(data=message).read(32)
+    assert len(calls) <= 2 and sum(calls) >= 128, calls
