@@ -204,3 +204,41 @@ def test_kt128_object_gathers_short_pieces_into_batches_of_leaves(monkeypatch):
     monkeypatch.undo()
     assert h.digest() == KangarooTwelve.new(data=message).read(32)
     assert len(calls) <= 2 and sum(calls) >= 128, calls
+
+
+@pytest.mark.parametrize("block", [100, 8192, 1 << 16, (1 << 16) + 1])
+@pytest.mark.parametrize("piece", [1000, 65536, 24 * 8192, 1 << 20])
+def test_parallelhash_objects_fed_in_pieces(block, piece):
+    # Chunks of at most 64 KiB from short pieces are gathered into batches; larger chunks
+    # that cross pieces go through an incremental sponge. A copy on the way, finished too.
+    message = messages([(1 << 20) + 77], block)[0]
+    h = bk.new("parallelhash_128", length=32, block_size=block, customization=b"P")
+    copy_at = None
+    for at in range(0, len(message), piece):
+        h.update(message[at : at + piece])
+        if copy_at is None and at + piece >= len(message) // 2:
+            copy_at, copy = min(at + piece, len(message)), h.copy()
+    assert h.digest() == ref.parallelhash(128, message, block, 32, b"P")
+    copy.update(b"tail")
+    assert copy.digest() == ref.parallelhash(128, message[:copy_at] + b"tail", block, 32, b"P")
+
+
+@pytest.mark.kernels_only
+def test_parallelhash_object_gathers_short_pieces_into_batches(monkeypatch):
+    from batchkeccak.core.hashers import Hasher
+
+    calls = []
+    original = Hasher.hash_flat
+
+    def counting(self, data, offsets, **kwargs):
+        calls.append(offsets.shape[0] - 1)
+        return original(self, data, offsets, **kwargs)
+
+    message = messages([2 << 20], 9)[0]
+    h = bk.new("parallelhash_128", length=32, block_size=8192)
+    monkeypatch.setattr(Hasher, "hash_flat", counting)
+    for at in range(0, len(message), 1 << 16):
+        h.update(message[at : at + (1 << 16)])
+    monkeypatch.undo()
+    assert h.digest() == ref.parallelhash(128, message, 8192, 32, b"")
+    assert len(calls) <= 2 and sum(calls) >= 128, calls

@@ -303,10 +303,27 @@ def tuplehash_many(
 # -- ParallelHash ---------------------------------------------------------------------------
 
 
+GATHER_CHUNKS = 128
+"""Chunks of at most :data:`GATHER_BLOCK_MAX` bytes that come in short pieces are gathered
+until this many can be hashed in one call of the kernels (KT128's leaves are gathered the
+same way: ``kangarootwelve.GATHER_BYTES``)."""
+
+IN_PLACE_CHUNKS = 24
+"""Pieces holding at least this many chunks are read where they lie, their whole chunks one
+batch. With 8 KiB blocks, 64 MiB in 64 KiB pieces cost 4.8x ``bk.parallelhash_128``'s CPU
+time read in place (8 chunks a call), 1 MiB pieces 1.07x."""
+
+GATHER_BLOCK_MAX = 1 << 16
+"""Larger chunks are never gathered: a chunk that crosses pieces is absorbed by an
+incremental sponge instead, so memory does not grow with the block size."""
+
+
 class _Chunks:
     """ParallelHash's chunks of one message fed in pieces: the chunks that lie whole in a
-    piece are hashed as one batch where they lie; a chunk that crosses into the next piece
-    is absorbed by an incremental sponge until it is complete."""
+    long piece are hashed as one batch where they lie. Short pieces of small chunks are
+    gathered (copied) into batches of :data:`GATHER_CHUNKS`; with larger chunks, a chunk
+    that crosses into the next piece is absorbed by an incremental sponge until it is
+    complete."""
 
     def __init__(self, spec: Algorithm, block: int, chunk_output: int, threads: int) -> None:
         self._spec = spec
@@ -317,6 +334,55 @@ class _Chunks:
         self._open_size = 0
         self._chaining: list[bytes] = []
         self._count = 0
+        self._gathering = block <= GATHER_BLOCK_MAX
+        self._pending = np.empty(0, dtype=np.uint8)  # gathered bytes: _pending[:_filled]
+        self._filled = 0
+
+    def _append(self, part: np.ndarray) -> None:
+        need = self._filled + part.shape[0]
+        if need > self._pending.shape[0]:
+            most = (GATHER_CHUNKS + IN_PLACE_CHUNKS) * self._block
+            grown = np.empty(max(need, min(2 * need, most)), dtype=np.uint8)
+            grown[: self._filled] = self._pending[: self._filled]
+            self._pending = grown
+        self._pending[self._filled : need] = part
+        self._filled = need
+
+    def _hash_pending(self, last: bool = False) -> None:
+        """Hash the gathered whole chunks as one batch (the partial one too if ``last``)."""
+        block = self._block
+        whole = self._filled // block
+        ends = [*range(block, whole * block + 1, block)]
+        if last and self._filled > whole * block:
+            ends.append(self._filled)
+        if not ends:
+            return
+        offsets = readonly(np.array([0, *ends], dtype=np.int64))
+        leaves = readonly(self._pending[: ends[-1]])
+        self._chaining.append(self._leaf.hash_flat(leaves, offsets).tobytes())
+        self._count += len(ends)
+        left = self._filled - ends[-1]
+        self._pending[:left] = self._pending[ends[-1] : self._filled].copy()
+        self._filled = left
+
+    def _absorb_gathering(self, piece: np.ndarray) -> None:
+        block, size = self._block, piece.shape[0]
+        if size < IN_PLACE_CHUNKS * block:
+            self._append(piece)
+            if self._filled >= GATHER_CHUNKS * block:
+                self._hash_pending()
+            return
+        taken = 0
+        if self._filled:
+            # The gathered bytes, completed to whole chunks from the piece: one batch.
+            taken = min(-self._filled % block, size)
+            self._append(piece[:taken])
+            self._hash_pending()
+        whole = (size - taken) // block
+        offsets = taken + np.arange(whole + 1, dtype=np.int64) * block
+        self._chaining.append(self._leaf.hash_flat(piece, readonly(offsets)).tobytes())
+        self._count += whole
+        self._append(piece[taken + whole * block :])
 
     def _close(self) -> None:
         self._chaining.append(self._open.finish(self._chunk_output))  # type: ignore[union-attr]  # called only while a chunk is open
@@ -324,6 +390,9 @@ class _Chunks:
         self._open, self._open_size = None, 0
 
     def absorb(self, piece: np.ndarray) -> None:
+        if self._gathering:
+            self._absorb_gathering(piece)
+            return
         block, size = self._block, piece.shape[0]
         taken = 0
         if self._open is not None:
@@ -348,6 +417,8 @@ class _Chunks:
         """The chaining values joined, and how many chunks they are."""
         if self._open is not None:
             self._close()
+        if self._filled:
+            self._hash_pending(last=True)
         return b"".join(self._chaining), self._count
 
     def copy(self) -> _Chunks:
@@ -355,6 +426,7 @@ class _Chunks:
         clone.__dict__.update(self.__dict__)
         clone._open = self._open.copy() if self._open is not None else None
         clone._chaining = list(self._chaining)
+        clone._pending = self._pending[: self._filled].copy()
         return clone
 
 
