@@ -303,15 +303,16 @@ def tuplehash_many(
 # -- ParallelHash ---------------------------------------------------------------------------
 
 
-GATHER_CHUNKS = 128
+GATHER_BYTES = 1 << 20
 """Chunks of at most :data:`GATHER_BLOCK_MAX` bytes that come in short pieces are gathered
-until this many can be hashed in one call of the kernels (KT128's leaves are gathered the
-same way: ``kangarootwelve.GATHER_BYTES``)."""
+until this many bytes of them (and at least 8 chunks, a tile) can be hashed in one call of
+the kernels, as KT128's leaves are (``kangarootwelve.GATHER_BYTES``)."""
 
-IN_PLACE_CHUNKS = 24
-"""Pieces holding at least this many chunks are read where they lie, their whole chunks one
-batch. With 8 KiB blocks, 64 MiB in 64 KiB pieces cost 4.8x ``bk.parallelhash_128``'s CPU
-time read in place (8 chunks a call), 1 MiB pieces 1.07x."""
+IN_PLACE_PIECE_BYTES = 3 << 16
+"""Pieces this long (and at least 8 chunks) are read where they lie, their whole chunks one
+batch; shorter ones are gathered. With 8 KiB blocks, 64 MiB in 64 KiB pieces cost 4.8x
+``bk.parallelhash_128``'s CPU time read in place (8 chunks a call), 1.5x gathered; 1 MiB
+pieces 1.07x."""
 
 GATHER_BLOCK_MAX = 1 << 16
 """Larger chunks are never gathered: a chunk that crosses pieces is absorbed by an
@@ -321,7 +322,7 @@ incremental sponge instead, so memory does not grow with the block size."""
 class _Chunks:
     """ParallelHash's chunks of one message fed in pieces: the chunks that lie whole in a
     long piece are hashed as one batch where they lie. Short pieces of small chunks are
-    gathered (copied) into batches of :data:`GATHER_CHUNKS`; with larger chunks, a chunk
+    gathered (copied) into batches of :data:`GATHER_BYTES`; with larger chunks, a chunk
     that crosses into the next piece is absorbed by an incremental sponge until it is
     complete."""
 
@@ -335,13 +336,15 @@ class _Chunks:
         self._chaining: list[bytes] = []
         self._count = 0
         self._gathering = block <= GATHER_BLOCK_MAX
+        self._gather_bytes = max(GATHER_BYTES, 8 * block)
+        self._in_place_bytes = max(IN_PLACE_PIECE_BYTES, 8 * block)
         self._pending = np.empty(0, dtype=np.uint8)  # gathered bytes: _pending[:_filled]
         self._filled = 0
 
     def _append(self, part: np.ndarray) -> None:
         need = self._filled + part.shape[0]
         if need > self._pending.shape[0]:
-            most = (GATHER_CHUNKS + IN_PLACE_CHUNKS) * self._block
+            most = self._gather_bytes + self._in_place_bytes
             grown = np.empty(max(need, min(2 * need, most)), dtype=np.uint8)
             grown[: self._filled] = self._pending[: self._filled]
             self._pending = grown
@@ -367,9 +370,9 @@ class _Chunks:
 
     def _absorb_gathering(self, piece: np.ndarray) -> None:
         block, size = self._block, piece.shape[0]
-        if size < IN_PLACE_CHUNKS * block:
+        if size < self._in_place_bytes:
             self._append(piece)
-            if self._filled >= GATHER_CHUNKS * block:
+            if self._filled >= self._gather_bytes:
                 self._hash_pending()
             return
         taken = 0
