@@ -13,9 +13,9 @@ import numpy as np
 
 from batchkeccak.native.jit import njit
 from batchkeccak.native.words import load_le64
-from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_permute
-from batchkeccak.permutation.lanes import get_words_4x4, set_words_4x4, squeeze_block
-from batchkeccak.sponge import pad_final_block
+from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles
+from batchkeccak.permutation.lanes import set_words_4x4
+from batchkeccak.sponge import finish_uniform_tile
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -156,7 +156,6 @@ def hash_uniform_shifted(
     tail_size = end - 8 * full_end if end > 8 * full_end else 0
     touched = (end + 7) >> 3  # the block words that hold message bytes
     tail_mask = (np.uint64(1) << np.uint64(8 * tail_size)) - np.uint64(1)
-    grouped_out_words = (out_len >> 3) & ~3
     last_word = (rate >> 3) - 1
     for first in range(0, count, width):
         base = start + first * length
@@ -216,36 +215,20 @@ def hash_uniform_shifted(
                 for j in range(width):
                     at = base + min(j, last) * length + 8 * full_end - shift
                     tile[full_end * width + j] = _partial_word(data, at, tail_size)
-        for k in range(touched):
-            word = initial[0, k]
-            if word != 0:
-                for j in range(width):
-                    tile[k * width + j] ^= word
-        for k in range(touched, LANE_COUNT):
-            word = initial[0, k]
-            for j in range(width):
-                tile[k * width + j] = word
-        for j in range(width):
-            pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
-        tile_permute(tile, spare, first_round)
-        grouped_lanes = (last + 1) & ~3
-        for j in range(0, grouped_lanes, 4):
-            at = (first + j) * out_len
-            for k in range(0, grouped_out_words, 4):
-                get_words_4x4(
-                    tile,
-                    k * width + j,
-                    width,
-                    flat_out,
-                    at + 8 * k,
-                    at + out_len + 8 * k,
-                    at + 2 * out_len + 8 * k,
-                    at + 3 * out_len + 8 * k,
-                )
-        for j in range(last + 1):
-            done = grouped_out_words if j < grouped_lanes else 0
-            if 8 * done < out_len:
-                squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+        finish_uniform_tile(
+            tile,
+            spare,
+            initial,
+            touched,
+            padded,
+            last_word,
+            suffix,
+            first_round,
+            first,
+            last,
+            flat_out,
+            out_len,
+        )
 
 
 @njit(cache=True, nogil=True)

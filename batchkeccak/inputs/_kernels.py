@@ -49,18 +49,6 @@ of ``memcpy`` each."""
 
 
 @intrinsic
-def load_word(typingctx, address):
-    """The 64-bit word at integer ``address`` (8-byte aligned: an object's header field)."""
-    sig = types.int64(address)
-
-    def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        return builder.load(pointer)
-
-    return sig, codegen
-
-
-@intrinsic
 def load_unaligned(typingctx, address):
     """The 64-bit word at integer ``address``, any alignment."""
     sig = types.int64(address)
@@ -70,6 +58,10 @@ def load_unaligned(typingctx, address):
         return builder.load(pointer, align=1)
 
     return sig, codegen
+
+
+load_word = load_unaligned
+"""An object's header field (8-byte aligned, which a load of any alignment serves alike)."""
 
 
 @intrinsic

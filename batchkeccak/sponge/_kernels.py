@@ -516,6 +516,63 @@ NO_DIGESTS = np.zeros((0, 0), dtype=np.uint8)
 """``out`` for jobs whose states are kept."""
 
 
+@njit(cache=True, nogil=True, inline="always")
+def finish_uniform_tile(
+    tile,
+    spare,
+    initial,
+    message_words,
+    padded,
+    last_word,
+    suffix,
+    first_round,
+    first,
+    last,
+    flat_out,
+    out_len,
+):
+    """The end of one tile of equal one-block messages (``hash_uniform`` and the modes'
+    shifted variant): the start state, the padding, the permutation and the digests of lanes
+    ``0..last`` into rows ``first..``. The first ``message_words`` words of the tile hold the
+    messages. Inlined, so the lane stride stays a compile-time constant."""
+    width = TILE_WIDTH
+    grouped_out_words = (out_len >> 3) & ~3
+    # The initial state: XORed under the message words (its zero words skipped: a plain
+    # hash starts from zero), copied into the words after them. Loops over the lanes of
+    # one word, so LLVM broadcasts the word into vector stores.
+    for k in range(message_words):
+        word = initial[0, k]
+        if word != 0:
+            for j in range(width):
+                tile[k * width + j] ^= word
+    for k in range(message_words, LANE_COUNT):
+        word = initial[0, k]
+        for j in range(width):
+            tile[k * width + j] = word
+    for j in range(width):
+        pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
+    tile_permute(tile, spare, first_round)
+    # Four lanes by four words where all four lanes hold messages; the rest word by word.
+    grouped_lanes = (last + 1) & ~3
+    for j in range(0, grouped_lanes, 4):
+        at = (first + j) * out_len
+        for k in range(0, grouped_out_words, 4):
+            get_words_4x4(
+                tile,
+                k * width + j,
+                width,
+                flat_out,
+                at + 8 * k,
+                at + out_len + 8 * k,
+                at + 2 * out_len + 8 * k,
+                at + 3 * out_len + 8 * k,
+            )
+    for j in range(last + 1):
+        done = grouped_out_words if j < grouped_lanes else 0
+        if 8 * done < out_len:
+            squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+
+
 @njit(cache=True, nogil=True)
 def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out, trailer=0):
     """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
@@ -552,7 +609,6 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     tile, spare = new_tiles()
     whole_words = length >> 3
     grouped_words = whole_words & ~3  # message words that go four lanes by four words
-    grouped_out_words = (out_len >> 3) & ~3
     tail = length & 7
     tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
     last_word = (rate >> 3) - 1
@@ -589,40 +645,20 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                 for b in range(tail):
                     word |= np.uint64(data[at + b]) << np.uint64(8 * b)
             tile[whole_words * width + j] = word
-        # The initial state: XORed under the message words (its zero words skipped: a plain
-        # hash starts from zero), copied into the words after them. Loops over the lanes of
-        # one word, so LLVM broadcasts the word into vector stores.
-        for k in range(whole_words + 1):
-            word = initial[0, k]
-            if word != 0:
-                for j in range(width):
-                    tile[k * width + j] ^= word
-        for k in range(whole_words + 1, LANE_COUNT):
-            word = initial[0, k]
-            for j in range(width):
-                tile[k * width + j] = word
-        for j in range(width):
-            pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
-        tile_permute(tile, spare, first_round)
-        # Four lanes by four words where all four lanes hold messages; the rest word by word.
-        grouped_lanes = (last + 1) & ~3
-        for j in range(0, grouped_lanes, 4):
-            at = (first + j) * out_len
-            for k in range(0, grouped_out_words, 4):
-                get_words_4x4(
-                    tile,
-                    k * width + j,
-                    width,
-                    flat_out,
-                    at + 8 * k,
-                    at + out_len + 8 * k,
-                    at + 2 * out_len + 8 * k,
-                    at + 3 * out_len + 8 * k,
-                )
-        for j in range(last + 1):
-            done = grouped_out_words if j < grouped_lanes else 0
-            if 8 * done < out_len:
-                squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+        finish_uniform_tile(
+            tile,
+            spare,
+            initial,
+            whole_words + 1,
+            padded,
+            last_word,
+            suffix,
+            first_round,
+            first,
+            last,
+            flat_out,
+            out_len,
+        )
 
 
 @njit(cache=True, nogil=True)
