@@ -28,12 +28,12 @@ import pyarrow.compute as pc
 from batchkeccak._kernels import encode_field, encode_shallow_field, hex_bytes
 from batchkeccak.api import hasher
 from batchkeccak.core import parallel
-from batchkeccak.core.hashers import Hasher
+from batchkeccak.core.hashers import Hasher, hash_places
 from batchkeccak.core.parameters import (
     Algorithm,
     algorithms,
     canonical_name,
-    unknown_algorithm,
+    did_you_mean,
 )
 from batchkeccak.derived.mode_hashers import hash_chunks
 from batchkeccak.inputs import FlatMessages, check_flat, readonly
@@ -50,6 +50,8 @@ from batchkeccak.inputs.arrow_producers import (
     releases_on_error,
 )
 from batchkeccak.inputs.arrow_types import normalize, type_rule
+from batchkeccak.inputs.arrow_views import is_view, view_spans
+from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
 
 __all__ = [
     "COMPUTE_XOF_LENGTHS",
@@ -180,6 +182,8 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
         distinct = _digests_of_chunk(dictionary, resolved, argument)
         indices = array.indices.fill_null(0).to_numpy(zero_copy_only=False)
         np.take(distinct, indices, axis=0, out=digests)
+    elif is_view(array.type):
+        _hash_views(array, resolved, argument, digests)
     else:
         data, offsets = value_buffers(array, argument)
         resolved.hash_flat(data, offsets, out=digests)
@@ -188,6 +192,38 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
         # Null slots hold whatever bytes the producer left there: their digests are not kept.
         digests[~valid] = 0
     return digests
+
+
+def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarray) -> None:
+    """The digests of a view array's values (``binary_view`` / ``string_view``) into ``out``.
+
+    Values of :data:`~batchkeccak.inputs.flat.IN_PLACE_MIN_BYTES` and more on average are
+    read where they lie (a plain sponge through ``hash_places``, a tree mode's leaves from
+    every value sharing the tiles through its own ``hash_places``), as a list of long
+    ``bytes`` is; shorter ones, and the modes that take no places, are copied back to back
+    first (one compiled pass over the checked views). Null rows are left as they are."""
+    data, starts, ends = view_spans(array, argument)
+    rows = None
+    valid = _valid_rows(array)
+    if valid is not None:
+        rows = np.flatnonzero(valid)
+        starts, ends = starts[rows], ends[rows]
+    digests = None
+    count = starts.shape[0]
+    if count and resolved.batch_size is None:
+        if resolved.plain_sponge and int((ends - starts).sum()) >= IN_PLACE_MIN_BYTES * count:
+            digests = hash_places(resolved, data, starts, ends)
+        else:
+            mode_places = getattr(resolved, "hash_places", None)
+            if mode_places is not None:
+                digests = mode_places(data, starts, ends)
+    if digests is None:
+        del data
+        resolved.hash_flat(*value_buffers(array, argument), out=out)
+    elif rows is None:
+        out[:] = digests
+    else:
+        out[rows] = digests
 
 
 _OFFSET_TYPES: dict[int, np.dtype] = {
@@ -931,7 +967,23 @@ def compute_expression(algorithm: str, column: str | pc.Expression) -> pc.Expres
         )
     spelled = canonical_name(algorithm, algorithms)  # SHA3-256, sha3-256: the CLI's spellings
     if spelled is None:
-        raise unknown_algorithm(algorithm, algorithms)
+        from batchkeccak.derived.table import canonical_algorithm
+
+        functions = (
+            f"the compute functions are the fixed-output and extendable-output algorithms "
+            f"({', '.join(algorithms)}), the names register() returns"
+        )
+        if canonical_algorithm(algorithm) is not None:
+            raise ValueError(
+                f"algorithm: {algorithm!r} is a mode (batchkeccak.modes), which has no compute "
+                f"function: {functions}; hash the column with hash_array(column, "
+                f"{algorithm!r}, ...) or a bk.hasher({algorithm!r}, ...)"
+            )
+        hint = did_you_mean(algorithm, algorithms)
+        raise ValueError(
+            f"unknown algorithm {algorithm!r}{': ' + hint if hint else ''} ({functions}; a mode "
+            "of batchkeccak.modes goes through hash_array or bk.hasher)"
+        )
     algorithm = spelled
     if isinstance(column, str):
         column = pc.field(column)

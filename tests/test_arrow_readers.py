@@ -589,6 +589,10 @@ NOT_COLUMN_READERS = {
     "batchkeccak.sponge.hash_offsets": "flat numpy arrays (Arrow's layout), not an Arrow array",
     "batchkeccak.core.stored_states.StoredStates.run": "flat numpy arrays of stored states",
     "batchkeccak.inputs.flat.check_flat": "flat numpy arrays; the Arrow readers' last check",
+    "batchkeccak.inputs.arrow_views.view_places": "view arrays only (value_buffers and "
+    "hash_array take every layout): tests/test_arrow_views.py runs them on every view layout",
+    "batchkeccak.inputs.arrow_views.view_spans": "view arrays only, as view_places",
+    "batchkeccak.inputs.arrow_views.view_flat": "view arrays only, as view_places",
     "batchkeccak.inputs.flat.readonly": "a numpy array",
     "batchkeccak.inputs.flat.rows_to_flat": "a 2-D numpy array",
     "batchkeccak.inputs.sequences.sequence_to_flat": "a Python sequence (to_flat's other form)",

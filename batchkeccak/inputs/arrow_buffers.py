@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from batchkeccak.inputs.arrow_producers import ColumnStream, arrow_column
 from batchkeccak.inputs.arrow_types import normalize, type_rule
+from batchkeccak.inputs.arrow_views import is_view, view_flat
 from batchkeccak.inputs.flat import check_flat, readonly
 
 __all__ = [
@@ -69,9 +70,11 @@ def value_buffers(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarra
     producer left there); callers decide what a null's digest becomes.
     """
     count = len(array)
-    # Views point anywhere into several buffers, or hold short values inline; the sponge
-    # reads messages back to back, so they are gathered once (Arrow's own cast).
-    array = normalize(array, offsets=True)
+    if is_view(array.type):
+        # Views point anywhere into several buffers, or hold short values inline: each
+        # checked against its buffer and copied back to back in one compiled pass (no cast).
+        return check_flat(*view_flat(array, argument))
+    array = normalize(array, offsets=True)  # a dictionary of views, say
     arrow_type = array.type
     if count == 0:
         return check_flat(np.empty(0, dtype=np.uint8), np.zeros(1, dtype=np.int64))
@@ -118,7 +121,8 @@ def binary_buffers(values: object, argument: str = "values") -> tuple[np.ndarray
     tuple of numpy.ndarray
         Read-only uint8 data and int64 offsets (N + 1 entries), value ``i`` being
         ``data[offsets[i]:offsets[i+1]]``. A single chunk's buffers are used in place; several
-        chunks (or a stream's batches), view types and dictionaries are copied into one buffer.
+        chunks (or a stream's batches), view types and dictionaries are copied into one buffer
+        (a view array's values straight from where they lie, each checked, with no cast).
 
     Raises
     ------
