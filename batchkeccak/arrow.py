@@ -970,8 +970,8 @@ def compute_expression(algorithm: str, column: str | pc.Expression) -> pc.Expres
         from batchkeccak.derived.table import canonical_algorithm
 
         functions = (
-            f"the compute functions are the fixed-output and extendable-output algorithms "
-            f"({', '.join(algorithms)}), the names register() returns"
+            "the compute functions are the fixed-output and extendable-output algorithms, "
+            f"the names register() returns: {', '.join(algorithms)}"
         )
         if canonical_algorithm(algorithm) is not None:
             raise ValueError(

@@ -33,7 +33,7 @@ from batchkeccak.support.checks import check_int
 from batchkeccak.support.output import arrow_sink, check_output_path, open_output
 from batchkeccak.support.progress import progress_bar
 
-__all__ = ["HashFileReport", "hash_file"]
+__all__ = ["DIGEST_MARK", "HashFileReport", "hash_file"]
 
 DEFAULT_BATCH_SIZE = 128 * 1024
 """Rows per record batch: large enough that per-batch costs vanish, small enough that a batch
@@ -178,6 +178,12 @@ def _output_path(dst: object, src_path: Path | None) -> Path:
     return path
 
 
+DIGEST_MARK = b"batchkeccak.algorithm"
+"""The field metadata key of every digest column :func:`hash_file` writes (appended or in
+place of its column), its value the algorithm's name (``b"sha3_256"``): such a column is
+refused as a column to hash, so that a job run twice does not hash digests."""
+
+
 def _digest_names(
     schema: pa.Schema, columns: Sequence[str] | str, suffix: str | None
 ) -> dict[str, str]:
@@ -195,6 +201,14 @@ def _digest_names(
             raise ValueError(f"columns: no column named {name!r}; the source has {names}")
         if name in digest_columns:
             raise ValueError(f"columns: {name!r} is named twice")
+        algorithm = (schema.field(name).metadata or {}).get(DIGEST_MARK)
+        if algorithm is not None:
+            raise ValueError(
+                f"columns: column {name!r} already holds batchkeccak "
+                f"{algorithm.decode(errors='replace')} digests (its field metadata has "
+                f"{DIGEST_MARK.decode()}); hashing it again would give digests of digests, "
+                "which no longer join: name a column of the original data"
+            )
         check_hashable_type(schema.field(name).type, f"column {name!r}", "hash_file")
         if suffix is None:
             digest_columns[name] = name
@@ -310,18 +324,21 @@ def _timed(batches: Iterator[pa.RecordBatch], report: HashFileReport) -> Iterato
 
 
 def _with_digest_fields(
-    schema: pa.Schema, digest_columns: dict[str, str], digest_type: pa.DataType
+    schema: pa.Schema, digest_columns: dict[str, str], digest_type: pa.DataType, algorithm: str
 ) -> pa.Schema:
     """The source's schema with one digest field appended per hashed column, in order, or
-    in place of its column where the two have the same name (``replace=True``)."""
+    in place of its column where the two have the same name (``replace=True``); each digest
+    field carries :data:`DIGEST_MARK`."""
+    mark = {DIGEST_MARK: algorithm.encode()}
     for name, digest_name in digest_columns.items():
         if digest_name == name:
             source = schema.field(name)
             schema = schema.set(
-                schema.get_field_index(name), pa.field(name, digest_type, source.nullable)
+                schema.get_field_index(name),
+                pa.field(name, digest_type, source.nullable, metadata=mark),
             )
         else:
-            schema = schema.append(pa.field(digest_name, digest_type))
+            schema = schema.append(pa.field(digest_name, digest_type, metadata=mark))
     return schema
 
 
@@ -470,7 +487,8 @@ def hash_file(
     FileNotFoundError
         ``src`` does not exist, or ``dst``'s folder does not.
     ValueError
-        A column is missing, a digest column name is taken, or ``src`` is not Parquet.
+        A column is missing, a digest column name is taken, a column holds digests this
+        function wrote (its field carries :data:`DIGEST_MARK`), or ``src`` is not Parquet.
     TypeError
         A column's type cannot be hashed.
 
@@ -479,7 +497,9 @@ def hash_file(
     All columns of the source are kept, with the schema's metadata and each column's
     compression codec (each hashed one too, unless ``replace``); digest columns are appended in
     ``columns`` order (or take their column's place), uncompressed and without dictionary
-    encoding (digests do not compress). Nothing is written before every
+    encoding (digests do not compress); each digest field's metadata holds
+    ``{b"batchkeccak.algorithm": b"<algorithm>"}`` (:data:`DIGEST_MARK`). Nothing is written
+    before every
     argument has been checked, and nothing is left behind on error.
     """
     resolved = hasher(algorithm, length=length, threads=threads, **params)
@@ -499,7 +519,7 @@ def hash_file(
     dst_path = _output_path(dst, src_path)
     digest_columns = _digest_names(dataset.schema, columns, suffix)
     digest_type = pa.string() if hex else pa.binary(resolved.output_length)
-    out_schema = _with_digest_fields(dataset.schema, digest_columns, digest_type)
+    out_schema = _with_digest_fields(dataset.schema, digest_columns, digest_type, resolved.name)
     writer_options = _writer_options(dataset, list(digest_columns.values()))
 
     report = HashFileReport(dst_path, 0, 0, 0, digest_columns)

@@ -63,6 +63,19 @@ def test_refuses_unknown_names_and_columns():
         compute_expression(bk.hasher("sha3_256"), "c")  # type: ignore[arg-type]
 
 
+def test_a_mode_is_named_a_mode_with_the_way_to_hash_it():
+    # It said "unknown algorithm 'kmac_256' (see batchkeccak.algorithms and batchkeccak.modes",
+    # though kmac_256 is in bk.modes: modes have no compute function, and the message says so.
+    with pytest.raises(ValueError) as caught:
+        compute_expression("kmac_256", "c")
+    message = str(caught.value)
+    assert "'kmac_256' is a mode" in message and "unknown" not in message
+    assert "hash_array" in message and "bk.hasher" in message
+    assert all(name in message for name in register())  # the registered functions, named
+    with pytest.raises(ValueError, match="register\\(\\) returns: sha3_224"):
+        compute_expression("nope", "c")
+
+
 def test_takes_the_command_lines_spellings():
     # SHA3-256 names the registered function sha3_256, as it names the algorithm everywhere.
     table = pa.table({"c": ["abc"]})

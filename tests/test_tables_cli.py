@@ -309,3 +309,107 @@ def test_diff_length_without_an_algorithm_is_a_misused_command_line(capsys, tmp_
     assert main(["diff", str(a), str(b), "--key", "id", "--length", "32"]) == 2
     err = capsys.readouterr().err
     assert "--length" in err and "--algorithm" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["digest", "A", "-a", "nope"], "unknown --algorithm 'nope'"),
+        (["diff", "A", "B", "-k", "id", "-a", "nope"], "unknown --algorithm 'nope'"),
+        (["diff", "A", "B", "-k", "id", "-a", "sha3_265"], "did you mean 'sha3_256'"),
+        (["digest", "A", "-a", "sha1"], "SHA-1 is not a Keccak hash"),
+    ],
+)
+def test_an_unknown_algorithm_is_a_misused_command_line(capsys, tmp_path, argv, words):
+    # It was trouble (exit 2, "batchkeccak: error: ...", "or batchkeccak hash --help") in
+    # digest and diff, a usage error in hash: now a usage error everywhere, pointing to the
+    # subcommand's own --help.
+    a, b = _table_files(tmp_path)
+    argv = [str(a) if arg == "A" else str(b) if arg == "B" else arg for arg in argv]
+    assert main(argv) == (2 if argv[0] == "diff" else 1)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("batchkeccak: unknown") and words in err[0]
+    assert "hash --help" not in err[0] and "error:" not in err[0]
+    assert err[1] == f"Try 'batchkeccak {argv[0]} --help' for more information."
+
+
+def test_diff_length_without_algorithm_says_the_default_is_fixed(capsys, tmp_path):
+    a, b = _table_files(tmp_path)
+    assert main(["diff", str(a), str(b), "-k", "id", "--length", "16"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (
+        "batchkeccak: --length needs an --algorithm: the default row digest (turboshake128, "
+        "32 bytes) has its length fixed; give an extendable-output --algorithm (shake_128, "
+        "shake_256...) with --length"
+    )
+
+
+def _mismatched_files(tmp_path):
+    a = pa.table({"id": [1], "n": pa.array([1], pa.int32()), "u": pa.array([1], pa.int32())})
+    b = pa.table({"id": [1], "n": pa.array([1], pa.int64()), "u": pa.array([1], pa.uint64())})
+    paths = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(a, paths[0])
+    pq.write_table(b, paths[1])
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("argv", "ending"),
+    [
+        # int32 against int64: the hint to --widen, then --exclude naming the column.
+        (["--exclude", "u"], "or leave the column out with --exclude n"),
+        # --widen with signed against unsigned.
+        (["--exclude", "n", "--widen"], "cast one side, or leave the column out with --exclude u"),
+    ],
+)
+def test_diffs_hints_name_the_column_to_exclude(capsys, tmp_path, argv, ending):
+    # It ended "... leave the column out with --exclude " (the Python text's "exclude=").
+    a, b = _mismatched_files(tmp_path)
+    code = main(["diff", str(a), str(b), "-k", "id", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert err.rstrip("\n").endswith(ending)
+    assert "=" not in err
+
+
+def test_diff_of_other_columns_names_the_options(capsys, tmp_path):
+    a, _ = _mismatched_files(tmp_path)
+    other = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"id": [1], "n": pa.array([1], pa.int32()), "w": [2]}), other)
+    assert main(["diff", str(a), str(other), "-k", "id"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "=" not in err
+    assert "pass --column to compare the columns they share, or --exclude to leave those out" in err
+
+
+def test_a_columns_without_an_encoding_names_it_to_exclude(capsys, tmp_path):
+    path = tmp_path / "intervals.arrow"
+    table = pa.table({"id": [1], "gap": pa.array([(1, 2, 3)], pa.month_day_nano_interval())})
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    assert main(["digest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "(leave it out with --exclude gap)" in err and "=" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "tail"),
+    [
+        (["digest", "S", "--exclude", "nope"], "; it has ['zeta', 'id', 'alpha']"),
+        (["digest", "S", "--column", "ID"], "; it has ['zeta', 'id', 'alpha']"),
+        (["diff", "S", "S", "--key", "idd"], "; it has ['zeta', 'id', 'alpha']"),
+        (
+            ["diff", "S", "T", "--key", "id", "--exclude", "nope"],
+            "; they have ['zeta', 'id', 'alpha'] and ['id', 'beta']",
+        ),
+    ],
+)
+def test_column_lists_are_in_schema_order_in_one_wording(capsys, tmp_path, argv, tail):
+    # --exclude said "the columns are [sorted]", --column and --key "it has [schema order]".
+    s, t = tmp_path / "s.parquet", tmp_path / "t.parquet"
+    pq.write_table(pa.table({"zeta": [1], "id": [1], "alpha": ["x"]}), s)
+    pq.write_table(pa.table({"id": [1], "beta": ["x"]}), t)
+    argv = [str(s) if arg == "S" else str(t) if arg == "T" else arg for arg in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.rstrip("\n").endswith(tail) and err.count("\n") == 1

@@ -17,6 +17,21 @@ def add_algorithm_option(
     parser.add_argument("--algorithm", "-a", default=default, help=help)
 
 
+def check_algorithm_name(name: str) -> None:
+    """An ``--algorithm`` that names no algorithm or mode is a usage error, as in ``hash``:
+    the same lookup and did-you-mean; the next line points to the subcommand's ``--help``."""
+    from batchkeccak.cli import UsageError
+    from batchkeccak.core.parameters import did_you_mean
+    from batchkeccak.derived.table import algorithm_names, canonical_algorithm
+
+    if canonical_algorithm(name) is None:
+        hint = did_you_mean(name, algorithm_names())
+        raise UsageError(
+            f"unknown --algorithm {name!r}{': ' + hint if hint else ''} (see "
+            "batchkeccak.algorithms and batchkeccak.modes)"
+        )
+
+
 def add_length_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--length``: output bytes of the extendable-output algorithms. Any integer is taken
     here: the subcommand and the library say which lengths an algorithm accepts."""

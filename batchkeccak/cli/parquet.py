@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from batchkeccak.cli.mode_options import add_mode_options, mode_params
-from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
+from batchkeccak.cli.options import (
+    add_algorithm_option,
+    add_length_option,
+    add_threads_option,
+    check_algorithm_name,
+)
 
 TROUBLE_STATUS = 2
 """Exit status on trouble: bad input (a missing file, a column that is not binary) or a write error."""
@@ -93,6 +98,10 @@ def run(args) -> int:
         raise UsageError(
             "--replace and --suffix do not go together: a replaced column keeps its name"
         )
+    if len(set(args.columns)) != len(args.columns):
+        twice = next(name for name in args.columns if args.columns.count(name) > 1)
+        raise UsageError(f"--column names column {twice!r} twice")
+    check_algorithm_name(args.algorithm)
     if args.length == 0:
         # A zero-length digest column is meaningless (and no Parquet fixed-size type).
         raise UsageError("--length must be at least 1: a digest column needs a byte or more")

@@ -6,7 +6,12 @@ from __future__ import annotations
 import argparse
 import re
 
-from batchkeccak.cli.options import add_algorithm_option, add_length_option, add_threads_option
+from batchkeccak.cli.options import (
+    add_algorithm_option,
+    add_length_option,
+    add_threads_option,
+    check_algorithm_name,
+)
 
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -161,10 +166,16 @@ def _table_hasher(args: argparse.Namespace) -> object:
 
     if args.algorithm is None:
         if args.length is not None:
+            from batchkeccak.tables.changes import DIFF_ROW_HASH
+
+            name, length = DIFF_ROW_HASH
             raise UsageError(
-                "--length is for an extendable-output --algorithm (shake_128, shake_256...)"
+                f"--length needs an --algorithm: the default row digest ({name}, {length} "
+                "bytes) has its length fixed; give an extendable-output --algorithm "
+                "(shake_128, shake_256...) with --length"
             )
         return None
+    check_algorithm_name(args.algorithm)
     _refuse_keyed(args)
     spec = algorithms.get(args.algorithm) if isinstance(args.algorithm, str) else None
     xof = bool(spec is not None and spec.xof)

@@ -12,6 +12,7 @@ subcommand's entry in :data:`BY_SUBCOMMAND` (a subcommand module may also declar
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
 
@@ -64,6 +65,19 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("columns=", "--column "),
 )
 """Keyword arguments a message suggests, as the options that set them."""
+
+_NAMED = re.compile(r"\b(exclude|columns)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
+"""A keyword argument a message suggests with its value (``exclude='n'``)."""
+
+
+def _named_option(match: re.Match) -> str:
+    """``exclude='n'`` as the command line writes it: ``--exclude n`` (quoted for a shell
+    where the name needs it)."""
+    from batchkeccak.cli.quoting import quotef
+
+    option = dict(PHRASES)[f"{match.group(1)}=)"].rstrip(")")
+    return f"{option} {quotef(ast.literal_eval(match.group(2)))}"
+
 
 BY_SUBCOMMAND: dict[str, dict[str, str]] = {
     "diff": {"keys": "--key", "key": "--key"},
@@ -118,6 +132,7 @@ def in_cli_words(message: str, words: Mapping[str, str]) -> str:
         return f"{match.group(1)}{word}{' ' if tail == '=' else tail}"
 
     message = leading.sub(lead, message)
+    message = _NAMED.sub(_named_option, message)
     for phrase, option in PHRASES:
         message = message.replace(phrase, option)
     snake = [name for name in names if "_" in name and words[name]]

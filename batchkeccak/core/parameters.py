@@ -207,6 +207,10 @@ _NOT_KECCAK = {
 """Hashes a user may reach for that are not Keccak-based: their names, as they are written."""
 
 
+COMMON_FIRST = ("sha3_256", "keccak_256", "shake_128", "shake_256", "sha3_512", "kmac_256")
+"""The names most used, suggested first among equally close ones."""
+
+
 def did_you_mean(name: str, names: Iterable[str]) -> str:
     """The hint for an unknown ``name`` among ``names``: what it is when it is a well-known
     hash that is not Keccak (SHA-2, BLAKE3...), and the closest names; "" when nothing is
@@ -230,10 +234,18 @@ def did_you_mean(name: str, names: Iterable[str]) -> str:
                 "TurboSHAKE and the modes built on them"
             )
         spelled = {known.replace("_", ""): known for known in names}
-        close = [
-            spelled[match]
-            for match in difflib.get_close_matches(compact, list(spelled), n=3, cutoff=0.7)
-        ]
+        # The closest first; among equally close names, the most used (COMMON_FIRST), then
+        # the table's order (difflib alone puts keccak_512 before keccak_256).
+        matches = difflib.get_close_matches(compact, list(spelled), n=len(spelled), cutoff=0.7)
+        order = list(spelled)
+
+        def rank(match: str) -> tuple[float, int, int]:
+            score = difflib.SequenceMatcher(None, compact, match).ratio()
+            common = spelled[match]
+            popular = COMMON_FIRST.index(common) if common in COMMON_FIRST else len(COMMON_FIRST)
+            return (-round(score, 6), popular, order.index(match))
+
+        close = [spelled[match] for match in sorted(matches, key=rank)[:3]]
     close = [c for c in close if c in names]
     if close:
         suggestion = f"did you mean {' or '.join(repr(c) for c in close)}?"

@@ -105,7 +105,7 @@ def compared_columns(
                     f"column {name!r} is {logical_type(type_a)} in a and "
                     f"{logical_type(type_b)} in b: widen compares integers of one signedness "
                     "(signed with signed, unsigned with unsigned); cast one side, or leave "
-                    "the column out with exclude="
+                    f"the column out with exclude={name!r}"
                 )
             continue
         if logical_type(type_a) != logical_type(type_b):
@@ -115,7 +115,7 @@ def compared_columns(
             raise ValueError(
                 f"column {name!r} is {logical_type(type_a)} in a and {logical_type(type_b)} in "
                 f"b, so no row would compare equal; cast one side{hint}, or leave the column "
-                "out with exclude="
+                f"out with exclude={name!r}"
             )
     return names
 

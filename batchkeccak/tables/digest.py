@@ -38,7 +38,7 @@ from batchkeccak.tables.runs import (
     duplicate_key,
     merged_chunks,
 )
-from batchkeccak.tables.sources import TableSource, open_source
+from batchkeccak.tables.sources import TableSource, no_column, open_source
 
 FORMAT = "batchkeccak-table-v1"
 """The ``format`` field of the header: changes whenever the construction does."""
@@ -213,13 +213,7 @@ def excluded_columns(
     names = given_columns(exclude, "exclude")
     for name in names:
         if not any(name in source.schema.names for source in sources):
-            where = (
-                f"{sources[0].argument} has no column"
-                if len(sources) == 1
-                else f"neither {' nor '.join(source.argument for source in sources)} has a column"
-            )
-            present = sorted({n for source in sources for n in source.schema.names})
-            raise ValueError(f"exclude: {where} named {name!r}; the columns are {present}")
+            raise no_column("exclude", sources, name)
         if name in (key or ()):
             raise ValueError(f"exclude: {name!r} is a key column, and the key is always covered")
     return names

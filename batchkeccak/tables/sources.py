@@ -77,17 +77,29 @@ class TableSource:
         for name in names:
             count = present.count(name)
             if count == 0:
-                raise ValueError(
-                    f"{role}: {self.argument} has no column named {name!r}; it has {present}"
-                )
+                raise no_column(role, [self], name)
             if count > 1:
                 raise ValueError(f"{role}: {self.argument} has {count} columns named {name!r}")
             arrow_type = self.schema.field(name).type
             if not row_encodable(arrow_type):
                 raise TypeError(
                     f"{self.argument}: column {name!r} has type {arrow_type}, which has no row "
-                    f"encoding (leave it out with exclude=); supported: {ROW_TYPES}"
+                    f"encoding (leave it out with exclude={name!r}); supported: {ROW_TYPES}"
                 )
+
+
+def no_column(role: str, sources: Sequence[TableSource], name: str) -> ValueError:
+    """The one wording of a column name that none of ``sources`` has: each source's columns
+    listed in its schema's order (``key: a has no column named 'x'; it has [...]``)."""
+    if len(sources) == 1:
+        (source,) = sources
+        return ValueError(
+            f"{role}: {source.argument} has no column named {name!r}; it has "
+            f"{list(source.schema.names)}"
+        )
+    owners = " nor ".join(source.argument for source in sources)
+    lists = " and ".join(str(list(source.schema.names)) for source in sources)
+    return ValueError(f"{role}: neither {owners} has a column named {name!r}; they have {lists}")
 
 
 def _table_batches(table: pa.Table) -> Callable[[list[str]], Iterator[pa.RecordBatch]]:
