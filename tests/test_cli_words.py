@@ -147,3 +147,18 @@ def test_a_suggested_keyword_before_a_word_takes_one_space():
     assert (
         said == "pass --column to compare the columns they share, or --exclude to leave those out"
     )
+
+
+@pytest.mark.parametrize(
+    "message,expected",
+    [
+        ("leave the column out with exclude='n'", "leave the column out with --exclude n"),
+        ("(leave it out with exclude='gap'); ok", "(leave it out with --exclude gap); ok"),
+        ("leave it out with exclude='a b'", "leave it out with --exclude 'a b'"),
+        ('pass columns="it\'s" instead', 'pass --column "it\'s" instead'),
+    ],
+)
+def test_a_suggested_keyword_with_its_value_becomes_the_option_and_the_name(message, expected):
+    # "exclude='n'" became "--exclude 'n'"; before the library named the column it was
+    # "--exclude " with nothing after it.
+    assert in_cli_words(message, COMMON) == expected

@@ -78,3 +78,28 @@ def test_the_accessors_answer_the_same():
         pl.col("s").bk.hash("sha256")
     with pytest.raises(AttributeError, match="no method 'blake3': BLAKE3 is not a Keccak hash"):
         pl.col("s").bk.blake3()
+
+
+@pytest.mark.parametrize(
+    ("name", "first"),
+    [("keccak", "'keccak_256'"), ("sha3", "'sha3_256'"), ("shake", "'shake_128'")],
+)
+def test_equally_close_names_come_most_used_first(name, first):
+    # "keccak" suggested 'keccak_512' or 'keccak_384' or 'keccak_256': difflib breaks ties
+    # by the name, last first.
+    with pytest.raises(ValueError) as error:
+        bk.hasher(name)
+    assert f"did you mean {first} or " in str(error.value)
+    assert main_usage_first_line(["hash", "-a", name]).startswith(
+        f"batchkeccak: unknown algorithm {name!r}: did you mean {first} or "
+    )
+
+
+def main_usage_first_line(argv):
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli.main(argv) == 1
+    return err.getvalue().splitlines()[0]
