@@ -26,7 +26,7 @@ from batchkeccak.inputs import readonly
 from batchkeccak.inputs._pylist import object_array_flat
 from batchkeccak.inputs.arrow_buffers import is_value_type
 from batchkeccak.inputs.arrow_types import type_rule
-from batchkeccak.inputs.sequences import COMPILED_READ_MIN
+from batchkeccak.inputs.sequences import COMPILED_READ_MIN, unencodable_text
 
 try:
     import pandas as pd
@@ -61,18 +61,31 @@ def _object_values(series: pd.Series) -> pa.Array:
         # Mixed kinds (bytes and str, or NaT, which infer_dtype does not skip): row by row.
         for position, value in enumerate(values):
             if not missing[position] and not isinstance(value, _VALUE_TYPES):
-                label = series.index[position]
-                label = label.item() if isinstance(label, np.generic) else label
                 raise TypeError(
-                    f"bk: row {position} (index {label!r}) is of type {_type_name(value)}, "
+                    f"bk: {_row(series, position)} is of type {_type_name(value)}, "
                     "not bytes or str (only None, NaN, NA and NaT count as missing)"
                 )
-    return pa.array(
-        values,
-        type=pa.string() if kind == "string" else pa.binary(),
-        mask=missing if missing.any() else None,
-        from_pandas=True,
-    )
+    try:
+        return pa.array(
+            values,
+            type=pa.string() if kind == "string" else pa.binary(),
+            mask=missing if missing.any() else None,
+            from_pandas=True,
+        )
+    except UnicodeEncodeError:
+        fault = unencodable_text(values)
+        if fault is None:
+            raise
+        raise ValueError(
+            f"bk: {_row(series, fault[0])} is not valid UTF-8 text: {fault[1]}"
+        ) from None
+
+
+def _row(series: pd.Series, position: int) -> str:
+    """A row named by its position and its index label, for an error."""
+    label = series.index[position]
+    label = label.item() if isinstance(label, np.generic) else label
+    return f"row {position} (index {label!r})"
 
 
 def _series_values(series: pd.Series) -> pa.Array | pa.ChunkedArray:

@@ -263,3 +263,91 @@ def test_a_wrong_address_length_counts_characters_not_bytes():
     text = "0x" + "ab" * 20 + "\u00e9"  # 43 characters, 44 bytes of UTF-8
     with pytest.raises(ValueError, match=r"\[0\] has 43 characters"):
         checksum_addresses([text])
+
+
+ADDRESS = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+@pytest.mark.parametrize("count", [1, COMPILED_READ_MIN + 36])
+@pytest.mark.parametrize("surrogate", [chr(0xD800), chr(0xDCFF)])
+def test_text_that_utf8_cannot_encode_is_a_value_error_naming_its_row(count, surrogate):
+    """A lone surrogate (what ``errors="surrogateescape"`` decoding leaves) has no UTF-8: a
+    ValueError naming the argument, the row and the character, not a bare
+    UnicodeEncodeError from the conversion; the compiled reader declines such a str."""
+    from batchkeccak.ethereum import checksum_addresses, event_topics, selectors
+
+    row = count - 1
+    addresses = [ADDRESS] * count
+    addresses[row] = ADDRESS[:-1] + surrogate
+    signatures = ["transfer(address,uint256)"] * count
+    signatures[row] = f"x{surrogate}()"
+    cases = [
+        (lambda: checksum_addresses(addresses), "addresses", 41),
+        (lambda: checksum_addresses(tuple(addresses)), "addresses", 41),
+        (lambda: selectors(signatures), "signatures", 1),
+        (lambda: event_topics(signatures), "signatures", 1),
+    ]
+    for call, argument, place in cases:
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert type(caught.value) is ValueError
+        assert str(caught.value) == (
+            f"{argument}[{row}] is not valid UTF-8 text: character {place} is the lone "
+            f"surrogate {surrogate!r}, which UTF-8 cannot encode"
+        )
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+@pytest.mark.parametrize("count", [6, COMPILED_READ_MIN + 36])
+@pytest.mark.parametrize("other", ["ok", b"ok", None])
+def test_pandas_text_that_utf8_cannot_encode_names_its_row_and_label(count, other):
+    pd = pytest.importorskip("pandas")
+    import batchkeccak.pandas  # noqa: F401
+
+    values: list[object] = ["ok"] * count
+    values[0] = other  # str only, bytes and str (read as binary), a missing value
+    values[-1] = "x\ud800"
+    labels = [f"r{i}" for i in range(count)]
+    series = pd.Series(values, index=labels, dtype=object)
+    with pytest.raises(ValueError) as caught:
+        series.bk.sha3_256()
+    assert type(caught.value) is ValueError
+    assert str(caught.value) == (
+        f"bk: row {count - 1} (index 'r{count - 1}') is not valid UTF-8 text: character 1 "
+        "is the lone surrogate '\\ud800', which UTF-8 cannot encode"
+    )
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+@pytest.mark.parametrize("count", [1, COMPILED_READ_MIN + 6])
+@pytest.mark.parametrize("odd", ["\u00e9", "\uff10", "\u0663", "g"])
+def test_an_address_with_a_character_that_is_not_a_hex_digit_says_so(count, odd):
+    """The right number of characters, one of them not an ASCII hex digit (a fullwidth or
+    Arabic-Indic digit is not one, though ``int(c, 16)`` takes it): the fault named is the
+    character, in a list, a tuple and an Arrow column, not the UTF-8 length."""
+    pa = pytest.importorskip("pyarrow")
+    from batchkeccak.ethereum import checksum_addresses, create2_addresses
+
+    addresses = [ADDRESS] * count
+    addresses[-1] = ADDRESS[:-1] + odd
+    message = (
+        rf"^addresses\[{count - 1}\] holds a character that is not a hex digit: "
+        rf"'{odd}' at character 41$"
+    )
+    for form in (addresses, tuple(addresses), pa.array(addresses)):
+        with pytest.raises(ValueError, match=message):
+            checksum_addresses(form)
+    unprefixed = [a[2:] for a in addresses]
+    with pytest.raises(ValueError, match=rf"not a hex digit: '{odd}' at character 39$"):
+        checksum_addresses(unprefixed)
+    with pytest.raises(ValueError, match=r"^deployer(\[0\])? holds a character that is not"):
+        create2_addresses(ADDRESS[:-1] + odd, [bytes(32)], bytes(32))
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+def test_one_deployer_that_utf8_cannot_encode_is_a_value_error():
+    from batchkeccak.ethereum import contract_addresses
+
+    with pytest.raises(ValueError, match=r"^deployers holds a character that is not a hex"):
+        contract_addresses(ADDRESS[:-1] + "\udc80", [0])

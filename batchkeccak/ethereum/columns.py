@@ -16,9 +16,9 @@ from batchkeccak.api import hasher
 from batchkeccak.ethereum import _kernels
 from batchkeccak.inputs import FlatMessages, flat_to_rows, readonly, to_flat
 from batchkeccak.inputs._pylist import flatten_bytes, hex_texts
-from batchkeccak.inputs.sequences import COMPILED_READ_MIN
+from batchkeccak.inputs.sequences import COMPILED_READ_MIN, unencodable_text
 from batchkeccak.support.checks import check_int, is_int
-from batchkeccak.support.hextext import decode_hex_digits
+from batchkeccak.support.hextext import decode_hex_digits, hex_text_fault
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -124,6 +124,13 @@ def text_rows(texts: object, argument: str) -> tuple[np.ndarray, np.ndarray]:
                 return readonly(flat[0]), readonly(flat[1])
         try:
             texts = pa.array(items, type=pa.string())
+        except UnicodeEncodeError:
+            fault = unencodable_text(items)
+            if fault is None:
+                raise
+            raise ValueError(
+                f"{argument}[{fault[0]}] is not valid UTF-8 text: {fault[1]}"
+            ) from None
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
             row = next(i for i, t in enumerate(items) if not isinstance(t, str))
             raise TypeError(
@@ -158,11 +165,10 @@ def decode_hex_rows(
     wrong = np.flatnonzero(~prefixed & (lengths != digits))
     if wrong.size:
         row = int(wrong[0])
-        # The row's text, to count its characters rather than its UTF-8 bytes.
+        # The row's text, to count its characters rather than its UTF-8 bytes: one of the
+        # right count holds a character that is not ASCII, so not a hex digit.
         text = data[int(offsets[row]) : int(offsets[row + 1])].tobytes().decode("utf-8", "replace")
-        raise ValueError(
-            f"{argument}[{row}] has {len(text)} characters; {what} is 0x and {digits} hex digits"
-        )
+        raise hex_text_fault(text, digits, f"{argument}[{row}]", what)
     starts = offsets[:-1]
     if prefixed.any():
         heads = data[starts[prefixed]]
@@ -170,7 +176,8 @@ def decode_hex_rows(
         bad = np.flatnonzero((heads != ord("0")) | ((marks != ord("x")) & (marks != ord("X"))))
         if bad.size:
             row = int(np.flatnonzero(prefixed)[bad[0]])
-            raise ValueError(f"{argument}[{row}] must start with 0x")
+            raw = data[int(offsets[row]) : int(offsets[row + 1])].tobytes()
+            raise hex_text_fault(raw.decode("utf-8", "replace"), digits, f"{argument}[{row}]", what)
     count = lengths.shape[0]
     width = int(lengths[0]) if count else digits
     if count and (prefixed.all() or not prefixed.any()):
@@ -185,7 +192,8 @@ def decode_hex_rows(
     bad_rows = np.flatnonzero(bad)
     if bad_rows.size:
         row = int(bad_rows[0])
-        raise ValueError(f"{argument}[{row}] holds a character that is not a hex digit")
+        text = data[int(offsets[row]) : int(offsets[row + 1])].tobytes().decode("utf-8", "replace")
+        raise hex_text_fault(text, digits, f"{argument}[{row}]", what)
     return values
 
 
@@ -210,9 +218,11 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
     """One ``width``-byte value (bytes-like or hex) as ``(1, width)``, or a column of
     ``count`` of them as ``(count, width)``."""
     if isinstance(value, str):
+        if not value.isascii():  # so not hex (a lone surrogate would not even encode)
+            raise hex_text_fault(value, 2 * width, argument, what)
         return decode_hex_rows(
             np.frombuffer(value.encode(), dtype=np.uint8),
-            np.array([0, len(value.encode())]),
+            np.array([0, len(value)]),
             2 * width,
             argument,
             what,

@@ -18,9 +18,28 @@ __all__ = [
     "sequence_to_flat",
     "sequence_to_flat_equal",
     "single_message",
+    "unencodable_text",
 ]
 
 _FLAT_HINT = "; a flat buffer with offsets is passed as batchkeccak.FlatMessages(data, offsets)"
+
+
+def unencodable_text(items: Iterable[object]) -> tuple[int, str] | None:
+    """Where a column of text fails to encode: ``(row, reason)`` for the first ``str`` of
+    ``items`` that UTF-8 cannot encode, None when every one encodes. Only a lone surrogate
+    (U+D800 to U+DFFF, as ``errors="surrogateescape"`` decoding leaves for a byte that was not
+    UTF-8) cannot; ``reason`` names it and its place. For the error path of a text column's
+    conversion (Arrow raises a bare ``UnicodeEncodeError`` that names no row)."""
+    for row, item in enumerate(items):
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                return row, (
+                    f"character {error.start} is the lone surrogate {item[error.start]!r}, "
+                    "which UTF-8 cannot encode"
+                )
+    return None
 
 
 def message_view(message: object, name: str) -> memoryview:

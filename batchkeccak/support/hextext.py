@@ -44,3 +44,28 @@ def decode_hex_digits(digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     nibbles = NIBBLES[digits]
     bad = (nibbles == 255).any(axis=1)
     return (nibbles[:, 0::2] << 4) | nibbles[:, 1::2], bad
+
+
+HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+"""The hex digits, either case: ASCII only (``int(s, 16)`` also takes other scripts' digits,
+``"\u0663"``, and fullwidth ones)."""
+
+
+def hex_text_fault(text: str, digits: int, name: str, what: str) -> ValueError:
+    """The ValueError for one value of hex text, ``name`` (``"addresses[3]"``), that is not
+    ``0x`` and ``digits`` hex digits or the digits alone (``what``, ``"an address"``, is
+    what it should be): a wrong count of characters (not of UTF-8 bytes), a missing ``0x``,
+    or the first character that is not an ASCII hex digit, by its place."""
+    if len(text) not in (digits, digits + 2):
+        return ValueError(
+            f"{name} has {len(text)} characters; {what} is 0x and {digits} hex digits"
+        )
+    if len(text) == digits + 2 and text[:2] not in ("0x", "0X"):
+        return ValueError(f"{name} must start with 0x")
+    first = len(text) - digits
+    place = next((i for i in range(first, len(text)) if text[i] not in HEX_DIGITS), None)
+    if place is None:  # pragma: no cover - called for a faulty value only
+        return ValueError(f"{name} is not {what} (0x and {digits} hex digits)")
+    return ValueError(
+        f"{name} holds a character that is not a hex digit: {text[place]!r} at character {place}"
+    )
