@@ -54,9 +54,12 @@ def pytest_generate_tests(metafunc):
     if metafunc.definition.get_closest_marker("every_backend") is not None and not os.environ.get(
         "BATCHKECCAK_EMULATOR"
     ):
+        # A module may keep fewer policies in the quick run (QUICK_RUN_POLICIES): its
+        # generated cases are many, and the whole suite still runs every policy.
+        quick = getattr(metafunc.module, "QUICK_RUN_POLICIES", None)
         policies = [
             pytest.param(policy, marks=pytest.mark.slow, id=policy)
-            if policy in WHOLE_SUITE_POLICIES
+            if policy in WHOLE_SUITE_POLICIES or (quick is not None and policy not in quick)
             else policy
             for policy in BACKEND_POLICIES
         ]

@@ -52,6 +52,11 @@ FAMILY_PARAMS: dict[str, dict[str, object]] = {
 
 TREE_FAMILIES = ("kangarootwelve", "parallelhash")
 
+QUICK_RUN_POLICIES = ("kernels",)
+"""The quick run (``pytest -m "not slow"``) takes these cases on forced kernels only: the
+one-shot backends meet the oracles there through every other module's default-cold cases,
+and the whole suite runs all four policies here."""
+
 
 def _bits(sponge: str) -> int:
     return 128 if sponge.endswith("128") else 256
