@@ -351,3 +351,65 @@ def test_one_deployer_that_utf8_cannot_encode_is_a_value_error():
 
     with pytest.raises(ValueError, match=r"^deployers holds a character that is not a hex"):
         contract_addresses(ADDRESS[:-1] + "\udc80", [0])
+
+
+RAW_ADDRESS = bytes.fromhex(ADDRESS[2:])
+EIP55_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"  # EIP-55's own first example
+LIST_RULE = "a list of addresses is all hex str or all 20-byte values"
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+@pytest.mark.parametrize("count", [3, COMPILED_READ_MIN + 6])
+@pytest.mark.parametrize("lead", [0, 1])
+def test_an_address_list_is_all_hex_str_or_all_bytes_whatever_comes_first(count, lead):
+    """How a value is read never depends on the list's first value: a mix is a TypeError
+    naming the first value of the other kind (None allowed anywhere, the first too), never
+    the advice to encode a str; bytes holding hex text are refused, as eth_utils does."""
+    from batchkeccak.ethereum import checksum_addresses, contract_addresses
+
+    want = [EIP55_ADDRESS] * count
+    for value in (ADDRESS, RAW_ADDRESS):
+        values: list[object] = [None] * lead + [value] * (count - lead)
+        assert checksum_addresses(values) == [None] * lead + want[lead:]
+    for first, other, kind, holds in (
+        (ADDRESS, RAW_ADDRESS, "bytes", "hex str"),
+        (ADDRESS, bytearray(RAW_ADDRESS), "bytearray", "hex str"),
+        (ADDRESS, ADDRESS.encode(), "bytes", "hex str"),  # was read as hex text
+        (RAW_ADDRESS, ADDRESS, "a str", "20-byte values"),
+        (RAW_ADDRESS, ADDRESS[2:], "a str", "20-byte values"),
+    ):
+        values = [None] * lead + [first] * (count - lead - 1) + [other]
+        with pytest.raises(TypeError) as caught:
+            checksum_addresses(values)
+        message = str(caught.value)
+        assert message.startswith(
+            f"addresses[{count - 1}] is {kind} in a list of {holds}: {LIST_RULE}"
+        )
+        assert "encode" not in message
+        assert ("decode it first" in message) is (other == ADDRESS.encode())
+    with pytest.raises(TypeError, match=r"^deployers\[1\] is a str in a list of 20-byte"):
+        contract_addresses([RAW_ADDRESS, ADDRESS], [0, 1])
+
+
+@pytest.mark.kernels_only  # an error path: one backend policy is enough
+@pytest.mark.parametrize("text", [ADDRESS, ADDRESS[2:], ADDRESS.upper().replace("0X", "0x")])
+def test_bytes_of_hex_text_are_refused_with_the_way_out(text):
+    from batchkeccak.ethereum import checksum_addresses, create2_addresses
+
+    eth_utils = pytest.importorskip("eth_utils")
+    with pytest.raises(ValueError):  # the oracle refuses them too
+        eth_utils.to_checksum_address(text.encode())
+    size = len(text)
+    message = (
+        rf"^addresses\[{{row}}\] is {size} bytes of hex text; an address is 20 bytes: pass "
+        r"hex as str \(decode it first"
+    )
+    for values, row in (
+        ([text.encode()], 0),
+        ([RAW_ADDRESS, None, bytearray(text.encode())], 2),
+        ([RAW_ADDRESS] * COMPILED_READ_MIN + [text.encode()], COMPILED_READ_MIN),
+    ):
+        with pytest.raises(ValueError, match=message.format(row=row)):
+            checksum_addresses(values)
+    with pytest.raises(ValueError, match=rf"^deployer is {size} bytes of hex text"):
+        create2_addresses(text.encode(), [bytes(32)], bytes(32))

@@ -18,7 +18,7 @@ from batchkeccak.inputs import FlatMessages, flat_to_rows, readonly, to_flat
 from batchkeccak.inputs._pylist import flatten_bytes, hex_texts
 from batchkeccak.inputs.sequences import COMPILED_READ_MIN, unencodable_text
 from batchkeccak.support.checks import check_int, is_int
-from batchkeccak.support.hextext import decode_hex_digits, hex_text_fault
+from batchkeccak.support.hextext import HEX_DIGITS, decode_hex_digits, hex_text_fault
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -208,10 +208,86 @@ def address_rows(addresses: object, argument: str = "addresses") -> np.ndarray:
     ):
         rows = list(addresses)  # type: ignore[call-overload]  # not iterable: TypeError
         if rows and isinstance(rows[0], str):
+            # Arrow would read a bytes value as UTF-8 text: refused here, by its row.
+            kinds = set(map(type, rows))
+            if not all(kind is NONE_TYPE or issubclass(kind, str) for kind in kinds):
+                fault = address_list_fault(rows, argument)
+                if fault is not None:
+                    raise fault
             data, offsets = text_rows(rows, argument)
             return decode_hex_rows(data, offsets, 40, argument, "an address")
-        addresses = rows
+        try:
+            return fixed_rows(rows, 20, argument, "an address")
+        except (TypeError, ValueError):
+            # Said of the list where it can be (a str among 20-byte values, hex text given
+            # as bytes), rather than of how the first wrong row reads as bytes.
+            fault = address_list_fault(rows, argument)
+            if fault is None:
+                raise
+            raise fault from None
     return fixed_rows(addresses, 20, argument, "an address")
+
+
+NONE_TYPE = type(None)
+
+ADDRESS_LIST_RULE = (
+    "a list of addresses is all hex str or all 20-byte values (None allowed in either)"
+)
+
+
+def bytes_view(value: object) -> memoryview | None:
+    """``value``'s buffer as a view, or None where it has none."""
+    try:
+        return memoryview(value)  # type: ignore[arg-type]  # probing the buffer protocol
+    except TypeError:
+        return None
+
+
+def holds_hex_text(view: memoryview) -> bool:
+    """Whether a bytes-like value holds an address's hex text, ``0x`` or not: refused (bytes
+    are an address's own 20 bytes, as eth_utils reads them too), with a hint."""
+    if not view.c_contiguous:
+        return False
+    raw = view.tobytes()
+    digits = raw[2:] if len(raw) == 42 and raw[:2] in (b"0x", b"0X") else raw
+    return len(digits) == 40 and set(digits.decode("latin-1")) <= HEX_DIGITS
+
+
+DECODE_HEX_TEXT = "pass hex as str (decode it first, for example value.decode())"
+
+
+def hex_bytes_fault(name: str, view: memoryview) -> ValueError:
+    return ValueError(
+        f"{name} is {view.nbytes} bytes of hex text; an address is 20 bytes: {DECODE_HEX_TEXT}"
+    )
+
+
+def address_list_fault(rows: list, argument: str) -> Exception | None:
+    """The error for the first wrong value of a list of addresses, where it says more than
+    a reader would: a value of the other kind than the first (a bytes-like value among hex
+    str, a str among 20-byte values), or bytes that hold hex text. None where the first
+    wrong value is wrong otherwise: the reader's own error names it."""
+    text = isinstance(rows[0], str)
+    for row, item in enumerate(rows):
+        if item is None or (text and isinstance(item, str)):
+            continue
+        name = f"{argument}[{row}]"
+        if isinstance(item, str):  # among 20-byte values
+            return TypeError(f"{name} is a str in a list of 20-byte values: {ADDRESS_LIST_RULE}")
+        view = bytes_view(item)
+        if view is None:
+            return None
+        with view:
+            if text:
+                hint = f"; it holds hex text: {DECODE_HEX_TEXT}" if holds_hex_text(view) else ""
+                return TypeError(
+                    f"{name} is {type(item).__name__} in a list of hex str: "
+                    f"{ADDRESS_LIST_RULE}{hint}"
+                )
+            if view.nbytes == 20 and view.c_contiguous:
+                continue
+            return hex_bytes_fault(name, view) if holds_hex_text(view) else None
+    return None
 
 
 def one_or_rows(value: object, count: int, width: int, argument: str, what: str) -> np.ndarray:
@@ -231,6 +307,8 @@ def one_or_rows(value: object, count: int, width: int, argument: str, what: str)
         isinstance(value, np.ndarray) and value.ndim == 1
     ):
         one = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]  # numpy's stubs give ndarray __buffer__ only on Python 3.12+
+        if width == 20 and holds_hex_text(memoryview(one)):
+            raise hex_bytes_fault(argument, memoryview(one))
         if len(one) != width:
             raise ValueError(f"{argument} is {len(one)} bytes; {what} is {width} bytes")
         return np.frombuffer(one, dtype=np.uint8).reshape(1, width)
