@@ -50,7 +50,7 @@ from batchkeccak.inputs.arrow_producers import (
     releases_on_error,
 )
 from batchkeccak.inputs.arrow_types import normalize, type_rule
-from batchkeccak.inputs.arrow_views import is_view, view_spans
+from batchkeccak.inputs.arrow_views import ViewValues, is_view
 from batchkeccak.inputs.flat import IN_PLACE_MIN_BYTES
 
 __all__ = [
@@ -197,29 +197,38 @@ def _digests_of_chunk(array: pa.Array, resolved: Hasher, argument: str) -> np.nd
 def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarray) -> None:
     """The digests of a view array's values (``binary_view`` / ``string_view``) into ``out``.
 
-    Values of :data:`~batchkeccak.inputs.flat.IN_PLACE_MIN_BYTES` and more on average are
-    read where they lie (a plain sponge through ``hash_places``, a tree mode's leaves from
-    every value sharing the tiles through its own ``hash_places``), as a list of long
-    ``bytes`` is; shorter ones, and the modes that take no places, are copied back to back
-    first (one compiled pass over the checked views). Null rows are left as they are."""
-    data, starts, ends = view_spans(array, argument)
-    rows = None
-    valid = _valid_rows(array)
-    if valid is not None:
-        rows = np.flatnonzero(valid)
-        starts, ends = starts[rows], ends[rows]
-    digests = None
-    count = starts.shape[0]
-    if count and resolved.batch_size is None:
-        if resolved.plain_sponge and int((ends - starts).sum()) >= IN_PLACE_MIN_BYTES * count:
+    Values that lie back to back in a few runs (a Polars column's do, one run a data buffer)
+    are hashed as flat batches where they lie, one a run. Otherwise, values of
+    :data:`~batchkeccak.inputs.flat.IN_PLACE_MIN_BYTES` and more on average are read where
+    they lie (a plain sponge through ``hash_places``, a tree mode's leaves from every value
+    sharing the tiles through its own ``hash_places``), as a list of long ``bytes`` is;
+    shorter ones, and the modes that take no places, are copied back to back first (one
+    compiled pass over the checked views). Null rows are left as they are."""
+    values = ViewValues(array, argument)
+    batches = values.run_batches(whole=resolved.batch_size is not None)
+    if batches is not None:
+        for first, end, data, offsets in batches:
+            resolved.hash_flat(data, offsets, out=out[first:end])
+        return
+    digests = rows = None
+    long = values.total >= IN_PLACE_MIN_BYTES * len(array)
+    mode_places = None if resolved.plain_sponge else getattr(resolved, "hash_places", None)
+    if resolved.batch_size is None and ((resolved.plain_sponge and long) or mode_places):
+        data, starts, ends = values.spans()
+        valid = _valid_rows(array)
+        if valid is not None:
+            rows = np.flatnonzero(valid)
+            starts, ends = starts[rows], ends[rows]
+        if starts.shape[0] == 0:
+            return
+        if mode_places is None:
             digests = hash_places(resolved, data, starts, ends)
         else:
-            mode_places = getattr(resolved, "hash_places", None)
-            if mode_places is not None:
-                digests = mode_places(data, starts, ends)
-    if digests is None:
+            digests = mode_places(data, starts, ends)
         del data
-        resolved.hash_flat(*value_buffers(array, argument), out=out)
+    if digests is None:
+        data, offsets, equal = values.flat()
+        resolved.hash_flat(data, readonly(offsets), out=out, equal_lengths=equal)
     elif rows is None:
         out[:] = digests
     else:

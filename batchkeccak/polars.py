@@ -75,8 +75,25 @@ def _digest_series(series: pl.Series, resolved: Hasher, hex: bool) -> pl.Series:
     _check_values(series)
     if series.dtype == pl.Null:
         return pl.Series(series.name, [None] * len(series), dtype=_output_dtype(hex))
-    values = series.to_arrow()
+    values = _arrow_values(series)
     return _as_series(hash_array(values, resolved, hex=hex), series.name, hex)
+
+
+_NEWEST = getattr(getattr(pl, "CompatLevel", None), "newest", None)
+
+
+def _arrow_values(series: pl.Series) -> pa.Array | pa.ChunkedArray:
+    """The Series as Arrow without a copy: Polars keeps ``String`` and ``Binary`` as views
+    (``string_view`` / ``binary_view``), which ``compat_level=newest`` exports as they are
+    (the default level copies them into ``large_*`` arrays, which costs as much as hashing
+    long values); ``hash_array`` reads views where they lie. A Polars without the level
+    exports the copy."""
+    if _NEWEST is not None:
+        try:
+            return series.to_arrow(compat_level=_NEWEST())
+        except TypeError:  # pragma: no cover - a Polars without the keyword
+            pass
+    return series.to_arrow()  # pragma: no cover - the same Polars
 
 
 def _row_digest_series(series: pl.Series, resolved: Hasher, hex: bool, encoding: str) -> pl.Series:

@@ -9,6 +9,10 @@
 - ``text``: 2^20 ``str`` of 32 B against the same data as ``bytes``, through the entry points
   that take text (the pandas accessor, ``ethereum.selectors`` against the same bytes as a
   2-D array, ``checksum_addresses`` of hex text against the 20-byte rows).
+- ``polars`` (only when asked: ``--only polars``): a Polars ``Binary`` Series of 64 x 1 MiB
+  and 2^20 x 32 B through ``series.bk.hash`` (sha3_256, kt128) against ``hash_many`` of the
+  same bytes as a 2-D array, and against the accessor's former path, Polars' default export
+  (a copy into ``large_binary``) then ``hash_array``.
 
 Digests are checked against hashlib on a sample first (and ``checksum_addresses`` of the hex
 text against the 20-byte rows). The best of ``--repeats`` interleaved
@@ -120,6 +124,61 @@ def pandas_figures(repeats: int, threads: list[int]) -> None:
         )
 
 
+POLARS_SIZES = [(64, 1 << 20), (1 << 20, 32)]
+POLARS_MODES = [("sha3_256", {}), ("kt128", {"length": 32})]
+
+
+def polars_figures(repeats: int, threads: list[int]) -> None:
+    """A Polars ``Binary`` Series (Arrow ``binary_view`` inside) through the accessor,
+    against ``hash_many`` of the same bytes as a 2-D array, and the accessor's former path
+    (``hash_array(series.to_arrow())``: Polars' default export copies the views into
+    ``large_binary``)."""
+    import polars as pl
+
+    import batchkeccak.polars  # noqa: F401
+    from batchkeccak.arrow import hash_array
+
+    print("\nPolars Binary Series: series.bk.hash / hash_many(2-D array) of the same bytes")
+    print(
+        "| messages | mode | threads | array ms | accessor ms | copy ms | CPU ms: array, "
+        "accessor, copy | CPU accessor/array | CPU copy/array | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(3)
+    for count, size in POLARS_SIZES:
+        rows = rng.integers(0, 256, (count, size), dtype=np.uint8)
+        series = pl.Series("v", [row.tobytes() for row in rows], dtype=pl.Binary)
+        for name, params in POLARS_MODES:
+            want = bk.hash_many(rows[:3], name, **params)
+            got = series.head(3).bk.hash(name, **params).to_list()
+            assert got == [r.tobytes() for r in want], name
+            if name == "sha3_256":
+                assert got[0] == hashlib.sha3_256(rows[0].tobytes()).digest()
+            for t in threads:
+                best = best_of(
+                    {
+                        "array": lambda t=t, n=name, p=params, r=rows: bk.hash_many(
+                            r, n, threads=t, **p
+                        ),
+                        "accessor": lambda t=t, n=name, p=params, s=series: s.bk.hash(
+                            n, threads=t, **p
+                        ),
+                        "copy": lambda t=t, n=name, p=params, s=series: hash_array(
+                            s.to_arrow(), n, threads=t, **p
+                        ),
+                    },
+                    repeats,
+                )
+                print(
+                    f"| {count} x {size} B | {name} | {t} | {best['array'] * 1e3:.1f} | "
+                    f"{best['accessor'] * 1e3:.1f} | {best['copy'] * 1e3:.1f} | "
+                    f"{CPU['array'] * 1e3:.1f}, {CPU['accessor'] * 1e3:.1f}, "
+                    f"{CPU['copy'] * 1e3:.1f} | {CPU['accessor'] / CPU['array']:.2f}x | "
+                    f"{CPU['copy'] / CPU['array']:.2f}x | {load()} |"
+                )
+        del rows, series
+
+
 def text_figures(repeats: int, threads: list[int]) -> None:
     import pandas as pd
 
@@ -192,6 +251,8 @@ def main(argv: list[str] | None = None) -> None:
         pandas_figures(args.repeats, args.threads)
     if "text" in parts:
         text_figures(args.repeats, args.threads)
+    if "polars" in parts:
+        polars_figures(args.repeats, args.threads)
 
 
 if __name__ == "__main__":

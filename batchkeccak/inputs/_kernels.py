@@ -1,8 +1,10 @@
 """The compiled kernels of :mod:`batchkeccak.inputs`: CPython's lists, tuples and object
 arrays of ``bytes`` and ``str`` read straight from memory (``_pylist`` describes the layouts
-and when these may run; it self-checks them once per process before any is used).
+and when these may run; it self-checks them once per process before any is used), and the
+places of an Arrow view array's values (``arrow_views``).
 
-Every kernel here but :func:`gather` holds the GIL while it runs (no ``nogil``): nothing can
+Every kernel here but :func:`gather`, :func:`gather_places`, :func:`view_places` and
+:func:`view_runs` (which read immutable memory that their caller holds) holds the GIL while it runs (no ``nogil``): nothing can
 resize a container or free an item under it. Each reads the container's size and item array
 itself, inside the call, because another thread may resize a list between any two Python
 statements.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -231,6 +234,159 @@ def gather(addresses, offsets, data):
     are immutable (exact ``bytes`` and ``str``), so nothing can free or change them."""
     for i in range(addresses.shape[0]):
         copy_from_address(data, offsets[i], addresses[i], offsets[i + 1] - offsets[i])
+
+
+# The two view kernels below repeat their checks and reads rather than share inlined helper
+# functions: with the helpers (numba's inline="always"), the loop was measured 15x slower.
+
+
+@njit(cache=True, nogil=True)
+def view_places(
+    views, bits, bit_start, views_address, buffer_addresses, buffer_sizes, addresses, lengths
+):
+    """Record the place of each value of an Arrow view array: ``views`` its 16-byte views as
+    an ``(N, 4)`` int32 array (length, then a value of up to 12 bytes inline, or a prefix,
+    the data buffer's index and the offset in it), ``bits`` its validity bitmap from bit
+    ``bit_start`` (empty where no value is null), ``views_address`` the first view's
+    address, ``buffer_*`` the variadic data buffers' addresses and sizes. A null's place is
+    an empty value.
+
+    Returns the values' total size, or ``-1 - i`` for the first valid view ``i`` that
+    leaves its buffer (a negative length or offset, an index past the buffers, an end past
+    the buffer's size). Every size is checked here, none trusted from the caller: the views
+    and bitmap are read from numpy arrays, the values never. No GIL: the caller holds the
+    array, whose buffers are immutable."""
+    count = addresses.shape[0]
+    if (
+        views.shape[0] != count
+        or views.shape[1] != 4
+        or lengths.shape[0] != count
+        or buffer_sizes.shape[0] != buffer_addresses.shape[0]
+        or (bits.shape[0] != 0 and bits.shape[0] * 8 < bit_start + count)
+        or bit_start < 0
+    ):
+        raise ValueError("view_places: the views, bitmap and outputs do not match")
+    buffers = buffer_sizes.shape[0]
+    nulls = bits.shape[0] != 0
+    total = 0
+    for i in range(count):
+        if nulls:
+            bit = bit_start + i
+            if (bits[bit >> 3] >> (bit & 7)) & 1 == 0:
+                addresses[i] = views_address
+                lengths[i] = 0
+                continue
+        size = np.int64(views[i, 0])
+        if size < 0:
+            return -1 - i
+        if size <= 12:
+            addresses[i] = views_address + 16 * i + 4
+        else:
+            index = np.int64(views[i, 2])
+            offset = np.int64(views[i, 3])
+            if index < 0 or index >= buffers or offset < 0 or offset + size > buffer_sizes[index]:
+                return -1 - i
+            addresses[i] = buffer_addresses[index] + offset
+        lengths[i] = size
+        total += size
+    return total
+
+
+@njit(cache=True, nogil=True)
+def view_runs(
+    views, bits, bit_start, views_address, buffer_addresses, buffer_sizes, low, ends, runs, starts
+):
+    """The values of an Arrow view array (as :func:`view_places` takes it) as runs of values
+    that lie back to back, each non-empty value where the one before it ended (empty values
+    and nulls join any run), in memory from address ``low``: ``ends[i]`` the end of value
+    ``i`` less ``low``, the first row of run ``k`` in ``runs[k]`` and where it starts, less
+    ``low``, in ``starts[k]``, for the first ``runs.shape[0]`` runs.
+
+    Returns ``(total, runs found)``: the values' total size, ``-1 - i`` for the first valid
+    view ``i`` that leaves its buffer (checked as in :func:`view_places`), and the count of
+    runs; past ``runs.shape[0]`` runs it stops early, returning that count plus one."""
+    count = ends.shape[0]
+    if (
+        views.shape[0] != count
+        or views.shape[1] != 4
+        or buffer_sizes.shape[0] != buffer_addresses.shape[0]
+        or (bits.shape[0] != 0 and bits.shape[0] * 8 < bit_start + count)
+        or bit_start < 0
+        or starts.shape[0] != runs.shape[0]
+        or runs.shape[0] == 0
+    ):
+        raise ValueError("view_runs: the views, bitmap, runs and outputs do not match")
+    buffers = buffer_sizes.shape[0]
+    nulls = bits.shape[0] != 0
+    total = 0
+    found = 1
+    runs[0] = 0
+    starts[0] = 0
+    end = -1  # no value read yet: the first non-empty one starts run 0 where it lies
+    for i in range(count):
+        size = np.int64(0)
+        if nulls:
+            bit = bit_start + i
+            if (bits[bit >> 3] >> (bit & 7)) & 1 != 0:
+                size = np.int64(views[i, 0])
+        else:
+            size = np.int64(views[i, 0])
+        if size < 0:
+            return -1 - i, 0
+        if size != 0:
+            if size <= 12:
+                at = views_address + 16 * i + 4
+            else:
+                index = np.int64(views[i, 2])
+                offset = np.int64(views[i, 3])
+                if (
+                    index < 0
+                    or index >= buffers
+                    or offset < 0
+                    or offset + size > buffer_sizes[index]
+                ):
+                    return -1 - i, 0
+                at = buffer_addresses[index] + offset
+            if end == -1:
+                starts[0] = at - low
+                for j in range(i):  # the empty values before it lie where it starts
+                    ends[j] = at - low
+            elif at != end:
+                if found == runs.shape[0]:
+                    return total, found + 1
+                runs[found] = i
+                starts[found] = at - low
+                found += 1
+            end = at + size
+            total += size
+        ends[i] = 0 if end == -1 else end - low
+    return total, found
+
+
+@njit(cache=True, nogil=True)
+def gather_places(addresses, lengths, offsets, data):
+    """Copy ``lengths[i]`` bytes from each ``addresses[i]`` to ``data`` back to back, writing
+    ``offsets`` (``count + 1`` entries) on the way; short values in 8-byte words. Returns
+    whether every length is the same. Each write is checked against ``data``'s size (a
+    ValueError, never a write outside it). No GIL: the caller holds the memory read, which
+    is immutable (an Arrow array's buffers)."""
+    count = addresses.shape[0]
+    if lengths.shape[0] != count or offsets.shape[0] != count + 1:
+        raise ValueError("gather_places: the addresses, lengths and offsets do not match")
+    size = data.shape[0]
+    total = 0
+    offsets[0] = 0
+    equal = True
+    for i in range(count):
+        length = lengths[i]
+        if length < 0 or length > size - total:
+            raise ValueError("gather_places: the values do not fit the data buffer")
+        if length != lengths[0]:
+            equal = False
+        copy_bytes(data, total, addresses[i], length)
+        total += length
+        offsets[i + 1] = total
+    return equal
 
 
 @njit(cache=True)
