@@ -242,7 +242,8 @@ class HashSeriesAccessor:
             column is neither missing, bytes-like nor str (the message names its row), or
             ``length`` is wrong for ``algorithm``.
         ValueError
-            An unknown ``algorithm``.
+            An unknown ``algorithm``, or a ``str`` of an object column that UTF-8 cannot
+            encode (a lone surrogate; the message names its row).
         """
         resolved = _resolve(algorithm, length, threads, params)
         series = self._series

@@ -366,7 +366,8 @@ def checksum_addresses(addresses: object) -> object:
         ``(N, 20)`` uint8, a column of 20-byte values (any form ``hash_many`` takes), or
         hex strings (a sequence of ``str`` or an Arrow string column) in any case, with or
         without ``0x``, as ``eth_utils.to_checksum_address`` takes them. A null (None in a
-        sequence, a null in an Arrow column) stays null.
+        sequence, a null in an Arrow column) stays null. A list is all hex ``str`` or all
+        20-byte values, whatever its first value is; ``bytes`` of hex text are refused.
 
     Returns
     -------
@@ -378,10 +379,12 @@ def checksum_addresses(addresses: object) -> object:
     Raises
     ------
     ValueError
-        Naming the first row that is not 20 bytes, or not 40 hex digits after an optional
-        ``0x``.
+        Naming the first row that is not 20 bytes, or not 40 ASCII hex digits after an
+        optional ``0x`` (a str that UTF-8 cannot encode included).
     TypeError
-        Naming the first row that is neither a str nor a bytes-like value.
+        Naming the first row that is neither a str nor a bytes-like value, or the first
+        value of a list of the other kind than its first (a str among 20-byte values, a
+        bytes-like value among hex str).
 
     Examples
     --------
