@@ -64,6 +64,7 @@ def _call_every_kernel() -> None:
     column = pa.array(["a", None, "bc"])
     arrow.hash_array(column, "sha3_256", threads=1)
     arrow.hash_array(column, "sha3_256", hex=True, threads=1)
+    arrow.hash_array(column.cast(pa.string_view()), "sha3_256", threads=1)  # the view kernels
     arrow.hash_rows(pa.table({"a": [1, 2], "b": ["x", "y"]}), algorithm="sha3_256", threads=1)
     for scheme in merkle.SCHEMES:
         merkle.merkle_root([b"a" * 32, b"b" * 32, b"c" * 32], scheme=scheme)
