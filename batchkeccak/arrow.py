@@ -35,7 +35,12 @@ from batchkeccak.core.parameters import (
     canonical_name,
     did_you_mean,
 )
-from batchkeccak.derived.mode_hashers import hash_chunks
+from batchkeccak.derived.mode_hashers import (
+    TREE_IN_PLACE_BYTES,
+    TREE_LIST_MAX,
+    TreeHasher,
+    hash_chunks,
+)
 from batchkeccak.inputs import FlatMessages, check_flat, readonly
 from batchkeccak.inputs.arrow_buffers import (
     binary_buffers,
@@ -226,6 +231,8 @@ def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarra
         else:
             digests = mode_places(data, starts, ends)
         del data
+    if digests is None and _long_tree_values(values, resolved, argument, out):
+        return
     if digests is None:
         data, offsets, equal = values.flat()
         resolved.hash_flat(data, readonly(offsets), out=out, equal_lengths=equal)
@@ -233,6 +240,31 @@ def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarra
         out[:] = digests
     else:
         out[rows] = digests
+
+
+def _long_tree_values(values: ViewValues, resolved: Hasher, argument: str, out: np.ndarray) -> bool:
+    """A few values of a tree mode without places of its own (ParallelHash), as
+    :meth:`TreeHasher.hash_list <batchkeccak.derived.mode_hashers.TreeHasher.hash_list>`
+    takes a list: each value of ``TREE_IN_PLACE_BYTES`` or more hashed where it lies, its
+    chunks filling the tiles on their own, the others copied into one batch. False, having
+    done nothing, for any other batch."""
+    count = out.shape[0]
+    if not isinstance(resolved, TreeHasher) or count > TREE_LIST_MAX:
+        return False
+    if resolved.batch_size is not None:
+        return False
+    data, starts, ends = values.spans()
+    long = np.flatnonzero(ends - starts >= TREE_IN_PLACE_BYTES)  # a null is empty
+    if long.shape[0] == 0:
+        return False
+    for i in long.tolist():
+        message = data[int(starts[i]) : int(ends[i])]
+        out[i] = np.frombuffer(resolved.hash_message(message, f"{argument}[{i}]"), np.uint8)
+    rest = np.setdiff1d(np.arange(count), long)
+    if rest.shape[0]:
+        flat, offsets, equal = values.flat(rest)
+        out[rest] = resolved.hash_flat(flat, readonly(offsets), equal_lengths=equal)
+    return True
 
 
 _OFFSET_TYPES: dict[int, np.dtype] = {

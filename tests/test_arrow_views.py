@@ -133,6 +133,25 @@ def test_long_values_read_in_place(name):
         check(view_array(values, **layout), values, name)
 
 
+@pytest.mark.parametrize("name", ["kt128", "parallelhash_128"])
+def test_a_few_long_tree_values_beside_short_ones(name):
+    # Values of 512 KiB and more in a tree mode: each hashed where it lies, as hash_many's
+    # list of long bytes is; the short ones as one batch.
+    values = messages([600_000, 5, 9000, (1 << 19) + 1, 300], seed=13)
+    values[2] = None
+    models = {
+        "kt128": ({"length": 32}, lambda m: kangarootwelve(128, m, b"", 32)),
+        "parallelhash_128": (
+            {"block_size": 8192, "length": 32},
+            lambda m: parallelhash(128, m, 8192, 32, b""),
+        ),
+    }
+    params, model = models[name]
+    want = [None if v is None else model(v) for v in values]
+    for layout in LAYOUTS.values():
+        assert hash_array(view_array(values, **layout), name, **params).to_pylist() == want
+
+
 @pytest.mark.parametrize("name", ["sha3_256", "kt128", "kmac_256"])
 def test_runs_of_equal_values_as_polars_lays_them_out(name):
     # Many values in a few buffers, back to back: hashed as flat batches where they lie.

@@ -251,15 +251,20 @@ class ViewValues:
             part.flags.writeable = False
         return self._data(), starts, ends
 
-    def flat(self) -> tuple[np.ndarray, np.ndarray, bool]:
-        """``(data, offsets, equal)``: the values copied back to back (one compiled pass,
-        short values in words), int64 offsets of ``len(array) + 1`` entries (a null is
-        empty), and whether every value has the same length."""
+    def flat(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
+        """``(data, offsets, equal)``: the values (of ``rows`` only, where given) copied
+        back to back (one compiled pass, short values in words), int64 offsets of one entry
+        more than the values (a null is empty), and whether every value has the same
+        length."""
         from batchkeccak.inputs import _kernels  # the compiled copy: loads numba
 
         addresses, lengths = self.places()
+        total = self.total
+        if rows is not None:
+            addresses, lengths = addresses[rows], lengths[rows]
+            total = int(lengths.sum())
         offsets = np.empty(lengths.shape[0] + 1, dtype=np.int64)
-        data = np.empty(self.total, dtype=np.uint8)
+        data = np.empty(total, dtype=np.uint8)
         # self.held keeps the buffers for the copy.
         equal = bool(_kernels.gather_places(addresses, lengths, offsets, data))
         return data, offsets, equal
