@@ -22,6 +22,7 @@ from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import unknown_method
+from batchkeccak.inputs.arrow_views import fixed_as_views
 
 try:
     import polars as pl
@@ -66,9 +67,21 @@ def _output_dtype(hex: bool):
 
 def _as_series(digests: pa.Array | pa.ChunkedArray, name: str, hex: bool) -> pl.Series:
     if not hex:
-        # Polars has no fixed-size binary type: the same bytes as variable-length binary.
-        digests = digests.cast(pa.binary())
+        # Polars has no fixed-size binary type: the same bytes as binary views, which Polars
+        # keeps as they are (a cast to binary would be copied twice: by the cast, and by
+        # Polars into its views).
+        digests = _as_views(digests)
     return pl.Series(name, digests, dtype=_output_dtype(hex))
+
+
+def _as_views(digests: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    if isinstance(digests, pa.ChunkedArray):
+        chunks = [_as_views(chunk) for chunk in digests.chunks]
+        if not all(pa.types.is_binary_view(chunk.type) for chunk in chunks):
+            return digests.cast(pa.binary())
+        return pa.chunked_array(chunks, type=pa.binary_view())
+    views = fixed_as_views(digests)
+    return digests.cast(pa.binary()) if views is None else views
 
 
 def _digest_series(series: pl.Series, resolved: Hasher, hex: bool) -> pl.Series:

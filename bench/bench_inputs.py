@@ -12,7 +12,7 @@
 - ``polars`` (only when asked: ``--only polars``): a Polars ``Binary`` Series of 64 x 1 MiB
   and 2^20 x 32 B through ``series.bk.hash`` (sha3_256, kt128) against ``hash_many`` of the
   same bytes as a 2-D array, and against the accessor's former path, Polars' default export
-  (a copy into ``large_binary``) then ``hash_array``.
+  (a copy into ``large_binary``) then ``hash_array``, the digests cast to ``binary``.
 
 Digests are checked against hashlib on a sample first (and ``checksum_addresses`` of the hex
 text against the 20-byte rows). The best of ``--repeats`` interleaved
@@ -132,8 +132,9 @@ def polars_figures(repeats: int, threads: list[int]) -> None:
     """A Polars ``Binary`` Series (Arrow ``binary_view`` inside) through the accessor,
     against ``hash_many`` of the same bytes as a 2-D array, and the accessor's former path
     (``hash_array(series.to_arrow())``: Polars' default export copies the views into
-    ``large_binary``)."""
+    ``large_binary``; the digests cast to ``binary``, which Polars copies into views)."""
     import polars as pl
+    import pyarrow as pa
 
     import batchkeccak.polars  # noqa: F401
     from batchkeccak.arrow import hash_array
@@ -163,8 +164,8 @@ def polars_figures(repeats: int, threads: list[int]) -> None:
                         "accessor": lambda t=t, n=name, p=params, s=series: s.bk.hash(
                             n, threads=t, **p
                         ),
-                        "copy": lambda t=t, n=name, p=params, s=series: hash_array(
-                            s.to_arrow(), n, threads=t, **p
+                        "copy": lambda t=t, n=name, p=params, s=series: pl.Series(
+                            "v", hash_array(s.to_arrow(), n, threads=t, **p).cast(pa.binary())
                         ),
                     },
                     repeats,

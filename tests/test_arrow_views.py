@@ -339,3 +339,26 @@ def test_polars_columns_are_exported_as_views_without_a_copy():
     assert _arrow_values(pl.Series(["é" * 20])).type == pa.string_view()
     # Each export hands over Polars' own buffers: the same memory both times.
     assert first.buffers()[2].address == again.buffers()[2].address
+
+
+@pytest.mark.parametrize("length", [1, 12, 13, 32, 64])
+def test_polars_digests_come_back_as_views_of_every_width(length):
+    pl = _polars()
+    values = messages([3, 40, 0, 200] * 5, seed=14)
+    values[2] = None
+    series = pl.concat(
+        [pl.Series("v", values[:7], dtype=pl.Binary), pl.Series("v", values[7:])], rechunk=False
+    )
+    want = [None if v is None else hashlib.shake_128(v).digest(length) for v in values]
+    got = series.bk.hash("shake_128", length=length)
+    assert got.dtype == pl.Binary
+    assert got.to_list() == want
+
+
+def test_fixed_as_views_declines_what_it_does_not_take():
+    digests = pa.array([b"a" * 16, b"b" * 16, None], pa.binary(16))
+    views = arrow_views.fixed_as_views(digests)
+    assert views.type == pa.binary_view()
+    assert views.to_pylist() == digests.to_pylist()
+    assert arrow_views.fixed_as_views(digests.slice(1)) is None  # a slice: cast instead
+    assert arrow_views.fixed_as_views(pa.array([b"ab"], pa.binary())) is None

@@ -1,10 +1,12 @@
 """The compiled kernels of :mod:`batchkeccak.inputs`: CPython's lists, tuples and object
 arrays of ``bytes`` and ``str`` read straight from memory (``_pylist`` describes the layouts
-and when these may run; it self-checks them once per process before any is used), and the
-places of an Arrow view array's values (``arrow_views``).
+and when these may run; it self-checks them once per process before any is used), the
+places of an Arrow view array's values (``arrow_views``), and the views of equal-length
+digests (``arrow_views.fixed_as_views``).
 
-Every kernel here but :func:`gather`, :func:`gather_places`, :func:`view_places` and
-:func:`view_runs` (which read immutable memory that their caller holds) holds the GIL while it runs (no ``nogil``): nothing can
+Every kernel here but :func:`gather`, :func:`gather_places`, :func:`view_places`,
+:func:`view_runs` and :func:`fixed_views` (which read immutable memory that their caller
+holds, or numpy arrays only) holds the GIL while it runs (no ``nogil``): nothing can
 resize a container or free an item under it. Each reads the container's size and item array
 itself, inside the call, because another thread may resize a list between any two Python
 statements.
@@ -361,6 +363,37 @@ def view_runs(
             total += size
         ends[i] = 0 if end == -1 else end - low
     return total, found
+
+
+@njit(cache=True, inline="always")
+def _word(rows, i, start, stop):
+    """Bytes ``start..stop`` (at most 4) of row ``i`` as a little-endian int32, zero-padded."""
+    value = np.int64(0)
+    for k in range(start, stop):
+        value |= np.int64(rows[i, k]) << (8 * (k - start))
+    return np.int32(value - (1 << 32) if value >= 1 << 31 else value)
+
+
+@njit(cache=True, nogil=True)
+def fixed_views(rows, views):
+    """Write the 16-byte Arrow views (``views``, ``(N, 4)`` int32) of the ``(N, w)`` uint8
+    ``rows`` as values of one ``binary_view`` array whose one data buffer is ``rows``
+    itself: each row inline where ``w`` is at most 12, else its first 4 bytes, buffer 0 and
+    its offset ``i * w`` (``N * w`` must fit in int32, checked here)."""
+    count, width = rows.shape
+    if views.shape[0] != count or views.shape[1] != 4 or count * width >= 1 << 31:
+        raise ValueError("fixed_views: the rows and views do not match")
+    for i in range(count):
+        views[i, 0] = width
+        if width > 12:
+            views[i, 1] = _word(rows, i, 0, 4)
+            views[i, 2] = 0
+            views[i, 3] = i * width
+        else:
+            views[i, 1] = _word(rows, i, 0, min(width, 4))
+            views[i, 2] = _word(rows, i, 4, min(width, 8))
+            views[i, 3] = _word(rows, i, 8, width)
+    return count
 
 
 @njit(cache=True, nogil=True)

@@ -26,7 +26,14 @@ import pyarrow as pa
 
 from batchkeccak.inputs.flat import readonly
 
-__all__ = ["ViewValues", "is_view", "view_flat", "view_places", "view_spans"]
+__all__ = [
+    "ViewValues",
+    "fixed_as_views",
+    "is_view",
+    "view_flat",
+    "view_places",
+    "view_spans",
+]
 
 INLINE_BYTES = 12
 """Values of at most this many bytes lie inline, in their view."""
@@ -286,3 +293,23 @@ def view_flat(array: pa.Array, argument: str) -> tuple[np.ndarray, np.ndarray]:
             return data, offsets
     data, offsets, _ = values.flat()
     return data, offsets
+
+
+def fixed_as_views(values: pa.Array) -> pa.Array | None:
+    """A ``fixed_size_binary`` array (digests) as a ``binary_view`` array over the same data
+    buffer: only the views are written (one compiled pass), so that Polars, which keeps its
+    ``Binary`` columns as views, takes the column without a copy. None for another array
+    (another type, a slice, over 2 GiB of values): the caller casts it instead."""
+    from batchkeccak.inputs import _kernels  # the compiled pass: loads numba
+
+    if not pa.types.is_fixed_size_binary(values.type) or values.offset:
+        return None
+    count, width = len(values), values.type.byte_width
+    validity, data = values.buffers()
+    if count * width >= 1 << 31 or data is None or not data.is_cpu or data.size < count * width:
+        return None
+    rows = np.frombuffer(data, dtype=np.uint8, count=count * width).reshape(count, width)
+    views = np.empty((count, 4), dtype=np.int32)
+    _kernels.fixed_views(rows, views)
+    buffers = [validity, pa.py_buffer(views), data.slice(0, count * width)]
+    return pa.Array.from_buffers(pa.binary_view(), count, buffers, values.null_count)
