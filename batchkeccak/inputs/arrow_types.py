@@ -23,9 +23,11 @@ The rules around the rows, the same for every consumer:
 - a dictionary is its value type; :func:`normalize` decodes it, and a null *entry* of the
   dictionary becomes a null row (Arrow's ``null_count`` counts only null indices), so nulls
   are read after decoding, never before;
-- a view type encodes as its plain type; :func:`normalize` with ``offsets=True`` casts it to
-  the large type of the same values, for the kernels that need offsets (pyarrow has no
-  ``take`` or ``filter`` for views);
+- a view type encodes as its plain type; its values are hashed where they lie
+  (``inputs.arrow_views``: ``hash_array``, ``hash_many`` and the Polars accessor), and
+  :func:`normalize` with ``offsets=True`` casts it to the large type of the same values for
+  the consumers that need offsets or select rows (pyarrow has no ``take`` or ``filter`` for
+  views: the table diff, a dictionary of views);
 - a timestamp with a time zone stores UTC instants, whatever the zone: its logical type is
   ``timestamp[unit, tz=UTC]`` for every zone (the zone is how the instants are shown), and a
   timestamp without one is ``timestamp[unit]``.
