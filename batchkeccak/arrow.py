@@ -212,8 +212,7 @@ def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarra
     values = ViewValues(array, argument)
     batches = values.run_batches(whole=resolved.batch_size is not None)
     if batches is not None:
-        for first, end, data, offsets in batches:
-            resolved.hash_flat(data, offsets, out=out[first:end])
+        _hash_runs(batches, resolved, values.total, out)
         return
     digests = rows = None
     long = values.total >= IN_PLACE_MIN_BYTES * len(array)
@@ -240,6 +239,37 @@ def _hash_views(array: pa.Array, resolved: Hasher, argument: str, out: np.ndarra
         out[:] = digests
     else:
         out[rows] = digests
+
+
+def _hash_runs(
+    batches: list[tuple[int, int, np.ndarray, np.ndarray]],
+    resolved: Hasher,
+    total: int,
+    out: np.ndarray,
+) -> None:
+    """Runs of values lying back to back, each a flat batch where it lies: one after
+    another where one thread takes the work; else cut into pieces of about equal bytes
+    (whole values, a few per thread) that the threads take in turn, one thread a piece, so
+    that small runs keep no thread waiting."""
+    count = out.shape[0]
+    threads = resolved.executor.threads_for(count, total) if len(batches) > 1 else 1
+    if threads <= 1:
+        for first, end, data, offsets in batches:
+            resolved.hash_flat(data, offsets, out=out[first:end])
+        return
+    piece = max(1, total // (threads * parallel.CHUNKS_PER_THREAD))
+    pieces = []
+    for first, end, data, offsets in batches:
+        size = int(offsets[-1]) - int(offsets[0])
+        for a, b in parallel.split_ranges(0, end - first, -(-size // piece)):
+            pieces.append((first + a, first + b, data, offsets[a : b + 1]))
+    one = resolved.with_threads(1)
+
+    def hash_piece(item: tuple[int, int, np.ndarray, np.ndarray]) -> None:
+        first, end, data, offsets = item
+        one.hash_flat(data, offsets, out=out[first:end])
+
+    parallel.run_parallel(hash_piece, pieces, workers=threads)
 
 
 def _long_tree_values(values: ViewValues, resolved: Hasher, argument: str, out: np.ndarray) -> bool:

@@ -162,6 +162,18 @@ def test_runs_of_equal_values_as_polars_lays_them_out(name):
     assert arrow_views.ViewValues(array, "values").run_batches() is not None
 
 
+@pytest.mark.parametrize("name", ["sha3_256", "shake_128"])
+def test_runs_shared_between_threads(name):
+    # Enough work for two threads: the runs (unequal, as Polars' buffers are) are cut into
+    # pieces of whole values that the threads take in turn.
+    values = messages([40] * 3000 + [13] * 500 + [140] * 1500, seed=15)
+    values[10] = values[3100] = None
+    params, model = MODES[name]
+    array = view_array(values, buffers=5, runs=True)
+    got = hash_array(array, name, threads=2, **params).to_pylist()
+    assert got == [None if v is None else model(v) for v in values]
+
+
 def test_empty_and_null_values_start_a_run():
     values = [None, b"", None] + messages([40] * 200, seed=3)
     check(view_array(values, runs=True), values)
@@ -287,8 +299,8 @@ def test_the_kernels_check_their_arguments():
     with pytest.raises(ValueError, match="do not match"):
         _kernels.view_places(words, no_bits, 0, 0, sizes, sizes, out, out)
     with pytest.raises(ValueError, match="do not match"):
-        _kernels.view_runs(words, np.zeros(0, np.uint8), -1, 0, sizes, sizes, 0, out[:2],
-                           out[:1], out[:1])  # fmt: skip
+        # Offsets one entry short of a value and a run each.
+        _kernels.view_runs(words, no_bits, 0, 0, sizes, sizes, 0, out[:2], out[:1])
     with pytest.raises(ValueError, match="do not fit"):
         # The first value is already too long: nothing is read from its (unset) address.
         _kernels.gather_places(out[:2], np.array([8, 0]), out, np.empty(7, np.uint8))

@@ -296,34 +296,35 @@ def view_places(
 
 @njit(cache=True, nogil=True)
 def view_runs(
-    views, bits, bit_start, views_address, buffer_addresses, buffer_sizes, low, ends, runs, starts
+    views, bits, bit_start, views_address, buffer_addresses, buffer_sizes, low, offsets, runs
 ):
     """The values of an Arrow view array (as :func:`view_places` takes it) as runs of values
     that lie back to back, each non-empty value where the one before it ended (empty values
-    and nulls join any run), in memory from address ``low``: ``ends[i]`` the end of value
-    ``i`` less ``low``, the first row of run ``k`` in ``runs[k]`` and where it starts, less
-    ``low``, in ``starts[k]``, for the first ``runs.shape[0]`` runs.
+    and nulls join any run), in memory from address ``low``: the first row of run ``k`` in
+    ``runs[k]``, for at most ``runs.shape[0]`` runs, and each run's flat offsets (less
+    ``low``) in ``offsets``, run ``k``'s from entry ``runs[k] + k``: its start, then the end
+    of each of its values (``offsets`` holds ``N + runs.shape[0]`` entries; no entry is
+    shared between two runs).
 
     Returns ``(total, runs found)``: the values' total size, ``-1 - i`` for the first valid
     view ``i`` that leaves its buffer (checked as in :func:`view_places`), and the count of
     runs; past ``runs.shape[0]`` runs it stops early, returning that count plus one."""
-    count = ends.shape[0]
+    count = views.shape[0]
     if (
-        views.shape[0] != count
-        or views.shape[1] != 4
+        views.shape[1] != 4
         or buffer_sizes.shape[0] != buffer_addresses.shape[0]
         or (bits.shape[0] != 0 and bits.shape[0] * 8 < bit_start + count)
         or bit_start < 0
-        or starts.shape[0] != runs.shape[0]
         or runs.shape[0] == 0
+        or offsets.shape[0] != count + runs.shape[0]
     ):
-        raise ValueError("view_runs: the views, bitmap, runs and outputs do not match")
+        raise ValueError("view_runs: the views, bitmap, runs and offsets do not match")
     buffers = buffer_sizes.shape[0]
     nulls = bits.shape[0] != 0
     total = 0
     found = 1
     runs[0] = 0
-    starts[0] = 0
+    offsets[0] = 0
     end = -1  # no value read yet: the first non-empty one starts run 0 where it lies
     for i in range(count):
         size = np.int64(0)
@@ -350,18 +351,17 @@ def view_runs(
                     return -1 - i, 0
                 at = buffer_addresses[index] + offset
             if end == -1:
-                starts[0] = at - low
-                for j in range(i):  # the empty values before it lie where it starts
-                    ends[j] = at - low
+                for j in range(i + 1):  # run 0 starts here, and its empty values before
+                    offsets[j] = at - low
             elif at != end:
                 if found == runs.shape[0]:
                     return total, found + 1
                 runs[found] = i
-                starts[found] = at - low
+                offsets[i + found] = at - low  # this run's start, after the last one's end
                 found += 1
             end = at + size
             total += size
-        ends[i] = 0 if end == -1 else end - low
+        offsets[i + found] = 0 if end == -1 else end - low
     return total, found
 
 

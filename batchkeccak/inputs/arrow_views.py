@@ -19,7 +19,6 @@ place is an empty value at the views buffer's start.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -190,17 +189,16 @@ class ViewValues:
         """The values' total size."""
         count = views.count
         if count == 0:
-            self.runs = np.zeros(0, dtype=np.int64)
+            self.runs = self._offsets = np.zeros(0, dtype=np.int64)
             return
-        offsets = np.empty(count + 1, dtype=np.int64)
+        offsets = np.empty(count + MAX_RUNS, dtype=np.int64)
         runs = np.empty(MAX_RUNS, dtype=np.int64)
-        starts = np.empty(MAX_RUNS, dtype=np.int64)
-        total, found = _kernels.view_runs(*views.arguments(), self.low, offsets[1:], runs, starts)
+        total, found = _kernels.view_runs(*views.arguments(), self.low, offsets, runs)
         if total < 0:
             raise views.refuse(-1 - int(total))
         if found <= MAX_RUNS:
             self.total = int(total)
-            self.runs, self._starts, self._offsets = runs[:found], starts[:found], offsets
+            self.runs, self._offsets = runs[:found], offsets
         else:
             self.total = int(self.places()[1].sum())
 
@@ -219,33 +217,26 @@ class ViewValues:
 
     def run_batches(
         self, whole: bool = False
-    ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]] | None:
+    ) -> list[tuple[int, int, np.ndarray, np.ndarray]] | None:
         """``(first row, end row, data, offsets)`` of each run of values that lie back to
         back, read where they lie as a flat batch (read-only ``offsets`` into the read-only
         ``data`` that holds the array's buffers); None where there are more than
         :data:`MAX_RUNS` runs, fewer than :data:`MIN_RUN_VALUES` values a run, or (with
-        ``whole=True``, for a batch that must be one call) more than one run.
-
-        The runs share one offsets array, each run's first entry written just before it is
-        given: take a run's batch (hash it) before asking for the next."""
+        ``whole=True``, for a batch that must be one call) more than one run. Any rows
+        ``a..b`` of a run are a flat batch too: ``offsets[a - first : b - first + 1]``."""
         runs = self.runs
         count = self._views.count
         if runs is None or runs.shape[0] * MIN_RUN_VALUES > count:
             return None
         if whole and runs.shape[0] > 1:
             return None
-        return self._batches(runs, count)
-
-    def _batches(
-        self, runs: np.ndarray, count: int
-    ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
         data = self._data()
-        offsets = self._offsets
+        offsets = readonly(self._offsets)
         bounds = [*runs.tolist(), count]
-        for k, (a, b) in enumerate(itertools.pairwise(bounds)):
-            # Entry a is the end of the run before (already hashed): now this run's start.
-            offsets[a] = self._starts[k]
-            yield a, b, data, readonly(offsets[a : b + 1])
+        return [
+            (a, b, data, offsets[a + k : b + k + 1])
+            for k, (a, b) in enumerate(itertools.pairwise(bounds))
+        ]
 
     def spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(data, starts, ends)``: value ``i`` is ``data[starts[i]:ends[i]]`` (empty for a
