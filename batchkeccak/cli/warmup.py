@@ -65,6 +65,9 @@ def _call_every_kernel() -> None:
     arrow.hash_array(column, "sha3_256", threads=1)
     arrow.hash_array(column, "sha3_256", hex=True, threads=1)
     arrow.hash_array(column.cast(pa.string_view()), "sha3_256", threads=1)  # the view kernels
+    from batchkeccak.inputs.arrow_views import fixed_as_views  # Polars' digests as views
+
+    fixed_as_views(pa.array([b"d" * 16], pa.binary(16)))
     arrow.hash_rows(pa.table({"a": [1, 2], "b": ["x", "y"]}), algorithm="sha3_256", threads=1)
     for scheme in merkle.SCHEMES:
         merkle.merkle_root([b"a" * 32, b"b" * 32, b"c" * 32], scheme=scheme)
