@@ -374,3 +374,24 @@ def test_fixed_as_views_declines_what_it_does_not_take():
     assert views.to_pylist() == digests.to_pylist()
     assert arrow_views.fixed_as_views(digests.slice(1)) is None  # a slice: cast instead
     assert arrow_views.fixed_as_views(pa.array([b"ab"], pa.binary())) is None
+
+
+@pytest.mark.parametrize("name", ["sha3_256", "kt128", "parallelhash_128", "kmac_256"])
+def test_views_may_share_and_overlap_their_bytes(name):
+    # Arrow lets views point at the same bytes (a producer that deduplicates), or overlap.
+    data = messages([20000], seed=16)[0]
+    places = [(0, 20000), (0, 20000), (3000, 15000), (19990, 10), (5, 200)]
+    views = np.zeros((len(places), 16), dtype=np.uint8)
+    words = views.view("<i4")
+    for i, (offset, size) in enumerate(places):
+        words[i, 0] = size
+        if size <= 12:
+            views[i, 4 : 4 + size] = np.frombuffer(data[offset : offset + size], np.uint8)
+        else:
+            views[i, 4:8] = np.frombuffer(data[offset : offset + 4], np.uint8)
+            words[i, 2], words[i, 3] = 0, offset
+    array = pa.Array.from_buffers(
+        pa.binary_view(), len(places), [None, pa.py_buffer(views.tobytes()), pa.py_buffer(data)]
+    )
+    values = [data[offset : offset + size] for offset, size in places]
+    check(array, values, name)
