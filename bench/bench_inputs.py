@@ -13,6 +13,8 @@
   and 2^20 x 32 B through ``series.bk.hash`` (sha3_256, kt128) against ``hash_many`` of the
   same bytes as a 2-D array, and against the accessor's former path, Polars' default export
   (a copy into ``large_binary``) then ``hash_array``, the digests cast to ``binary``.
+- ``views`` (only when asked): view arrays of 32 B to 1 KiB values scattered over 3
+  buffers, read in place, copied by the compiled pass, or cast by Arrow, then hashed.
 
 Digests are checked against hashlib on a sample first (and ``checksum_addresses`` of the hex
 text against the 20-byte rows). The best of ``--repeats`` interleaved
@@ -180,6 +182,62 @@ def polars_figures(repeats: int, threads: list[int]) -> None:
         del rows, series
 
 
+def scattered_views(rows: np.ndarray, buffers: int = 3):
+    """A ``binary_view`` array of the equal rows (over 12 bytes each) dealt round-robin over
+    ``buffers`` data buffers, so that no two neighbours lie back to back."""
+    import pyarrow as pa
+
+    count, size = rows.shape
+    index = np.arange(count)
+    views = np.zeros((count, 4), dtype=np.int32)
+    views[:, 0] = size
+    views[:, 1] = np.ascontiguousarray(rows[:, :4]).view("<i4")[:, 0]
+    views[:, 2] = index % buffers
+    views[:, 3] = (index // buffers) * size
+    data = [pa.py_buffer(np.ascontiguousarray(rows[k::buffers])) for k in range(buffers)]
+    return pa.Array.from_buffers(pa.binary_view(), count, [None, pa.py_buffer(views), *data])
+
+
+def views_figures(repeats: int, threads: list[int]) -> None:
+    """Scattered view arrays (values over 3 buffers, no runs), 24 MiB a size, one thread:
+    read in place (``hash_places``), copied back to back by the compiled pass, or cast by
+    Arrow to ``large_binary`` and hashed: where in place starts to pay."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from batchkeccak.core.hashers import hash_places
+    from batchkeccak.inputs.arrow_views import ViewValues
+
+    h = bk.hasher("sha3_256", threads=1)
+    print("\nScattered view arrays, 24 MiB, sha3_256, 1 thread, process CPU ms")
+    print("| values | in place | copied | Arrow's cast | load |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng(4)
+    for size in (32, 64, 96, 128, 256, 1024):
+        rows = rng.integers(0, 256, ((24 << 20) // size, size), dtype=np.uint8)
+        array = scattered_views(rows)
+        want = hashlib.sha3_256(rows[1].tobytes()).digest()
+        assert bk.hash_many(array[:3], "sha3_256")[1].tobytes() == want
+
+        def in_place(a=array):
+            hash_places(h, *ViewValues(a, "values").spans())
+
+        def copied(a=array):
+            data, offsets, equal = ViewValues(a, "values").flat()
+            h.hash_flat(data, offsets, equal_lengths=equal)
+
+        def cast(a=array):
+            plain = pc.cast(a, pa.large_binary())
+            offsets = np.frombuffer(plain.buffers()[1], dtype=np.int64)
+            h.hash_flat(np.frombuffer(plain.buffers()[2], dtype=np.uint8), offsets)
+
+        best_of({"in place": in_place, "copied": copied, "cast": cast}, repeats)
+        print(
+            f"| {rows.shape[0]} x {size} B | {CPU['in place'] * 1e3:.1f} | "
+            f"{CPU['copied'] * 1e3:.1f} | {CPU['cast'] * 1e3:.1f} | {load()} |"
+        )
+
+
 def text_figures(repeats: int, threads: list[int]) -> None:
     import pandas as pd
 
@@ -254,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
         text_figures(args.repeats, args.threads)
     if "polars" in parts:
         polars_figures(args.repeats, args.threads)
+    if "views" in parts:
+        views_figures(args.repeats, args.threads)
 
 
 if __name__ == "__main__":
