@@ -593,6 +593,10 @@ NOT_COLUMN_READERS = {
     "hash_array take every layout): tests/test_arrow_views.py runs them on every view layout",
     "batchkeccak.inputs.arrow_views.view_spans": "view arrays only, as view_places",
     "batchkeccak.inputs.arrow_views.view_flat": "view arrays only, as view_places",
+    "batchkeccak.inputs.arrow_views.ViewValues.run_batches": "a method of the view arrays "
+    "ViewValues reads (view arrays only, as view_places)",
+    "batchkeccak.inputs.arrow_views.fixed_as_views": "digests (fixed_size_binary) the "
+    "Polars accessor returns, not a column it reads: tests/test_arrow_views.py",
     "batchkeccak.inputs.flat.readonly": "a numpy array",
     "batchkeccak.inputs.flat.rows_to_flat": "a 2-D numpy array",
     "batchkeccak.inputs.sequences.sequence_to_flat": "a Python sequence (to_flat's other form)",
