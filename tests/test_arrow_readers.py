@@ -589,6 +589,8 @@ NOT_COLUMN_READERS = {
     "batchkeccak.sponge.hash_offsets": "flat numpy arrays (Arrow's layout), not an Arrow array",
     "batchkeccak.core.stored_states.StoredStates.run": "flat numpy arrays of stored states",
     "batchkeccak.inputs.flat.check_flat": "flat numpy arrays; the Arrow readers' last check",
+    "batchkeccak.inputs.sequences.unencodable_text": "Python str items (the error path of a "
+    "text column's conversion); hashes nothing",
     "batchkeccak.inputs.arrow_views.view_places": "view arrays only (value_buffers and "
     "hash_array take every layout): tests/test_arrow_views.py runs them on every view layout",
     "batchkeccak.inputs.arrow_views.view_spans": "view arrays only, as view_places",
