@@ -356,3 +356,38 @@ def test_a_signal_anywhere_in_a_merkle_run_leaves_no_file_behind(tmp_path):
         written = (tmp_path / "proofs.jsonl").read_text()
         assert written == "old\n" or len(written.splitlines()) == 5000
     assert sent >= 5
+
+
+FINALIZER_CHILD = """
+import os, signal, sys, time
+from batchkeccak import cli
+
+class Finalized:
+    def __del__(self):
+        # The signal comes while a finalizer runs, as it may during numba's or llvmlite's.
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(100000):
+            pass
+
+def run(argv):
+    Finalized()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pass
+    print("the command ran to its end")
+    return 0
+
+cli._run = run
+sys.exit(cli.main(["demo"]))
+"""
+
+
+def test_a_signal_inside_a_finalizer_stops_the_command_quietly():
+    """Python cannot raise out of a finalizer: it prints the exception as a traceback and
+    goes on. The command delivers the signal again where the program is instead."""
+    done = subprocess.run(
+        [sys.executable, "-c", FINALIZER_CHILD], capture_output=True, timeout=120
+    )
+    assert done.stderr == b"batchkeccak: terminated\n"
+    assert done.returncode == 128 + signal.SIGTERM
+    assert b"ran to its end" not in done.stdout

@@ -23,6 +23,7 @@ from batchkeccak.duckdb import MAX_ROW_FIELDS, register
 from engine_oracles import engine_oracle
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 KEY = bytes(range(40))
 VALUES = ["", "abc", "ada@example.org", "caf\u00e9 \u2603", "a\\x41b", "x" * 300, None]

@@ -35,6 +35,7 @@ HexaryTrie = trie.HexaryTrie
 keccak = eth_utils.keccak
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 VECTORS = Path(__file__).parent / "data" / "TrieTests"
 

@@ -28,6 +28,7 @@ from merkle_reference import (
 )
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 FIXTURES = json.loads((Path(__file__).parent / "data" / "merkle_openzeppelin.json").read_text())
 

@@ -16,6 +16,7 @@ import batchkeccak as bk
 from batchkeccak.derived.mode_hashers import IN_PLACE_BYTES
 
 pytestmark = pytest.mark.every_backend
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 RATE = {128: 168, 256: 136}
 KMAC = {128: KMAC128, 256: KMAC256}

@@ -15,6 +15,7 @@ import batchkeccak as bk
 from batchkeccak.derived.mode_hashers import TREE_IN_PLACE_BYTES
 
 pytestmark = pytest.mark.every_backend
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 CHUNK = 8192
 LEAF_EDGES = [0, 1, CHUNK - 2, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK - 1, 2 * CHUNK, 2 * CHUNK + 1]

@@ -18,6 +18,7 @@ from batchkeccak.arrow import encode_rows, hash_rows
 from oracles import oracle
 
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
+QUICK_RUN_POLICIES = ("kernels",)  # the quick run: forced kernels; the whole suite: every policy
 
 EPOCH_DATE = datetime.date(1970, 1, 1)
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import os
 import signal
@@ -93,6 +94,7 @@ class _Stop:
     def __init__(self) -> None:
         self.received: list[int] = []
         self.finishing = False
+        self.passed_on: Any = None  # the unraisablehook it replaced, while installed
 
     def __call__(self, signum, frame) -> None:
         self.received.append(signum)
@@ -102,16 +104,35 @@ class _Stop:
             raise KeyboardInterrupt
         raise Terminated(signum)
 
+    def unraisable(self, unraisable) -> None:
+        """``sys.unraisablehook`` while the command runs. A signal that lands while a
+        finalizer (``__del__``, a weakref callback: numba's and llvmlite's run at any
+        time) executes raises there, where Python can only print it as a traceback and go
+        on. Delivered again to the main thread a moment later instead (from a timer thread:
+        delivered from here, it would run the handler inside this hook), it stops the
+        program where it is, quietly, as any other signal does."""
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and self.received:
+            if not self.finishing:
+                again = threading.Timer(
+                    0.01, _thread.interrupt_main, (signal.Signals(self.received[-1]),)
+                )
+                again.daemon = True
+                again.start()
+            return
+        (self.passed_on or sys.__unraisablehook__)(unraisable)
+
 
 def _catch_stop_signals(stop: _Stop, previous: dict) -> None:
-    """Install ``stop`` for the stop signals, recording in ``previous`` each handler it
-    replaces as it goes (a signal may come between two). A signal ignored when the program
-    started stays ignored (``nohup``, a background job's SIGINT); only the main thread may
-    set handlers: an embedding program (tests calling main() from a worker thread) keeps
-    its own."""
+    """Install ``stop`` for the stop signals (and for a signal raised inside a finalizer),
+    recording in ``previous`` each handler it replaces as it goes (a signal may come between
+    two). A signal ignored when the program started stays ignored (``nohup``, a background
+    job's SIGINT); only the main thread may set handlers: an embedding program (tests
+    calling main() from a worker thread) keeps its own."""
     if threading.current_thread() is not threading.main_thread():
         return
     handler = deferring(stop)
+    stop.passed_on = sys.unraisablehook
+    sys.unraisablehook = stop.unraisable
     for signum in CAUGHT_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             previous[signum] = signal.getsignal(signum)
@@ -180,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
             except KeyboardInterrupt:
                 status = None
         finally:
+            if stop.passed_on is not None:
+                sys.unraisablehook = stop.passed_on
             for signum, handler in previous.items():
                 signal.signal(signum, signal.SIG_DFL if argv is None else handler)
         received = stop.received
