@@ -161,6 +161,7 @@ def test_no_traceback_on_bad_arguments(argv, files):
     (files / "o.parquet").unlink(missing_ok=True)
 
 
+@pytest.mark.slow  # a child process per case; the whole suite runs it
 def test_non_utf8_customization_is_its_bytes(files):
     # The bytes the shell passed are the customization string S: compared with
     # pycryptodome's cSHAKE128 given the same bytes.

@@ -561,6 +561,7 @@ def test_keyed_and_tree_modes_hash_files_and_stdin_and_check_back(
         assert checked.stdout.decode() == "".join(f"{f}: OK\n" for f in files)
 
 
+@pytest.mark.slow  # a child process per case; the whole suite runs it
 def test_a_wrong_key_fails_the_check(tmp_path, key_file):
     target = tmp_path / "f"
     target.write_bytes(b"data")

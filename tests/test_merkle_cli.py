@@ -527,6 +527,7 @@ def test_user_errors_are_one_line_with_exit_status_2(capsys, bad_paths, argv, me
     assert not list(bad_paths["folder"].iterdir())  # nothing was written, no temporary file
 
 
+@pytest.mark.slow  # a child process per case; the whole suite runs it
 def test_user_errors_print_no_traceback_from_the_installed_command(bad_paths):
     import os
     import subprocess
