@@ -247,6 +247,7 @@ def _closed_stdout_run(argv, cwd):
     return _child([b"sh", b"-c", b'exec "$@" >&-', b"sh", *argv], cwd)
 
 
+@pytest.mark.slow  # child processes; tests/test_cli_outputs.py closes stdout in the quick run
 @pytest.mark.parametrize(
     "argv, status", WRITERS, ids=lambda x: b" ".join(x).decode() if isinstance(x, list) else str(x)
 )
