@@ -164,6 +164,17 @@ def item_data(item, bytes_type, text_type):
     return 0
 
 
+@njit(cache=True, inline="always")
+def item_prefetching_ahead(items, i, count):
+    """Item ``i`` of the pointer array at ``items``, prefetching the object ``AHEAD`` items on
+    (its header and the first bytes of its data), so the pass waits on no cache miss."""
+    if i + AHEAD < count:
+        ahead = load_word(items + POINTER_SIZE * (i + AHEAD))
+        prefetch_address(ahead)
+        prefetch_address(ahead + 64)
+    return load_word(items + POINTER_SIZE * i)
+
+
 @njit(cache=True)
 def measure_and_copy(
     container, kind, start, stop, bytes_type, text_type, offsets, data, measured, addresses
@@ -208,11 +219,7 @@ def measure_and_copy(
     first = -1
     equal = 1
     for i in range(count):
-        item = load_word(items + POINTER_SIZE * i)
-        if i + AHEAD < count:
-            ahead = load_word(items + POINTER_SIZE * (i + AHEAD))
-            prefetch_address(ahead)
-            prefetch_address(ahead + 64)
+        item = item_prefetching_ahead(items, i, count)
         at = item_data(item, bytes_type, text_type)
         if at == 0:
             return -1 - i
@@ -466,11 +473,7 @@ def decode_hex_texts(container, kind, count, text_type, none_address, digits, ni
     width = digits // 2
     missing = 0
     for i in range(count):
-        item = load_word(items + POINTER_SIZE * i)
-        if i + AHEAD < count:
-            ahead = load_word(items + POINTER_SIZE * (i + AHEAD))
-            prefetch_address(ahead)
-            prefetch_address(ahead + 64)
+        item = item_prefetching_ahead(items, i, count)
         if item == none_address:
             nulls[i] = True
             for k in range(width):

@@ -24,7 +24,7 @@ import numpy as np
 
 from batchkeccak.inputs import _kernels
 from batchkeccak.inputs._kernels import CHANGED, ITEM_ARRAY, LIST, POINTER_SIZE, TUPLE
-from batchkeccak.inputs.flat import changed_while_hashing
+from batchkeccak.inputs.flat import changed_while_hashing, memory_span
 from batchkeccak.support.hextext import NIBBLES
 
 _GUESSED_ITEM_SIZE = 64
@@ -304,22 +304,6 @@ def hex_texts(sequence: object, digits: int) -> tuple[np.ndarray, np.ndarray | N
 _NO_DATA = np.empty(0, dtype=np.uint8)
 
 
-class _Span:
-    """Numpy's array interface over ``size`` bytes of memory from ``address``: the range
-    that holds every item of ``held`` (a private list or tuple of exact ``bytes``, immutable,
-    kept alive by the array that this object is the base of). Nothing in the range is read
-    but the items' own bytes: the kernels' offsets into it are checked against its size."""
-
-    def __init__(self, address: int, size: int, held: list | tuple) -> None:
-        self.held = held
-        self.__array_interface__ = {
-            "data": (address, True),  # read-only
-            "shape": (size,),
-            "typestr": "|u1",
-            "version": 3,
-        }
-
-
 def bytes_places(
     sequence: object, start: int = 0, stop: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -348,7 +332,7 @@ def bytes_places(
     starts = addresses - base
     ends = starts + lengths
     span = int(ends.max()) if count else 0
-    data = np.asarray(_Span(base, span, part)) if count else _NO_DATA
+    data = memory_span(base, span, part) if count else _NO_DATA
     for array in (starts, ends):
         array.flags.writeable = False
     return data, starts, ends

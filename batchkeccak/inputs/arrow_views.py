@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 import pyarrow as pa
 
-from batchkeccak.inputs.flat import readonly
+from batchkeccak.inputs.flat import memory_span, readonly
 
 __all__ = [
     "ViewValues",
@@ -148,22 +148,6 @@ def _places(views: _Views) -> tuple[np.ndarray, np.ndarray, list[pa.Buffer]]:
     return addresses, lengths, views.held
 
 
-class _Span:
-    """Numpy's array interface over ``size`` bytes of memory from ``address``: the range
-    that holds every buffer of ``held`` (a view array's views and data buffers, kept alive
-    by the array that this object is the base of). Nothing in the range is read but the
-    values' own bytes: the kernels check their places against its size."""
-
-    def __init__(self, address: int, size: int, held: list[pa.Buffer]) -> None:
-        self.held = held
-        self.__array_interface__ = {
-            "data": (address, True),  # read-only
-            "shape": (size,),
-            "typestr": "|u1",
-            "version": 3,
-        }
-
-
 class ViewValues:
     """The checked places of a view array's values, read where they lie as a few flat runs
     (:meth:`run_batches`), each value where it lies (:meth:`spans`), or copied back to back
@@ -213,7 +197,7 @@ class ViewValues:
         if not self.held:
             return np.empty(0, dtype=np.uint8)
         high = max(b.address + b.size for b in self.held)
-        return np.asarray(_Span(self.low, high - self.low, self.held))
+        return memory_span(self.low, high - self.low, self.held)
 
     def run_batches(
         self, whole: bool = False

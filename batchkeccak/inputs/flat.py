@@ -26,6 +26,27 @@ def changed_while_hashing() -> RuntimeError:
     )
 
 
+class _HeldSpan:
+    """Numpy's array interface over ``size`` bytes from ``address``, holding ``held``."""
+
+    def __init__(self, address: int, size: int, held: object) -> None:
+        self.held = held
+        self.__array_interface__ = {
+            "data": (address, True),  # read-only
+            "shape": (size,),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+def memory_span(address: int, size: int, held: object) -> np.ndarray:
+    """A read-only uint8 array over ``size`` bytes of memory from ``address``: the range
+    that holds the values of ``held`` (a private list or tuple of exact ``bytes``, or a view
+    array's buffers), which the array keeps alive as its base. Nothing in the range is read
+    but the values' own bytes: the kernels check every place against the array's size."""
+    return np.asarray(_HeldSpan(address, size, held))
+
+
 def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view of ``array`` (the array itself if it is read-only already).
 
