@@ -299,6 +299,7 @@ def test_registering_on_a_cursor(tmp_path):
     _check_rows(connection.cursor().execute(CURSOR_QUERY, [7]).fetchall(), b"k2")
 
 
+@pytest.mark.slow  # a database file and its reopening; the whole suite runs it
 @pytest.mark.kernels_only  # registration and errors: no digest path to vary
 def test_a_database_file_keeps_no_macros_and_each_cursor_registers(tmp_path):
     path = str(tmp_path / "users.duckdb")

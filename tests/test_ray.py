@@ -53,6 +53,7 @@ def sorted_columns(ds, *columns):
     return {column: table[column].to_pylist() for column in columns}
 
 
+@pytest.mark.slow  # a child process; the whole suite runs it
 def test_the_module_name_does_not_shadow_ray():
     # batchkeccak/ray.py imports "ray" absolutely: the Ray it gets, and the one a user gets
     # after importing batchkeccak.ray, is the real package, not this module.

@@ -192,6 +192,7 @@ X86_TARGETS = {"haswell": False, "sapphirerapids": True}
 
 if ON_X86_64:
 
+    @pytest.mark.slow  # two compilations for named CPUs; the quick run checks this CPU's
     def test_named_x86_targets_get_the_builds_their_cpu_runs(tmp_path_factory):
         with ThreadPoolExecutor(max(1, min(len(X86_TARGETS), os.cpu_count() or 1))) as pool:
             jobs = {
