@@ -602,8 +602,7 @@ NOT_COLUMN_READERS = {
     "batchkeccak.inputs.flat.readonly": "a numpy array",
     "batchkeccak.inputs.flat.rows_to_flat": "a 2-D numpy array",
     "batchkeccak.inputs.sequences.sequence_to_flat": "a Python sequence (to_flat's other form)",
-    "batchkeccak.inputs.sequences.sequence_to_flat_equal": "a Python sequence, as "
-    "sequence_to_flat",
+    "batchkeccak.inputs.sequences.sequence_to_flat_equal": "a Python sequence, as sequence_to_flat",
     "batchkeccak.inputs.sequences.single_message": "one message",
     "batchkeccak.merkle.abi.Rows.columns": "a method of the rows encode_rows reads",
     "batchkeccak.merkle.abi.Rows.python_rows": "a method of the rows encode_rows reads",
