@@ -5,6 +5,7 @@ the program and algorithm names normalized) and the exit status must match."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -211,7 +212,10 @@ CHECK_OPTIONS = [
 ]
 
 
+@functools.cache
 def listings() -> dict[str, bytes]:
+    """The checked listings, built once: their lines depend on the names and contents of
+    FILES only, the same in every test's folder."""
     good = b"".join(line(name) for name in FILES if name != "-")
     tagged = b"".join(line(name, tag=True) for name in FILES if name != "-")
     digest = sha2(b"abc").encode()
