@@ -29,10 +29,9 @@ from batchkeccak._sql import SqlFunction, check_keys, sql_functions
 from batchkeccak.arrow import ROW_TYPES, encode_rows, hash_in_place, row_encodable
 from batchkeccak.core import parallel
 from batchkeccak.core.dispatch import kernels_loaded
+from batchkeccak.support.extras import engine_import
 
 __all__ = ["MAX_ROW_FIELDS", "ROW_FIELD_TYPES", "VALUE_TYPE", "register"]
-
-_INSTALL_HINT = "pip install 'batchkeccak[duckdb]'"
 
 VALUE_TYPE = "UNION(text VARCHAR, bytes BLOB)"
 """The value's SQL type where DuckDB has no typed macro parameters (older releases): one
@@ -78,10 +77,8 @@ _register_lock = threading.Lock()
 
 
 def _import_duckdb():
-    try:
+    with engine_import("duckdb", "DuckDB"):
         import duckdb
-    except ImportError as error:
-        raise ImportError(f"batchkeccak.duckdb needs DuckDB: {_INSTALL_HINT}") from error
     return duckdb
 
 

@@ -27,13 +27,10 @@ from batchkeccak.inputs._pylist import object_array_flat
 from batchkeccak.inputs.arrow_buffers import is_value_type
 from batchkeccak.inputs.arrow_types import type_rule
 from batchkeccak.inputs.sequences import COMPILED_READ_MIN, unencodable_text
+from batchkeccak.support.extras import engine_import
 
-try:
+with engine_import("pandas", "pandas"):
     import pandas as pd
-except ImportError as error:  # pragma: no cover - the extra names it
-    raise ImportError(
-        "batchkeccak.pandas needs pandas: pip install 'batchkeccak[pandas]'"
-    ) from error
 
 __all__ = ["ACCESSOR", "HashFrameAccessor", "HashSeriesAccessor"]
 

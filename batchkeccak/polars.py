@@ -23,13 +23,10 @@ from batchkeccak.core.hashers import Hasher
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.derived.table import unknown_method
 from batchkeccak.inputs.arrow_views import fixed_as_views
+from batchkeccak.support.extras import engine_import
 
-try:
+with engine_import("polars", "Polars"):
     import polars as pl
-except ImportError as error:  # pragma: no cover - the extra names it
-    raise ImportError(
-        "batchkeccak.polars needs Polars: pip install 'batchkeccak[polars]'"
-    ) from error
 
 __all__ = ["NAMESPACE", "HashExpr", "HashSeries"]
 

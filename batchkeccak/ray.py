@@ -19,17 +19,14 @@ from batchkeccak.api import hasher
 from batchkeccak.arrow import hash_array
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core import parallel
+from batchkeccak.support.extras import engine_import
 
 __all__ = ["hash_column", "hash_rows"]
 
 
 def _import_ray_data():
-    try:
+    with engine_import("ray", "Ray Data"):
         import ray.data
-    except ImportError as error:
-        raise ImportError(
-            "batchkeccak.ray needs Ray Data: pip install 'batchkeccak[ray]'"
-        ) from error
     return ray.data
 
 

@@ -24,19 +24,14 @@ from batchkeccak.arrow import hash_array, selected_columns
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 from batchkeccak.core import parallel
 from batchkeccak.inputs.arrow_types import type_rule
+from batchkeccak.support.extras import engine_import
 
 __all__ = ["hash_column", "hash_rows", "register"]
 
-_INSTALL_HINT = "pip install 'batchkeccak[spark]'"
-
 
 def _import_pyspark():
-    try:
+    with engine_import("spark", "PySpark", note="(and Java 17 or later)"):
         import pyspark.sql
-    except ImportError as error:
-        raise ImportError(
-            f"batchkeccak.spark needs PySpark: {_INSTALL_HINT} (and Java 17 or later)"
-        ) from error
     return pyspark.sql
 
 

@@ -502,7 +502,7 @@ def test_a_partial_tile_writes_only_its_own_rows(count):
     size = 45  # five whole words, a four-word group and a tail
     rows = np.random.default_rng(count).integers(0, 256, size=(count, size), dtype=np.uint8)
     out = np.full((count + W, 40), 0xEE, np.uint8)
-    hash_uniform(readonly(rows.reshape(-1)), 0, count, size, ZERO_STATE, 136, 0x1F, 0, out)
+    hash_uniform(readonly(rows.reshape(-1)), 0, count, size, ZERO_STATE, 136, 0x1F, 0, out, 0, 0)
     assert_digests(out[:count], "shake_256", [r.tobytes() for r in rows], 40)
     assert (out[count:] == 0xEE).all()
 

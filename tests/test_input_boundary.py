@@ -224,7 +224,7 @@ def test_kernels_refuse_offsets_outside_the_data():
                 empty,
             )
     with pytest.raises(ValueError, match="leave the data buffer"):
-        hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8))
+        hash_uniform(data, 0, 32, 1, ZERO_STATE, 136, 6, 0, np.zeros((32, 32), np.uint8), 0, 0)
 
 
 def test_the_one_call_kernel_checks_the_offsets_it_reads_in_place():

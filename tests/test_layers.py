@@ -28,7 +28,7 @@ LAYERS = [
                              "batchkeccak.support.checks", "batchkeccak.support.atomic",
                              "batchkeccak.support.output",
                              "batchkeccak.support.hextext", "batchkeccak.support.signals",
-                             "batchkeccak.support.progress"]),
+                             "batchkeccak.support.progress", "batchkeccak.support.extras"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes
     ("hasher", ["batchkeccak.core.stored_states", "batchkeccak.core.executor",

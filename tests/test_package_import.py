@@ -114,3 +114,33 @@ def test_dir_lists_the_public_names_only():
     assert {"hash_many", "sha3_256", "table_digest", "__version__"} <= set(listed)
     for name in listed:  # every name listed resolves
         assert getattr(batchkeccak, name) is not None
+
+
+def test_a_missing_engine_names_the_extra_to_install():
+    # Each integration imports its engine through one helper: with the engine absent
+    # (None in sys.modules makes its import fail), the error names the pip extra.
+    code = """
+import importlib, sys
+for engine, module, load in [
+    ("pandas", "batchkeccak.pandas", None),
+    ("polars", "batchkeccak.polars", None),
+    ("duckdb", "batchkeccak.duckdb", "_import_duckdb"),
+    ("pyspark", "batchkeccak.spark", "_import_pyspark"),
+    ("ray", "batchkeccak.ray", "_import_ray_data"),
+]:
+    sys.modules[engine] = None
+    try:
+        loaded = importlib.import_module(module)
+        getattr(loaded, load)()
+    except ImportError as error:
+        print(error)
+    else:
+        print("no error for", module)
+"""
+    lines = fresh_python(code).splitlines()
+    extras = ["pandas", "polars", "duckdb", "spark", "ray"]
+    assert len(lines) == len(extras)
+    for line, extra in zip(lines, extras, strict=True):
+        assert line.startswith(f"batchkeccak.{extra} needs "), line
+        assert f"pip install 'batchkeccak[{extra}]'" in line, line
+    assert "Java 17" in lines[3]

@@ -149,6 +149,8 @@ def test_kernels_refuse_an_initial_state_of_the_wrong_shape():
             6,
             0,
             np.empty((32, 32), np.uint8),
+            0,
+            0,
         )
     with pytest.raises(ValueError, match="initial state"):
         absorb_prefixes(readonly(np.zeros((2, 25), np.uint64)), data, offsets, 136, 0)

@@ -114,6 +114,8 @@ def _hash_uniform_range(span, data, offsets, initial, rate, suffix, first_round,
         suffix,
         first_round,
         out[start:stop],
+        0,
+        0,
     )
 
 

@@ -492,7 +492,7 @@ class FramedHasher(ModeHasher):
         """The length prefix (``b""`` without one) when the batch is equal single-block
         messages, each framed the same way, all from one start state: then the prefix and
         the trailer are XORed into that state once and the messages are read in place
-        (``hash_uniform``'s ``trailer``; with a prefix, ``hash_uniform_shifted``); else
+        (``hash_uniform``'s ``shift`` and ``trailer``); else
         None."""
         count = offsets.shape[0] - 1
         if self.initial_state.shape[0] != 1 or count < TILE_WIDTH:
@@ -523,27 +523,9 @@ class FramedHasher(ModeHasher):
     def _uniform_rows(self, data, first, count, length, prefix, start, out) -> None:
         """``count`` rows of ``length`` bytes from ``data[first:]`` into ``out``, in one
         kernel call on the calling thread (``start``: :meth:`_short_start`)."""
-        spec = self.algorithm
-        if prefix:
-            from batchkeccak.derived._kernels import hash_uniform_shifted
-
-            padded = len(prefix) + length + len(self.trailer)
-            hash_uniform_shifted(
-                data,
-                first,
-                count,
-                length,
-                len(prefix),
-                start,
-                spec.rate,
-                self.domain,
-                spec.first_round,
-                out,
-                padded,
-            )
-            return
         from batchkeccak.sponge import hash_uniform
 
+        spec = self.algorithm
         hash_uniform(
             data,
             first,
@@ -554,6 +536,7 @@ class FramedHasher(ModeHasher):
             self.domain,
             spec.first_round,
             out,
+            len(prefix),
             len(self.trailer),
         )
 

@@ -15,10 +15,11 @@ kernels are in ``_kernels.py``):
     finish on the single-state permutation, where a lone long message costs one state's
     work instead of W. ``NO_FOLLOW`` and ``NO_DIGESTS`` are its ``follow`` and ``out`` for
     kept jobs of one item each.
-``hash_uniform`` / ``hash_offsets``
-    The fast path of equal single-block messages (whole tiles, no queue), and the one call
-    that picks between it and the queue for an engine's batch (offsets copied and checked
-    inside the kernel).
+``hash_uniform`` / ``hash_offsets`` / ``copy_checked_offsets``
+    The fast path of equal single-block messages (whole tiles, no queue; a mode's constant
+    framing before and after each message held in the start state, the messages read in
+    place), and the one call that picks between it and the queue for an engine's batch
+    (offsets copied and checked inside the kernel, by the one check every such call uses).
 ``absorb_prefixes``
     Keyed and customized modes (SP 800-185, HMAC, KangarooTwelve) absorb their prefix once
     into an initial state instead of copying it in front of every message; the domain byte
@@ -47,8 +48,8 @@ from batchkeccak.sponge._kernels import (
     NO_DIGESTS,
     NO_FOLLOW,
     absorb_prefixes,
+    copy_checked_offsets,
     finish_states,
-    finish_uniform_tile,
     hash_offsets,
     hash_uniform,
     pad_final_block,
@@ -60,8 +61,8 @@ __all__ = [
     "NO_DIGESTS",
     "NO_FOLLOW",
     "absorb_prefixes",
+    "copy_checked_offsets",
     "finish_states",
-    "finish_uniform_tile",
     "hash_offsets",
     "hash_uniform",
     "pad_final_block",

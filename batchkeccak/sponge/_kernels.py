@@ -517,70 +517,35 @@ NO_DIGESTS = np.zeros((0, 0), dtype=np.uint8)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def finish_uniform_tile(
-    tile,
-    spare,
-    initial,
-    message_words,
-    padded,
-    last_word,
-    suffix,
-    first_round,
-    first,
-    last,
-    flat_out,
-    out_len,
-):
-    """The end of one tile of equal one-block messages (``hash_uniform`` and the modes'
-    shifted variant): the start state, the padding, the permutation and the digests of lanes
-    ``0..last`` into rows ``first..``. The first ``message_words`` words of the tile hold the
-    messages. Inlined, so the lane stride stays a compile-time constant."""
-    width = TILE_WIDTH
-    grouped_out_words = (out_len >> 3) & ~3
-    # The initial state: XORed under the message words (its zero words skipped: a plain
-    # hash starts from zero), copied into the words after them. Loops over the lanes of
-    # one word, so LLVM broadcasts the word into vector stores.
-    for k in range(message_words):
-        word = initial[0, k]
-        if word != 0:
-            for j in range(width):
-                tile[k * width + j] ^= word
-    for k in range(message_words, LANE_COUNT):
-        word = initial[0, k]
-        for j in range(width):
-            tile[k * width + j] = word
-    for j in range(width):
-        pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
-    tile_permute(tile, spare, first_round)
-    # Four lanes by four words where all four lanes hold messages; the rest word by word.
-    grouped_lanes = (last + 1) & ~3
-    for j in range(0, grouped_lanes, 4):
-        at = (first + j) * out_len
-        for k in range(0, grouped_out_words, 4):
-            get_words_4x4(
-                tile,
-                k * width + j,
-                width,
-                flat_out,
-                at + 8 * k,
-                at + out_len + 8 * k,
-                at + 2 * out_len + 8 * k,
-                at + 3 * out_len + 8 * k,
-            )
-    for j in range(last + 1):
-        done = grouped_out_words if j < grouped_lanes else 0
-        if 8 * done < out_len:
-            squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+def _partial_word(data, at, size):
+    """``data[at:at + size]`` (``0 <= size <= 8``) as a little-endian word, zeros above."""
+    if size == 0:
+        return np.uint64(0)
+    if at + 8 <= data.shape[0]:
+        # A whole word read and the message's bytes kept: cheaper than a byte loop.
+        word = load_le64(data, at)
+        if size == 8:
+            return word
+        return word & ((np.uint64(1) << np.uint64(8 * size)) - np.uint64(1))
+    word = np.uint64(0)
+    for b in range(size):
+        word |= np.uint64(data[at + b]) << np.uint64(8 * b)
+    return word
 
 
 @njit(cache=True, nogil=True)
-def hash_uniform(data, start, count, length, initial, rate, suffix, first_round, out, trailer=0):
-    """Hash ``count`` messages of ``length < rate`` bytes stored back to back from ``start``.
+def hash_uniform(
+    data, start, count, length, initial, rate, suffix, first_round, out, shift, trailer
+):
+    """Hash ``count`` messages of ``length`` bytes stored back to back from ``start``, each
+    at bytes ``shift .. shift + length`` of its one padded block (``0 <= shift < 8``).
 
-    Every message starts from the one state ``initial[0]`` (``initial`` is ``(1, 25)``).
-    ``trailer`` bytes follow each message (``length + trailer < rate``) that ``initial``
-    already holds, XORed in at bytes ``length ..``: a mode's constant framing after equal
-    messages (KMAC's ``right_encode(L)``), so the messages are read in place, never copied.
+    Every message starts from the one state ``initial[0]`` (``initial`` is ``(1, 25)``),
+    which already holds what the block has around the message: a mode's constant framing
+    before it (TupleHash's ``left_encode`` of the length, in bytes ``0 .. shift``) and
+    ``trailer`` bytes after it (KMAC's ``right_encode(L)``), XORed in, so the messages are
+    read in place, never copied. Padding starts after the trailer
+    (``shift + length + trailer < rate``).
 
     The common case of fixed-size keys, hashes and Merkle pairs: every message is one padded
     block and (``out.shape[1] <= rate``) one squeezed block, so whole tiles are filled word by
@@ -589,12 +554,15 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     lane per store. A last tile of fewer than ``TILE_WIDTH`` messages fills its idle lanes
     with copies of its last message and keeps their output: one kernel serves any count.
     """
+    end = shift + length  # the block byte after the message
+    padded = end + trailer  # where the padding starts
     if (
         start < 0
         or length < 0
-        or length >= rate
+        or shift < 0
+        or shift >= 8
         or trailer < 0
-        or length + trailer >= rate
+        or padded >= rate
         or out.shape[1] > rate
         or count < 0
         or out.shape[0] < count
@@ -607,18 +575,32 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
     out_len = out.shape[1]
     flat_out = out.reshape(-1)
     tile, spare = new_tiles()
-    whole_words = length >> 3
-    grouped_words = whole_words & ~3  # message words that go four lanes by four words
-    tail = length & 7
-    tail_mask = (np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1)
+    # Block word 0 holds the prefix and the message's first bytes (unless shift is 0);
+    # words first_full .. full_end are whole message words; word full_end its last bytes.
+    first_full = 1 if shift > 0 else 0
+    full_end = max(end >> 3, first_full)
+    head_size = min(8 - shift, length) if shift > 0 else 0
+    tail_size = end - 8 * full_end if end > 8 * full_end else 0
+    touched = (end + 7) >> 3  # the block words that hold message bytes
+    tail_mask = (np.uint64(1) << np.uint64(8 * tail_size)) - np.uint64(1)
     last_word = (rate >> 3) - 1
-    padded = length + trailer  # where the padding starts
+    grouped_out_words = (out_len >> 3) & ~3
     for first in range(0, count, width):
-        base = start + first * length
+        base = start + first * length - shift  # where lane 0's block word 0 would lie
         # Lanes past the last message of a partial tile read that message again (min): the
         # loads stay inside the data and nothing is written for those lanes.
         last = min(width, count - first) - 1
-        for k in range(0, grouped_words, 4):
+        # A tile whose loads may run up to 7 bytes past its last message (into the next
+        # one) reads every word whole and masks the last one after; a tile whose loads
+        # could leave the buffer reads the first and last bytes of each message exactly.
+        whole = touched > 1 and base + last * length + 8 * touched <= data.shape[0]
+        loaded_end = touched if whole else full_end
+        grouped_end = first_full + ((loaded_end - first_full) & ~3)
+        if shift > 0:
+            for j in range(width):
+                at = base + shift + min(j, last) * length
+                tile[j] = _partial_word(data, at, head_size) << np.uint64(8 * shift)
+        for k in range(first_full, grouped_end, 4):
             for j in range(0, width, 4):
                 set_words_4x4(
                     tile,
@@ -630,35 +612,65 @@ def hash_uniform(data, start, count, length, initial, rate, suffix, first_round,
                     base + min(j + 2, last) * length + 8 * k,
                     base + min(j + 3, last) * length + 8 * k,
                 )
-        for k in range(grouped_words, whole_words):
+        for k in range(grouped_end, loaded_end):
             for j in range(width):
                 tile[k * width + j] = load_le64(data, base + min(j, last) * length + 8 * k)
+        if tail_size > 0 and whole:
+            for j in range(width):
+                tile[full_end * width + j] &= tail_mask
+        elif tail_size > 0:
+            for j in range(width):
+                at = base + min(j, last) * length + 8 * full_end
+                tile[full_end * width + j] = _partial_word(data, at, tail_size)
+        # The initial state: XORed under the message words (its zero words skipped: a
+        # plain hash starts from zero), copied into the words after them. Loops over the
+        # lanes of one word, so LLVM broadcasts the word into vector stores.
+        for k in range(touched):
+            word = initial[0, k]
+            if word != 0:
+                for j in range(width):
+                    tile[k * width + j] ^= word
+        for k in range(touched, LANE_COUNT):
+            word = initial[0, k]
+            for j in range(width):
+                tile[k * width + j] = word
         for j in range(width):
-            at = base + min(j, last) * length + 8 * whole_words
-            if tail == 0:
-                word = np.uint64(0)
-            elif at + 8 <= data.shape[0]:
-                # Read a whole word and keep the message's bytes: cheaper than a byte loop.
-                word = load_le64(data, at) & tail_mask
-            else:
-                word = np.uint64(0)
-                for b in range(tail):
-                    word |= np.uint64(data[at + b]) << np.uint64(8 * b)
-            tile[whole_words * width + j] = word
-        finish_uniform_tile(
-            tile,
-            spare,
-            initial,
-            whole_words + 1,
-            padded,
-            last_word,
-            suffix,
-            first_round,
-            first,
-            last,
-            flat_out,
-            out_len,
-        )
+            pad_final_block(tile, j, width, padded >> 3, padded & 7, last_word, suffix)
+        tile_permute(tile, spare, first_round)
+        # Four lanes by four words where all four lanes hold messages; the rest word by word.
+        grouped_lanes = (last + 1) & ~3
+        for j in range(0, grouped_lanes, 4):
+            at = (first + j) * out_len
+            for k in range(0, grouped_out_words, 4):
+                get_words_4x4(
+                    tile,
+                    k * width + j,
+                    width,
+                    flat_out,
+                    at + 8 * k,
+                    at + out_len + 8 * k,
+                    at + 2 * out_len + 8 * k,
+                    at + 3 * out_len + 8 * k,
+                )
+        for j in range(last + 1):
+            done = grouped_out_words if j < grouped_lanes else 0
+            if 8 * done < out_len:
+                squeeze_block(tile, j, width, flat_out, (first + j) * out_len, out_len, done)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def copy_checked_offsets(offsets, own, data_size):
+    """``offsets`` (int32 or int64, the caller's, unchecked) copied into ``own`` (int64, as
+    long), and the copy checked: inside ``data_size`` bytes and non-decreasing (ValueError
+    if not). The kernels read only the copy, which no other thread can change."""
+    count = offsets.shape[0] - 1
+    for i in range(count + 1):
+        own[i] = offsets[i]
+    if own[0] < 0 or own[count] > data_size:
+        raise ValueError("the offsets leave the data buffer")
+    for i in range(count):
+        if own[i + 1] < own[i]:
+            raise ValueError("the offsets decrease")
 
 
 @njit(cache=True, nogil=True)
@@ -676,13 +688,7 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
     if count < 0 or out.shape[0] < count:
         raise ValueError("hash_offsets: offsets must hold one more entry than out has rows")
     own = np.empty(count + 1, dtype=np.int64)
-    for i in range(count + 1):
-        own[i] = offsets[i]
-    if own[0] < 0 or own[count] > data.shape[0]:
-        raise ValueError("hash_offsets: the offsets leave the data buffer")
-    for i in range(count):
-        if own[i + 1] < own[i]:
-            raise ValueError("hash_offsets: the offsets decrease")
+    copy_checked_offsets(offsets, own, data.shape[0])
     if count == 0 or out.shape[1] == 0:
         return
     length = own[1] - own[0]
@@ -703,6 +709,8 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
             suffix,
             first_round,
             out[:tiles_end],
+            0,
+            0,
         )
     if tiles_end < count:
         run_jobs(
