@@ -161,7 +161,46 @@ def pytest_sessionstart(session):
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     except OSError:
-        pass  # a read-only checkout: numba cannot cache there either
+        return  # a read-only checkout: numba cannot cache there either
+    _share_the_compiling(session.config)
+
+
+WARM_UP_PART = (
+    "from batchkeccak.cli.warmup import warm_every_kernel; warm_every_kernel({part}, {parts})"
+)
+
+
+def _share_the_compiling(config) -> None:
+    """On a cold cache, before the xdist workers start: the warm-up
+    (``batchkeccak.cli.warmup.WARM_STEPS``) split over one process per worker, each writing
+    what it compiled into numba's cache. Otherwise every worker, and every command the tests
+    start, compiles the same kernels again on its first call (on 2 cores: 34 s of compiling
+    shared, against each worker compiling most of 57 s on its own)."""
+    import subprocess
+
+    workers = getattr(config.option, "numprocesses", None) or 0
+    if isinstance(workers, str):
+        workers = os.cpu_count() or 1
+    if workers < 2 or getattr(config.option, "dist", "no") == "no":
+        return
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    parts = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WARM_UP_PART.format(part=part, parts=workers),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for part in range(workers)
+    ]
+    for process in parts:
+        _, error = process.communicate()
+        if process.returncode != 0:  # the tests of that path will fail and say why
+            sys.stderr.write(f"warm-up part failed:\n{error.decode(errors='replace')}\n")
 
 
 @pytest.fixture(scope="session")

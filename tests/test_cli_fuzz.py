@@ -17,6 +17,14 @@ HUGE = b"1000000000000000000000"
 TERA = b"1000000000000"
 
 
+USER_ENVIRONMENT = {
+    **{name: value for name, value in os.environ.items() if name != "BATCHKECCAK_BACKEND"},
+    "PYTHONPATH": os.pathsep.join(sys.path),
+}
+"""The backend policy a user gets (the suite forces the kernels: numba loaded in every child).
+What is checked here, one line of error and an exit status, does not depend on the backend."""
+
+
 def _child(args: list[bytes], cwd, **options) -> subprocess.CompletedProcess:
     """Run ``args`` in ``cwd``, output captured, with this interpreter's import path."""
     return subprocess.run(
@@ -25,7 +33,7 @@ def _child(args: list[bytes], cwd, **options) -> subprocess.CompletedProcess:
         cwd=cwd,
         timeout=TIMEOUT,
         check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env=USER_ENVIRONMENT,
         **options,
     )
 

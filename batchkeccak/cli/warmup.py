@@ -28,24 +28,29 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def warm_every_kernel() -> None:
-    """One small call through each compiled path: batches of every input form, streams,
-    files, the modes, Arrow columns and rows, Merkle trees, table diffs."""
+def warm_every_kernel(part: int = 0, parts: int = 1) -> None:
+    """One small call through each compiled path (:data:`WARM_STEPS`): batches of every
+    input form, streams, files, the modes and their one-call SQL batches, Arrow columns and
+    rows, Merkle trees, table diffs, Ethereum's tries and address columns.
+
+    ``part`` of ``parts``: only the steps ``part, part + parts, ...``, so that several
+    processes can share the compiling (each writes what it compiled into the one cache)."""
     from batchkeccak.core.dispatch import kernels_on_this_thread
 
     with kernels_on_this_thread():  # small calls would otherwise go to hashlib
-        _call_every_kernel()
+        for step in WARM_STEPS[part::parts]:
+            step()
 
 
-def _call_every_kernel() -> None:
+def _batches() -> None:
     import numpy as np
-    import pyarrow as pa
 
     import batchkeccak as bk
-    from batchkeccak import arrow, merkle
 
     messages = [b"", b"x" * 200, b"abc" * 70]
     bk.hash_many(messages, "sha3_256", threads=1)
+    bk.hash_many([b"m" * 32] * MANY, "sha3_256", threads=1)  # the compiled list reader
+    bk.hash_many([b"L" * 100] * MANY, "sha3_256", threads=1)  # and its gather of long items
     bk.hash_many(np.zeros((40, 16), dtype=np.uint8), "sha3_256", threads=1)
     bk.hash_many(bk.FlatMessages(np.zeros(9, np.uint8), np.array([0, 4, 9])), threads=1)
     stream = bk.sha3_256(b"y" * 300)
@@ -57,10 +62,40 @@ def _call_every_kernel() -> None:
         path = Path(folder) / "file"
         path.write_bytes(b"z" * 1000)
         bk.hash_files([path, path], threads=1)
+
+
+def _modes() -> None:
+    import batchkeccak as bk
+
+    messages = [b"", b"x" * 200, b"abc" * 70]
     bk.hash_many(messages, "kmac_256", key=b"k", length=32, threads=1)
-    bk.tuplehash_many([[b"a", b"b"]], length=32)
+    bk.hash_many([b"r" * 32] * 9, "tuplehash_128", length=32, threads=1)  # rows in place
+    bk.tuplehash_many([[b"a", b"b"]] * MANY, length=32)
     bk.kt128(b"q" * 9000, length=32)
     bk.parallelhash_128(b"q" * 300, block_size=64)
+
+
+def _engine_vectors() -> None:
+    # The one-call batches an engine hands over per vector (DuckDB's SQL functions), with
+    # Arrow's int32 offsets and large_binary's int64 ones, plain and framed.
+    import pyarrow as pa
+
+    from batchkeccak import arrow
+    from batchkeccak.api import hasher
+
+    for name, params in (("sha3_256", {}), ("kmac_256", {"key": b"k", "length": 32})):
+        kernel = hasher(name, threads=1, **params).one_call()
+        assert kernel is not None
+        for kind in (pa.binary(), pa.large_binary()):
+            column = pa.array([b"v" * 20] * 9 + [b"w"], kind)
+            arrow.hash_in_place(column, kernel, 32, hex=False)
+
+
+def _columns() -> None:
+    import pyarrow as pa
+
+    from batchkeccak import arrow
+
     column = pa.array(["a", None, "bc"])
     arrow.hash_array(column, "sha3_256", threads=1)
     arrow.hash_array(column, "sha3_256", hex=True, threads=1)
@@ -69,6 +104,18 @@ def _call_every_kernel() -> None:
 
     fixed_as_views(pa.array([b"d" * 16], pa.binary(16)))
     arrow.hash_rows(pa.table({"a": [1, 2], "b": ["x", "y"]}), algorithm="sha3_256", threads=1)
+    pairs = pa.table({"a": ["x", "yz"], "b": [b"1", b""]})
+    arrow.hash_rows(pairs, algorithm="tuplehash_128", encoding="tuplehash", length=32, threads=1)
+    nested = pa.table({"tags": [["a", None], None, []], "pair": [{"k": 1}, None, {"k": 2}]})
+    arrow.hash_rows(nested, algorithm="sha3_256", threads=1)
+
+
+def _trees_and_diffs() -> None:
+    import pyarrow as pa
+
+    import batchkeccak as bk
+    from batchkeccak import merkle
+
     for scheme in merkle.SCHEMES:
         merkle.merkle_root([b"a" * 32, b"b" * 32, b"c" * 32], scheme=scheme)
     # diff's walk of two sorted sides (an integer key) and its key escaping (string keys)
@@ -76,6 +123,31 @@ def _call_every_kernel() -> None:
     after = pa.table({"i": [2, 3], "s": ["b\x00", "c"], "v": [3, 4]})
     bk.diff(before, after, key="i", threads=1)
     bk.diff(before, after, key=["s", "v"], threads=1)
+
+
+def _ethereum() -> None:
+    from batchkeccak import ethereum
+
+    keys = [i.to_bytes(4, "big") * (1 + i % 9) for i in range(MANY)]
+    values = [b"v" * (1 + i % 50) for i in range(MANY)]
+    for secure in (False, True):
+        root = ethereum.trie_root(keys, values, secure=secure)
+        proofs = ethereum.trie_proofs(keys, values, keys[:3], secure=secure)
+        ethereum.verify_trie_proofs(root, keys[:3], proofs, secure=secure)
+    ethereum.ordered_trie_root(values)
+    address = "0x" + "ab" * 20
+    ethereum.checksum_addresses([address, address.upper()[2:], None] * MANY)
+    ethereum.contract_addresses(bytes(20), list(range(MANY)))
+    ethereum.create2_addresses(bytes(20), [bytes(32)] * MANY, bytes(32))
+
+
+MANY = 4096
+"""Items in a warm-up call that must not be small work (small lists, tries and address
+columns are read or built in Python)."""
+
+WARM_STEPS = (_batches, _ethereum, _modes, _columns, _engine_vectors, _trees_and_diffs)
+"""The warm-up's calls, in an order that shares the compiling between two processes about
+evenly (the batches and Ethereum's tries are the longest)."""
 
 
 def run(args) -> int:
