@@ -83,8 +83,8 @@ def _engine_vectors() -> None:
     from batchkeccak import arrow
     from batchkeccak.api import hasher
 
-    for name, params in (("sha3_256", {}), ("kmac_256", {"key": b"k", "length": 32})):
-        kernel = hasher(name, threads=1, **params).one_call()
+    for resolved in (hasher("sha3_256", threads=1), hasher("kmac_256", key=b"k", length=32)):
+        kernel = resolved.one_call()
         assert kernel is not None
         for kind in (pa.binary(), pa.large_binary()):
             column = pa.array([b"v" * 20] * 9 + [b"w"], kind)
