@@ -161,46 +161,7 @@ def pytest_sessionstart(session):
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
     except OSError:
-        return  # a read-only checkout: numba cannot cache there either
-    _share_the_compiling(session.config)
-
-
-WARM_UP_PART = (
-    "from batchkeccak.cli.warmup import warm_every_kernel; warm_every_kernel({part}, {parts})"
-)
-
-
-def _share_the_compiling(config) -> None:
-    """On a cold cache, before the xdist workers start: the warm-up
-    (``batchkeccak.cli.warmup.WARM_STEPS``) split over one process per worker, each writing
-    what it compiled into numba's cache. Otherwise every worker, and every command the tests
-    start, compiles the same kernels again on its first call (on 2 cores: 34 s of compiling
-    shared, against each worker compiling most of 57 s on its own)."""
-    import subprocess
-
-    workers = getattr(config.option, "numprocesses", None) or 0
-    if isinstance(workers, str):
-        workers = os.cpu_count() or 1
-    if workers < 2 or getattr(config.option, "dist", "no") == "no":
-        return
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    parts = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                WARM_UP_PART.format(part=part, parts=workers),
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        for part in range(workers)
-    ]
-    for process in parts:
-        _, error = process.communicate()
-        if process.returncode != 0:  # the tests of that path will fail and say why
-            sys.stderr.write(f"warm-up part failed:\n{error.decode(errors='replace')}\n")
+        pass  # a read-only checkout: numba cannot cache there either
 
 
 @pytest.fixture(scope="session")
@@ -253,12 +214,13 @@ def engine_folder(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def kernels_in_cache():
-    """Every kernel compiled into numba's cache before an engine starts its Python workers,
-    so that each of them loads the kernels instead of compiling them again (on a cold cache,
-    about 13 s of compiling per worker; under a second when the cache is warm)."""
-    from batchkeccak.cli.warmup import warm_every_kernel
+    """The kernels the engines' tests use (batches, modes, Arrow columns and rows, the
+    one-call vectors) compiled into numba's cache before an engine starts its Python
+    workers, so that each of them loads the kernels instead of compiling them again (on a
+    cold cache, seconds of compiling per worker; under a second when the cache is warm)."""
+    from batchkeccak.cli import warmup
 
-    warm_every_kernel()
+    warmup.warm_every_kernel([warmup.batches, warmup.modes, warmup.engine_vectors, warmup.columns])
 
 
 def java_problem() -> str | None:
