@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from batchkeccak.native.arrays import read_only
 from batchkeccak.native.jit import njit
 from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH
 from batchkeccak.sponge import copy_checked_offsets, hash_uniform
@@ -141,6 +142,16 @@ def hash_framed_offsets(
         at = shift + length + b
         start[0, at >> 3] ^= np.uint64(trailer[b]) << np.uint64(8 * (at & 7))
     hash_uniform(
-        data, own[0], count, length, start, rate, suffix, first_round, out, shift, trailer.shape[0]
+        read_only(data),
+        own[0],
+        count,
+        length,
+        read_only(start),
+        rate,
+        suffix,
+        first_round,
+        out,
+        np.int64(shift),
+        np.int64(trailer.shape[0]),
     )
     return True

@@ -23,6 +23,7 @@ def frame_messages(
     Takes and returns flat views under :mod:`batchkeccak.inputs`' contract.
     """
     trailer_array = readonly(np.frombuffer(trailer, dtype=np.uint8))
+    data, offsets = readonly(data), readonly(offsets)  # one specialization of each kernel
     size = framed_size(offsets, length_prefix, trailer_array.shape[0])
     out_data = np.empty(size, dtype=np.uint8)
     out_offsets = np.empty(offsets.shape[0], dtype=np.int64)

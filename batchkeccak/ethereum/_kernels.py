@@ -374,7 +374,7 @@ def trie_shapes(keys, group_starts, trie, node_hi, shared):
     depth = 0
     levels[0] = 0
     level_end = nodes
-    node = 0
+    node = np.int64(0)  # not a literal: branch_children is compiled for int64 only
     while node < nodes:
         if node == level_end:
             depth += 1

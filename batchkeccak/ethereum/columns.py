@@ -32,7 +32,7 @@ __all__ = [
     "selectors",
 ]
 
-NO_DIGESTS = np.zeros((0, 32), dtype=np.uint8)
+NO_DIGESTS = readonly(np.zeros((0, 32), dtype=np.uint8))
 
 
 def keccak_rows(rows: np.ndarray) -> np.ndarray:
@@ -406,9 +406,10 @@ def checksum_addresses(addresses: object) -> object:
         rows, nulls = decoded
     count = rows.shape[0]
     lower = np.empty((count, 40), dtype=np.uint8)
+    rows = readonly(rows)
     _kernels.address_hex(rows, NO_DIGESTS, lower)
     text = np.empty((count, 42), dtype=np.uint8)
-    _kernels.address_hex(rows, keccak_rows(lower), text)
+    _kernels.address_hex(rows, readonly(keccak_rows(lower)), text)
     wide = 42 * count >= 2**31
     offsets = np.arange(0, 42 * count + 1, 42, dtype=np.int64 if wide else np.int32)
     array_type = pa.LargeStringArray if wide else pa.StringArray
@@ -514,7 +515,9 @@ def contract_addresses(deployers: object, nonces: object) -> np.ndarray:
     nonce_values = nonce_column(nonces)
     count = nonce_values.shape[0]
     senders = one_or_rows(deployers, count, 20, "deployers", "an address")
-    data, offsets = _kernels.create_messages(np.ascontiguousarray(senders), nonce_values)
+    data, offsets = _kernels.create_messages(
+        readonly(np.ascontiguousarray(senders)), readonly(nonce_values)
+    )
     return hasher("keccak_256").hash_flat(data, offsets)[:, 12:]
 
 

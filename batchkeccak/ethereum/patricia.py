@@ -19,7 +19,7 @@ from batchkeccak.api import hasher
 from batchkeccak.core import parallel
 from batchkeccak.core.hashers import Hasher
 from batchkeccak.ethereum import _kernels
-from batchkeccak.inputs import FlatMessages, to_flat
+from batchkeccak.inputs import FlatMessages, readonly, to_flat
 from batchkeccak.support.checks import is_int
 
 __all__ = [
@@ -196,8 +196,9 @@ class TrieBatch:
         group_starts,
         keep_nodes: bool = False,
     ) -> None:
-        self.keys = _kernels.SortedKeys(key_data, key_offsets, order)
-        self.values = _kernels.Values(value_data, value_offsets)
+        # Read-only inputs, as every kernel is compiled for (batchkeccak.native.arrays).
+        self.keys = _kernels.SortedKeys(readonly(key_data), readonly(key_offsets), order)
+        self.values = _kernels.Values(readonly(value_data), readonly(value_offsets))
         self.group_starts = group_starts
         count = order.shape[0]
         # Room for the leaves and for as many nodes as trie_shapes may make (a leaf, a branch
@@ -364,6 +365,7 @@ def sorted_rows(key_data, key_offsets, group_starts, value_offsets, argument="ke
     group bounds; ValueError naming two rows with equal keys."""
     rows = key_offsets.shape[0] - 1
     groups = group_starts.shape[0] - 1
+    key_data, key_offsets = readonly(key_data), readonly(key_offsets)
     prefixes = _kernels.key_prefixes(key_data, key_offsets)
     if groups == 1:
         # Ties on the prefix are put in key order below, so this sort need not be stable;
@@ -576,7 +578,12 @@ def trie_proofs(
     if root < 0:
         return [[] for _ in range(queries)]
     nodes, starts = _kernels.proof_paths(
-        root, query_data, query_offsets, batch.trie, batch.keys, batch.node_items.slot
+        root,
+        readonly(query_data),
+        readonly(query_offsets),
+        batch.trie,
+        batch.keys,
+        batch.node_items.slot,
     )
     encoded = batch.node_rlp(np.unique(nodes))
     path_nodes = nodes.tolist()
@@ -686,12 +693,12 @@ def verify_trie_proofs(
         digests = np.zeros((0, 32), dtype=np.uint8)
     status, value_start, value_stop, bad_node = _kernels.verify_walk(
         expected,
-        data,
-        node_offsets,
+        readonly(data),
+        readonly(node_offsets),
         proof_starts,
         digests,
-        query_data,
-        query_offsets,
+        readonly(query_data),
+        readonly(query_offsets),
         np.frombuffer(EMPTY_ROOT, dtype=np.uint8),
     )
     failed = np.flatnonzero(status)

@@ -57,7 +57,7 @@ def _cpu(buffer: pa.Buffer, argument: str) -> pa.Buffer:
     return buffer
 
 
-_NO_BITS = np.empty(0, dtype=np.uint8)
+_NO_BITS = readonly(np.empty(0, dtype=np.uint8))
 
 
 class _Views:
@@ -83,12 +83,12 @@ class _Views:
             )
         _cpu(views_buffer, argument)
         words = np.frombuffer(views_buffer, dtype="<i4", count=4 * (array.offset + count))
-        self.words = words.reshape(-1, 4)[array.offset :]
+        self.words = readonly(words.reshape(-1, 4)[array.offset :])
         self.bits = _NO_BITS
         if array.null_count:
             if validity is None or validity.size * 8 < array.offset + count:
                 raise ValueError(f"{argument}: validity bitmap too short for {count} values")
-            self.bits = np.frombuffer(_cpu(validity, argument), dtype=np.uint8)
+            self.bits = readonly(np.frombuffer(_cpu(validity, argument), dtype=np.uint8))
         self.bit_start = array.offset
         self.views_address = views_buffer.address + 16 * array.offset
         self.addresses = np.array([b.address for b in data_buffers], dtype=np.int64)

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from batchkeccak.native.arrays import read_only
 from batchkeccak.native.jit import njit
 from batchkeccak.native.words import load_le64
 from batchkeccak.permutation import (
@@ -698,28 +699,31 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
     for i in range(count):
         uniform = uniform and own[i + 1] - own[i] == length
     tiles_end = count // TILE_WIDTH * TILE_WIDTH if uniform else 0
+    # The callees see read-only arrays and a plain zero (not a literal), as from Python:
+    # one specialization of each serves both (read_only's docstring).
+    no_framing = np.int64(count - count)
     if tiles_end > 0:
         hash_uniform(
-            data,
+            read_only(data),
             own[0],
             tiles_end,
             length,
-            initial,
+            read_only(initial),
             rate,
             suffix,
             first_round,
             out[:tiles_end],
-            0,
-            0,
+            no_framing,
+            no_framing,
         )
     if tiles_end < count:
         run_jobs(
-            data,
-            own[tiles_end:],
+            read_only(data),
+            read_only(own[tiles_end:]),
             None,
-            np.arange(count - tiles_end),
+            read_only(np.arange(count - tiles_end)),
             None,
-            initial,
+            read_only(initial),
             None,
             rate,
             suffix,
