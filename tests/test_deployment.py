@@ -162,3 +162,39 @@ def test_warmup_command_compiles_every_kernel_into_the_cache(capsys):
         "file reader",
         "list reader",
     ]
+
+
+def test_warmup_refuses_at_once_where_it_could_keep_nothing(tmp_path):
+    # A read-only install with no writable home, then a NUMBA_CACHE_DIR that is a file: one
+    # line, status 1, before any kernel is compiled (an image build fails there, in a second,
+    # not after a minute of compiling into memory).
+    site = read_only_copy(tmp_path / "install")
+    env = homeless_env(tmp_path, site)
+    blocker = tmp_path / "a-file"
+    blocker.write_bytes(b"")
+    nowhere = "batchkeccak: no writable cache folder: set NUMBA_CACHE_DIR"
+    # Where the package's own folders are writable, a NUMBA_CACHE_DIR numba cannot use
+    # would send the cache there instead: refused too, naming both.
+    usual = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for environment, said in (
+        (env, nowhere),
+        ({**env, "NUMBA_CACHE_DIR": str(blocker)}, f"{nowhere} ({blocker})"),
+        (
+            {**usual, "NUMBA_CACHE_DIR": str(blocker)},
+            f"batchkeccak: NUMBA_CACHE_DIR ({blocker}) is not a folder numba can write",
+        ),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "batchkeccak", "warmup"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(said), lines
+        assert not list(site.rglob("*.nbi")) and not list(blocker.parent.rglob("*.nbc"))

@@ -148,22 +148,55 @@ WARM_STEPS = (batches, modes, engine_vectors, columns, trees_and_diffs, ethereum
 kernel the package calls from Python."""
 
 
-def run(args) -> int:
+def cache_folder() -> tuple[str | None, str]:
+    """Where numba will write the package's kernels in this process: ``(folder, why not)``,
+    the folder None (and the reason) where it will write nowhere, or not where
+    ``NUMBA_CACHE_DIR`` asks. Decided when the kernel modules are imported (numba picks a
+    cache locator as it decorates), so nothing is compiled to find out."""
+    import warnings
+
     import numba
 
     from batchkeccak.native import jit
 
+    with warnings.catch_warnings():  # the command says it in its own one line
+        warnings.simplefilter("ignore", jit.UncachedKernelsWarning)
+        from batchkeccak import sponge
+    asked = numba.config.CACHE_DIR  # type: ignore[attr-defined]  # numba.config sets its options at run time
+    if not jit.cache_available():
+        where = f"NUMBA_CACHE_DIR ({asked})" if asked else "NUMBA_CACHE_DIR"
+        return None, f"no writable cache folder: set {where} to a folder this user can write"
+    # numba's record of the folder it chose for a kernel (a private attribute, read only to
+    # report it; absent in another numba version, the folder is not named more exactly)
+    used = getattr(getattr(sponge.run_jobs, "_cache", None), "_cache_path", None)
+    if used is None:
+        return asked or f"{jit.PACKAGE_DIR} (__pycache__ folders)", ""
+    used_path = Path(used).resolve()
+    if asked:
+        if Path(asked).resolve() in used_path.parents:
+            return asked, ""
+        return None, (
+            f"NUMBA_CACHE_DIR ({asked}) is not a folder numba can write; it would cache in "
+            f"{used_path} instead: make it a writable folder, or unset it"
+        )
+    if jit.PACKAGE_DIR in used_path.parents:
+        return f"{jit.PACKAGE_DIR} (__pycache__ folders)", ""
+    source = Path(sponge.__file__).resolve().parent.as_posix()
+    text = used_path.as_posix()
+    if text.endswith(source):  # numba's user-wide cache mirrors the source's path
+        return text[: -len(source)] or "/", ""
+    return text, ""
+
+
+def run(args) -> int:
+    where, problem = cache_folder()
+    if where is None:
+        # Said before compiling anything: an image build fails here, in a second.
+        print(f"batchkeccak: {problem}", file=sys.stderr)
+        return TROUBLE_STATUS
     started = time.perf_counter()
     warm_every_kernel()
     seconds = time.perf_counter() - started
-    if not jit.cache_available():
-        print(
-            "batchkeccak: no writable cache folder: the kernels were compiled in memory "
-            "only; set NUMBA_CACHE_DIR to a writable folder and run this again",
-            file=sys.stderr,
-        )
-        return 1
-    where = numba.config.CACHE_DIR or f"{jit.PACKAGE_DIR} (__pycache__ folders)"  # type: ignore[attr-defined]  # numba.config sets its options at run time
     print(f"kernels ready in {seconds:.1f} s; cache: {where}")
     from batchkeccak.platform import report
 
