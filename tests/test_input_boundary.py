@@ -101,7 +101,7 @@ RACE_SCRIPT = race_script(
     [(64, 1), (5000, 2)],  # the one-pass path, and the chunked path that converts per thread
 )
 def test_messages_resized_by_another_thread_hash_as_some_real_contents(count, threads):
-    summary = run_race(RACE_SCRIPT, [str(count), str(threads), "4"])
+    summary = run_race(RACE_SCRIPT, [str(count), str(threads), "2"])
     calls = int(summary.split("calls=")[1].split()[0])
     mutations = int(summary.split("mutations=")[1])
     assert calls >= (200 if count < 1000 else 5), summary
@@ -730,7 +730,7 @@ def test_a_list_resized_during_hash_many_gives_digests_of_one_snapshot_or_runtim
     mutator = threading.Thread(target=mutate)
     mutator.start()
     try:
-        for _ in range(40):
+        for _ in range(16):  # each call reads ~13 MiB while the list changes under it
             try:
                 rows = bk.hash_many(items, "sha3_256")
             except RuntimeError as exc:
