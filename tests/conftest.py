@@ -215,35 +215,12 @@ def engine_folder(tmp_path_factory):
 @pytest.fixture(scope="session")
 def kernels_in_cache():
     """The kernels the engines' tests use (modes, Arrow columns and rows, the one-call
-    vectors) compiled into numba's cache before an engine runs its first job, so that each
-    of its Python workers loads them instead of compiling them again (on a cold cache,
-    seconds of compiling per worker; under a second when the cache is warm).
-
-    Compiled on a thread of its own while the engine starts (a JVM, Ray's processes: mostly
-    waiting): the fixture is the function that waits for it, which each engine's fixture
-    calls once its engine is up, before any job."""
-    import threading
-
+    vectors) compiled into numba's cache before an engine starts its Python workers, so
+    that each of them loads the kernels instead of compiling them again (on a cold cache,
+    seconds of compiling per worker; under a second when the cache is warm)."""
     from batchkeccak.cli import warmup
 
-    failed: list[BaseException] = []
-
-    def warm() -> None:
-        try:
-            warmup.warm_every_kernel([warmup.modes, warmup.engine_vectors, warmup.columns])
-        except BaseException as error:  # noqa: BLE001 - raised again where it is waited for
-            failed.append(error)
-
-    thread = threading.Thread(target=warm, name="kernels-in-cache", daemon=True)
-    thread.start()
-
-    def ready() -> None:
-        thread.join()
-        if failed:
-            raise failed[0]
-
-    yield ready
-    thread.join()  # never left compiling as the process ends
+    warmup.warm_every_kernel([warmup.modes, warmup.engine_vectors, warmup.columns])
 
 
 def java_problem() -> str | None:
@@ -291,7 +268,6 @@ def spark_session(engine_folder, kernels_in_cache):
             .getOrCreate()
         )
     session.sparkContext.setLogLevel("ERROR")
-    kernels_in_cache()  # before the first job starts Spark's Python workers
     yield session
     session.stop()
     if previous is None:
@@ -314,7 +290,6 @@ def ray_runtime(engine_folder, kernels_in_cache):
                 num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False
             )
     ray.data.DataContext.get_current().enable_progress_bars = False
-    kernels_in_cache()  # before the first task imports batchkeccak on a Ray worker
     yield ray
     if started:
         ray.shutdown()
