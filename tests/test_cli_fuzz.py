@@ -206,6 +206,7 @@ CLOSED = [
 ]
 
 
+@pytest.mark.slow  # a child process per case; the whole suite runs it
 @pytest.mark.parametrize(
     "redirect, argv",
     CLOSED,
@@ -227,7 +228,7 @@ def test_closed_standard_streams(files, redirect, argv):
         cwd=files,
         timeout=TIMEOUT,
         check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env=USER_ENVIRONMENT,
     )
     assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr, done.stderr
     assert done.returncode in (0, 1, 2), (done.returncode, done.stderr)
