@@ -127,6 +127,7 @@ for engine, module, load in [
     ("duckdb", "batchkeccak.duckdb", "_import_duckdb"),
     ("pyspark", "batchkeccak.spark", "_import_pyspark"),
     ("ray", "batchkeccak.ray", "_import_ray_data"),
+    ("eth_abi", "batchkeccak.merkle.abi", "_eth_abi_encode"),
 ]:
     sys.modules[engine] = None
     try:
@@ -138,7 +139,7 @@ for engine, module, load in [
         print("no error for", module)
 """
     lines = fresh_python(code).splitlines()
-    extras = ["pandas", "polars", "duckdb", "spark", "ray"]
+    extras = ["pandas", "polars", "duckdb", "spark", "ray", "merkle"]
     assert len(lines) == len(extras)
     for line, extra in zip(lines, extras, strict=True):
         assert line.startswith(f"batchkeccak.{extra} needs "), line

@@ -34,6 +34,7 @@ import numpy as np
 
 from batchkeccak.merkle._bytes import hex_matrix, hex_to_bytes
 from batchkeccak.support.checks import is_int
+from batchkeccak.support.extras import engine_import
 from batchkeccak.support.hextext import hex_0x
 
 WORD = 32
@@ -243,14 +244,12 @@ def _python_value(t: AbiType, value: object, where: str) -> object:
 
 def _eth_abi_encode():
     """``eth_abi.encode``, imported when first needed: the base install goes without it."""
-    try:
+    with engine_import(
+        "merkle",
+        "eth-abi to encode these ABI values (dynamic types such as string, bytes and "
+        "arrays, or columns of mixed value types)",
+    ):
         from eth_abi import encode as eth_abi_encode
-    except ImportError:
-        raise ImportError(
-            "encoding these ABI values (dynamic types such as string, bytes and arrays, "
-            "or columns of mixed value types) needs the eth-abi package: "
-            "pip install 'batchkeccak[merkle]'"
-        ) from None
     return eth_abi_encode
 
 

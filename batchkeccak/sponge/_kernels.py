@@ -701,7 +701,7 @@ def hash_offsets(data, offsets, initial, rate, suffix, first_round, out):
     tiles_end = count // TILE_WIDTH * TILE_WIDTH if uniform else 0
     # The callees see read-only arrays and a plain zero (not a literal), as from Python:
     # one specialization of each serves both (read_only's docstring).
-    no_framing = np.int64(count - count)
+    no_framing = np.int64(0)
     if tiles_end > 0:
         hash_uniform(
             read_only(data),
