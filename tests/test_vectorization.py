@@ -90,19 +90,43 @@ def x86_vector_alu(asm: str, register: str = "yz") -> list[str]:
     return [op for op, kind in _X86_VECTOR_ALU.findall(asm) if kind in register]
 
 
+def _functions(asm: str) -> dict[str, str]:
+    """The assembly of each function, by its symbol: from ``.type NAME,@function`` to
+    ``.size NAME``."""
+    bodies = re.findall(
+        r"^\s*\.type\s+\"?([^\",\s]+)\"?,@function$(.*?)^\s*\.size\s+\"?\1\"?,",
+        asm,
+        flags=re.MULTILINE | re.DOTALL,
+    )
+    return dict(bodies)
+
+
+# The default build's rounds: one LLVM function, whatever calls it (see permutation/_kernels).
+DEFAULT_ROUNDS_SYMBOL = "batchkeccak.permutation.tile_rounds"
+
+
 def _assert_x86_builds(asm: str, what: str, avx512: bool) -> None:
-    """The default build on ymm registers; with AVX-512F also the 512-bit permutation, whose
+    """The default build's rounds in vector code: on ymm registers, or on zmm where the CPU
+    has AVX-512F and LLVM's tuning for it prefers 512-bit vectors (AMD Zen 4 does; Intel's
+    AVX-512 CPUs prefer 256). With AVX-512F also the 512-bit permutation outside them, whose
     rotations are ``vprolq`` and whose and-nots are ``vpternlogq`` on zmm registers. Without
     AVX-512F no zmm register at all: such a CPU's kernels carry no 512-bit code."""
-    _assert_vector_code(x86_vector_alu(asm, "y"), f"{what} (256-bit build)")
-    wide = x86_vector_alu(asm, "z")
+    functions = _functions(asm)
+    assert DEFAULT_ROUNDS_SYMBOL in functions, (
+        f"{what}: no {DEFAULT_ROUNDS_SYMBOL} in the assembly (functions: {sorted(functions)})"
+    )
+    default_rounds = functions[DEFAULT_ROUNDS_SYMBOL]
+    rest = asm.replace(default_rounds, "")
     # The flag that chooses between the builds is read only where the 512-bit one exists.
     reads_flag = "batchkeccak_tile_vector_bits" in asm
     if not avx512:
+        _assert_vector_code(x86_vector_alu(default_rounds, "y"), f"{what} (256-bit build)")
         assert "%zmm" not in asm, f"{what}: zmm registers in a build for a CPU without AVX-512F"
         assert not reads_flag, f"{what}: a 512-bit permutation for a CPU without AVX-512F"
         return
+    _assert_vector_code(x86_vector_alu(default_rounds, "yz"), f"{what} (default build)")
     assert reads_flag, f"{what}: the tile does not read the flag that chooses its width"
+    wide = x86_vector_alu(rest, "z")
     _assert_vector_code(wide, f"{what} (512-bit build)")
     # Per round XKCP's times8 issues 35 vpternlogq and 29 rotations; the wide permutation's
     # loop body holds ROUNDS_PER_PASS (2) rounds.
@@ -188,7 +212,7 @@ def test_tile_permutation_is_vector_code_on_this_cpu(tmp_path):
 
 # (LLVM CPU, has AVX-512F): compiled for, never run. Defined on x86-64 only, not skipped
 # elsewhere: .ci/aarch64.sh fails on any test of this module that does not run under qemu.
-X86_TARGETS = {"haswell": False, "sapphirerapids": True}
+X86_TARGETS = {"haswell": False, "sapphirerapids": True, "znver4": True}
 
 if ON_X86_64:
 

@@ -1,7 +1,9 @@
 """Which vector width the tile permutation runs at: 512-bit registers or the default build's.
 
-On an x86-64 CPU with AVX-512F, LLVM still compiles the tile loop to 256-bit ``ymm`` code:
-its tuning for these CPUs prefers 256-bit vectors (``prefer-256-bit``). The kernels therefore
+On Intel's x86-64 CPUs with AVX-512F, LLVM still compiles the tile loop to 256-bit ``ymm``
+code: its tuning for them prefers 256-bit vectors (``prefer-256-bit``; for AMD's Zen 4 it
+prefers 512, and the loop becomes ``zmm`` code that stores the tile every two rounds). The
+kernels therefore
 carry a second tile permutation there, written for ``zmm`` registers (eight states per
 instruction) and compiled with the function attributes that keep LLVM on 512-bit vectors, and
 choose between the two when they run, by a flag they read at every ``tile_permute`` call. That
