@@ -1,3 +1,4 @@
+import functools
 import os
 import sys
 from pathlib import Path
@@ -206,6 +207,33 @@ def pytest_terminal_summary(terminalreporter):
 # in, so the docs page, which reads and writes relative paths as a reader would, runs there.
 
 
+_ENGINE_STOPS: list = []
+"""How to stop each engine the test process started (the fixtures below register them)."""
+
+
+def _in_engine_group(item) -> bool:
+    import scale_out_data
+
+    marker = item.get_closest_marker("xdist_group")
+    return marker is not None and marker.args[:1] == (scale_out_data.ENGINE_GROUP,)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Stop Spark and Ray after the last test that uses them: their idle processes (a JVM,
+    Ray's daemons and workers) take a share of the CPU for as long as they run. The group
+    runs on one worker in collection order (``--dist loadgroup``), so the last of its tests
+    in the collection is the last to run."""
+    if _ENGINE_STOPS and item is _last_engine_test(item.session):
+        while _ENGINE_STOPS:
+            _ENGINE_STOPS.pop()()
+
+
+@functools.cache
+def _last_engine_test(session):
+    return next((item for item in reversed(session.items) if _in_engine_group(item)), None)
+
+
 @pytest.fixture(scope="session")
 def engine_folder(tmp_path_factory):
     """The folder the shared Spark session and Ray runtime start in (empty otherwise)."""
@@ -268,12 +296,19 @@ def spark_session(engine_folder, kernels_in_cache):
             .getOrCreate()
         )
     session.sparkContext.setLogLevel("ERROR")
+
+    def stop() -> None:
+        session.stop()
+        if previous is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
+        else:
+            os.environ["PYSPARK_PYTHON"] = previous
+
+    _ENGINE_STOPS.append(stop)
     yield session
-    session.stop()
-    if previous is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = previous
+    if stop in _ENGINE_STOPS:
+        _ENGINE_STOPS.remove(stop)
+        stop()
 
 
 @pytest.fixture(scope="session")
@@ -290,6 +325,9 @@ def ray_runtime(engine_folder, kernels_in_cache):
                 num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False
             )
     ray.data.DataContext.get_current().enable_progress_bars = False
-    yield ray
     if started:
+        _ENGINE_STOPS.append(ray.shutdown)
+    yield ray
+    if ray.shutdown in _ENGINE_STOPS:
+        _ENGINE_STOPS.remove(ray.shutdown)
         ray.shutdown()

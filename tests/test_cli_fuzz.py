@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_forks import CommandForks
 
 TIMEOUT = 120
 """Seconds a child may take: an argument error must not start real work."""
@@ -38,11 +39,14 @@ def _child(args: list[bytes], cwd, **options) -> subprocess.CompletedProcess:
     )
 
 
-def run_cli(argv: list[bytes], cwd) -> subprocess.CompletedProcess:
-    """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL)."""
-    return _child(
-        [os.fsencode(sys.executable), b"-m", b"batchkeccak", *argv], cwd, stdin=subprocess.DEVNULL
-    )
+@pytest.fixture(scope="module")
+def run_cli():
+    """``batchkeccak ARGV`` with bytes arguments (argv may hold any byte but NUL), stdin
+    ``/dev/null``: a process of its own per run, forked from one that has imported the
+    command's modules (tests/cli_forks.py)."""
+    forks = CommandForks(USER_ENVIRONMENT, TIMEOUT)
+    yield forks.run
+    forks.close()
 
 
 @pytest.fixture(scope="module")
@@ -149,9 +153,23 @@ CASES = [
 ]
 
 
+def test_a_forked_run_ends_as_the_interpreter_would(tmp_path, run_cli):
+    # What the forked runs are trusted to show: a traceback, a status, unflushed output.
+    (tmp_path / "raises.py").write_text("print('partial', end='')\nraise KeyError('boom')\n")
+    (tmp_path / "exits.py").write_text("import sys\nprint(sys.argv[1:])\nsys.exit(3)\n")
+    (tmp_path / "says.py").write_text("raise SystemExit('a message')\n")
+    raised = run_cli([], tmp_path, module="raises")
+    assert raised.returncode == 1 and raised.stdout == b"partial"
+    assert raised.stderr.startswith(b"Traceback") and b"KeyError: 'boom'" in raised.stderr
+    exited = run_cli([b"a\xff", b"-x"], tmp_path, module="exits")
+    assert (exited.returncode, exited.stdout, exited.stderr) == (3, b"['a\\udcff', '-x']\n", b"")
+    said = run_cli([], tmp_path, module="says")
+    assert (said.returncode, said.stderr) == (1, b"a message\n")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("argv", CASES, ids=lambda argv: b" ".join(argv).decode("latin-1"))
-def test_no_traceback_on_bad_arguments(argv, files):
+def test_no_traceback_on_bad_arguments(argv, files, run_cli):
     done = run_cli(argv, files)
     assert b"Traceback" not in done.stderr + done.stdout, done.stderr.decode("latin-1")
     assert b"internal error" not in done.stderr, done.stderr.decode("latin-1")
@@ -170,7 +188,7 @@ def test_no_traceback_on_bad_arguments(argv, files):
 
 
 @pytest.mark.slow  # a child process per case; the whole suite runs it
-def test_non_utf8_customization_is_its_bytes(files):
+def test_non_utf8_customization_is_its_bytes(files, run_cli):
     # The bytes the shell passed are the customization string S: compared with
     # pycryptodome's cSHAKE128 given the same bytes.
     import pyarrow.parquet as pq

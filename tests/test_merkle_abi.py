@@ -405,3 +405,20 @@ def test_without_eth_abi_static_columns_encode_and_the_rest_names_the_extra(monk
     for types, row in ((["string"], ["x"]), (["uint256"], ["5"])):
         with pytest.raises(ImportError, match=r"pip install 'batchkeccak\[merkle\]'"):
             abi.encode(types, row)
+
+
+def test_array_depth_is_capped_and_a_long_type_is_cut_short_in_the_message():
+    deepest = "uint8" + "[]" * abi.MAX_ARRAY_DEPTH
+    assert abi.parse_type(deepest).name == deepest
+    # Checked against eth-abi's own encoding of the deepest type allowed.
+    eth_abi = pytest.importorskip("eth_abi")
+    value: object = [7]
+    for _ in range(abi.MAX_ARRAY_DEPTH - 1):
+        value = [value]
+    data, offsets = abi.encode_rows([deepest], [[value]])
+    assert bytes(data[offsets[0] : offsets[1]]) == eth_abi.encode([deepest], [value])
+
+    huge = "uint256" + "[]" * 50_000
+    with pytest.raises(ValueError, match=r"50000 array dimensions, at most 32") as error:
+        abi.parse_type(huge)
+    assert len(str(error.value)) < 200 and "(100007 characters)" in str(error.value)

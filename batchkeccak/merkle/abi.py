@@ -42,6 +42,19 @@ WORD = 32
 _BASE = re.compile(r"^(address|bool|string|bytes|bytes([0-9]+)|(u?int)([0-9]*))((\[[0-9]*\])*)$")
 _SUFFIX = re.compile(r"\[([0-9]*)\]")
 
+MAX_ARRAY_DEPTH = 32
+"""Array dimensions a type may stack (``uint256[][]`` has 2): far past any contract's, and
+each one is a level of recursion when a value is checked and encoded."""
+
+_SHOWN_TYPE_CHARS = 60
+
+
+def _shown(text: str) -> str:
+    """``text`` for an error message: quoted, and cut short when it is long."""
+    if len(text) <= _SHOWN_TYPE_CHARS:
+        return repr(text)
+    return f"{text[:_SHOWN_TYPE_CHARS]!r}... ({len(text)} characters)"
+
 
 @dataclass(frozen=True)
 class AbiType:
@@ -100,34 +113,34 @@ def parse_type(text: str) -> AbiType:
     if match is None:
         hint = " (tuple types are not supported)" if text.strip().startswith("(") else ""
         raise ValueError(
-            f"unsupported ABI type {text!r}{hint}; expected address, bool, string, bytes, "
+            f"unsupported ABI type {_shown(text)}{hint}; expected address, bool, string, bytes, "
             "bytes1..bytes32, uint8..uint256, int8..int256 or an array of these"
         )
-    base, bytes_size, int_kind, int_bits, suffixes = (
-        match.group(1),
-        match.group(2),
-        match.group(3),
-        match.group(4),
-        match.group(5),
-    )
+    dimensions = _SUFFIX.findall(match.group(5) or "")
+    if len(dimensions) > MAX_ARRAY_DEPTH:
+        raise ValueError(
+            f"unsupported ABI type {_shown(text)}: {len(dimensions)} array dimensions, "
+            f"at most {MAX_ARRAY_DEPTH}"
+        )
+    base, bytes_size, int_kind, int_bits = match.group(1, 2, 3, 4)
     if bytes_size is not None:
         size = int(bytes_size)
         if not 1 <= size <= 32:
-            raise ValueError(f"unsupported ABI type {text!r}: bytesN needs 1 <= N <= 32")
+            raise ValueError(f"unsupported ABI type {_shown(text)}: bytesN needs 1 <= N <= 32")
         t = AbiType("bytesN", f"bytes{size}", size=size)
     elif int_kind is not None:
         bits = int(int_bits) if int_bits else 256
         if not (8 <= bits <= 256 and bits % 8 == 0):
             raise ValueError(
-                f"unsupported ABI type {text!r}: integer widths are 8..256 in steps of 8"
+                f"unsupported ABI type {_shown(text)}: integer widths are 8..256 in steps of 8"
             )
         t = AbiType(int_kind, f"{int_kind}{bits}", bits=bits)
     else:
         t = AbiType(base, base)
-    for length_text in _SUFFIX.findall(suffixes or ""):
+    for length_text in dimensions:
         length = int(length_text) if length_text else None
         if length == 0:
-            raise ValueError(f"unsupported ABI type {text!r}: fixed arrays need length >= 1")
+            raise ValueError(f"unsupported ABI type {_shown(text)}: fixed arrays need length >= 1")
         t = AbiType("array", f"{t.name}[{length_text}]", item=t, length=length)
     return t
 
