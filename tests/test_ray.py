@@ -1,4 +1,4 @@
-"""batchkeccak.ray on a real two-CPU local Ray cluster (one per test process: tests/conftest.py),
+"""batchkeccak.ray on a real local Ray cluster (one per test process: tests/conftest.py),
 against hashlib;
 and the row fingerprint the same in Arrow, Dask and Ray."""
 
