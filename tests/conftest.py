@@ -11,6 +11,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 # Keep hypothesis runs bounded: the suite must stay quick on a 2-core machine.
 from hypothesis import HealthCheck, settings
 
+from patterns import cyclic_bytes
+
 settings.register_profile(
     "batchkeccak",
     max_examples=int(os.environ.get("BATCHKECCAK_HYPOTHESIS_EXAMPLES", "60")),
@@ -170,7 +172,7 @@ def pattern_bytes():
     """``i % 251`` filler, so no two blocks line up by accident (as BLAKE3's tests do)."""
 
     def make(length: int, seed: int = 0) -> bytes:
-        return bytes((seed + i) % 251 for i in range(length))
+        return cyclic_bytes(length, seed)
 
     return make
 

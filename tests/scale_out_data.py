@@ -7,6 +7,7 @@ import struct
 import pyarrow as pa
 
 from oracles import oracle
+from patterns import cyclic_bytes
 
 ROWS = 300
 
@@ -33,8 +34,8 @@ def binary_value(i: int) -> bytes | None:
     if i % 19 == 0:
         return b""
     if i % 60 == 5:
-        return bytes((i + k) % 251 for k in range(4096 + i))
-    return bytes((i + k) % 251 for k in range(i % 200))
+        return cyclic_bytes(4096 + i, i)
+    return cyclic_bytes(i % 200, i)
 
 
 def table() -> pa.Table:

@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 
 from oracles import ALL_ALGORITHMS, XOFS, oracle
+from patterns import cyclic_bytes
 
 EMULATOR = os.environ.get("BATCHKECCAK_EMULATOR")
 ON_AARCH64 = platform.machine().lower() in ("aarch64", "arm64")
@@ -97,7 +98,7 @@ def _messages() -> list[bytes]:
     several blocks each, so that whole tiles run the steady multi-block path and a partial
     tile is finished one state at a time."""
     lengths = [*range(40), *range(64, 1100, 23), *range(3000, 3040)]
-    return [bytes((seed * 7 + i) % 251 for i in range(n)) for seed, n in enumerate(lengths)]
+    return [cyclic_bytes(n, seed * 7) for seed, n in enumerate(lengths)]
 
 
 def _rows() -> np.ndarray:

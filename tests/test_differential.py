@@ -35,6 +35,7 @@ import batchkeccak as bk
 from batchkeccak.permutation.constants import TILE_WIDTH
 
 from oracles import ORACLES, RATES
+from patterns import cyclic_bytes
 
 KEY = bytes(range(1, 41))
 OUTPUT_LENGTH = 40  # an XOF's output: longer than any fixed digest, shorter than a block
@@ -142,7 +143,7 @@ CASES = all_cases()
 
 
 def message(length: int, seed: int) -> bytes:
-    return bytes((seed * 7 + i) % 251 for i in range(length))
+    return cyclic_bytes(length, seed * 7)
 
 
 def batches(case: Case) -> list[list[bytes]]:

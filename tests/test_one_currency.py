@@ -26,6 +26,8 @@ from Crypto.Hash import (
 import batchkeccak as bk
 from batchkeccak.io import small_files
 
+from patterns import cyclic_bytes
+
 pytestmark = pytest.mark.every_backend  # every oracle test on every backend policy
 
 KEY = bytes(range(32, 72))
@@ -33,7 +35,7 @@ CUSTOM = b"Email Signature"
 
 
 def message(size: int, seed: int = 0) -> bytes:
-    return bytes((seed + 7 * i) % 251 for i in range(size))
+    return cyclic_bytes(size, seed, 7)
 
 
 # name, parameters given to new()/hash_files, oracle(data) -> digest of `length` bytes

@@ -21,6 +21,7 @@ from batchkeccak.permutation import LANE_COUNT, TILE_WIDTH, new_tiles, tile_perm
 
 import reference_keccak as ref
 from oracles import ALL_ALGORITHMS, RATES, XOFS, oracle
+from patterns import cyclic_bytes
 
 WIDTHS = [vector_width.DEFAULT_BITS] + (
     [vector_width.WIDE_BITS] if vector_width.host_has_avx512f() else []
@@ -73,7 +74,7 @@ def _messages(rate: int) -> list[bytes]:
     finished one state at a time."""
     lengths = [0, 1, 7, 8, rate - 1, rate, rate + 1, 2 * rate - 1, 2 * rate]
     lengths += [6 * rate + 17 * i for i in range(40)]
-    return [bytes((seed * 7 + i) % 251 for i in range(n)) for seed, n in enumerate(lengths)]
+    return [cyclic_bytes(n, seed * 7) for seed, n in enumerate(lengths)]
 
 
 @pytest.mark.parametrize("name", ALL_ALGORITHMS)
