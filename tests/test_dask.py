@@ -3,18 +3,26 @@ digest against hashlib / pycryptodome."""
 
 from __future__ import annotations
 
-import pytest
-
-pd = pytest.importorskip("pandas")
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
-
 import pyarrow as pa
+import pytest
 from Crypto.Hash import KMAC256
 
 from batchkeccak.dask import hash_column
 
 from oracles import oracle
+
+pd = dd = distributed = None
+"""pandas, dask.dataframe and distributed, imported when the module's first test runs:
+collecting this module, as every worker of every run does, need not load Dask."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def dask_modules():
+    global pd, dd, distributed
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+
 
 KEY = b"do-not-print-this-dask-key-0123456789"
 """A KMAC key (32 bytes or more, as pycryptodome asks) that no repr of a graph may show."""

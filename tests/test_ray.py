@@ -9,13 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-ray = pytest.importorskip("ray")
-pytest.importorskip("ray.data")
-
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from batchkeccak.arrow import hash_rows as arrow_hash_rows
 
@@ -28,10 +24,17 @@ pytestmark = pytest.mark.xdist_group(data.ENGINE_GROUP)
 ROW_COLUMNS = ["id", "text", "payload", "score", "flag", "small"]
 
 
-@pytest.fixture(scope="module")
+ray = None
+"""The ray module, imported by the first test that runs (``ray_cluster``): collecting this
+module, as every worker of every run does, need not load Ray."""
+
+
+@pytest.fixture(scope="module", autouse=True)
 def ray_cluster(ray_runtime):
     """The test process's Ray runtime (tests/conftest.py), shared with the docs page that
     starts Ray."""
+    global ray
+    ray = ray_runtime
     return ray_runtime
 
 
