@@ -153,6 +153,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # starts the forking process; the runs it checks are in the whole suite
 def test_a_forked_run_ends_as_the_interpreter_would(tmp_path, run_cli):
     # What the forked runs are trusted to show: a traceback, a status, unflushed output.
     (tmp_path / "raises.py").write_text("print('partial', end='')\nraise KeyError('boom')\n")

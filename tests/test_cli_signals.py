@@ -120,6 +120,7 @@ def check_stopped_run(
 
 
 @needs_fork
+@pytest.mark.slow  # a child process and a forked one per side
 @pytest.mark.parametrize("side", ["parent", "child"])
 def test_a_signal_in_the_after_fork_hooks_is_not_lost(small_files, tmp_path, side):
     # The hook sends SIGTERM to the process running it, as a signal arriving there would:

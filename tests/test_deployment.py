@@ -164,6 +164,7 @@ def test_warmup_command_compiles_every_kernel_into_the_cache(capsys):
     ]
 
 
+@pytest.mark.slow  # child processes, one per place numba could not keep a cache
 def test_warmup_refuses_at_once_where_it_could_keep_nothing(tmp_path):
     # A read-only install with no writable home, then a NUMBA_CACHE_DIR that is a file: one
     # line, status 1, before any kernel is compiled (an image build fails there, in a second,

@@ -166,6 +166,7 @@ _FORKED = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # forked child processes
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shares the files by fork")
 def test_many_files_shared_with_child_processes_equal_one_process(tmp_path):
     # In a fresh interpreter: forking is safe only in a process with one thread.

@@ -12,6 +12,8 @@ import importlib
 import re
 from pathlib import Path
 
+import pytest
+
 import batchkeccak
 
 PACKAGE = Path(batchkeccak.__file__).resolve().parent
@@ -162,6 +164,7 @@ at run time inside a dataset expression (its own generated wrappers use it), so
 ``batchkeccak.arrow.compute_expression`` wraps it once for users."""
 
 
+@pytest.mark.slow  # reads every name of every module; the other layer rules stay quick
 def test_no_module_uses_another_modules_private_names():
     # A leading underscore means "only this module relies on it": imported or reached as an
     # attribute from elsewhere, it is an API nobody declared. Private *modules* (``_sql``)
