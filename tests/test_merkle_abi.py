@@ -282,7 +282,13 @@ def test_a_mapping_column_that_is_not_a_column_is_named(types, column):
 
 
 @pytest.mark.parametrize(
-    "bad", ["uint7", "uint264", "bytes0", "bytes33", "(uint8,bool)", "foo", "uint8[0]", "int"]
+    "bad",
+    [
+        *("uint7", "uint264", "bytes0", "bytes33", "(uint8,bool)", "foo", "uint8[0]", "int"),
+        # Spellings eth-abi refuses too: leading zeros, spaces, digits past int()'s limit.
+        *("uint256[01]", "uint08", "bytes01", " uint256", "uint256\n", "uint8[00]"),
+        *("uint256[" + "9" * 5000 + "]", "uint" + "0" * 5000 + "8", "uint256[\u0661]"),
+    ],
 )
 def test_type_parsing(bad):
     if bad == "int":
@@ -422,3 +428,20 @@ def test_array_depth_is_capped_and_a_long_type_is_cut_short_in_the_message():
     with pytest.raises(ValueError, match=r"50000 array dimensions, at most 32") as error:
         abi.parse_type(huge)
     assert len(str(error.value)) < 200 and "(100007 characters)" in str(error.value)
+
+
+def test_bad_types_and_values_name_their_place_in_a_short_message():
+    with pytest.raises(TypeError, match=r"^types\[1\]: an ABI type must be a str, got list$"):
+        abi.parse_types(["uint256", ["uint256"]])
+    with pytest.raises(ValueError, match=r"^types\[0\]: .*leading zero$"):
+        abi.parse_types(["uint256[01]"])
+    for value, kind in [("9" * 100_000, "uint256"), ("0x" + "f" * 5000, "uint256")]:
+        with pytest.raises(ValueError) as error:
+            abi.encode_rows([kind], [[value]])
+        assert len(str(error.value)) < 300, str(error.value)[:300]
+    with pytest.raises(TypeError) as error:
+        abi.encode_rows(["bool"], [["t" * 100_000]])
+    assert len(str(error.value)) < 300
+    # Decimal strings are ASCII digits, as JavaScript's BigInt reads them.
+    with pytest.raises(ValueError, match="is not an integer"):
+        abi.encode_rows(["uint256"], [["\u0665"]])

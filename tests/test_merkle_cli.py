@@ -855,3 +855,32 @@ def test_misused_options_are_usage_errors(capsys, hex_file, argv, message):
     first, second = err.splitlines()
     assert first.startswith("batchkeccak: ") and message in first
     assert second == f"Try 'batchkeccak merkle {argv[0]} --help' for more information."
+
+
+@pytest.mark.parametrize(
+    ("types", "got"),
+    [
+        (None, "NoneType"),
+        ("uint256", "str"),
+        ({"address": 1, "uint256": 2}, "dict"),
+        ([], "an empty list"),
+        ([["address"], ["uint256"]], "a list holding something else"),
+    ],
+)
+def test_a_proof_whose_types_are_not_a_list_of_names_is_refused(capsys, tmp_path, types, got):
+    # An inclusion proof of a standard tree, its "types" replaced: never read another way
+    # (a dict's keys, a str's letters) and never an internal error.
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps([["0x" + "11" * 20, "5"], ["0x" + "22" * 20, "6"]]))
+    argv = ["merkle", "proof", str(rows), "-s", "openzeppelin", "-i", "0"]
+    _, out, _ = run(capsys, *argv, "--types", "address,uint256")
+    entry = json.loads(out)
+    entry["types"] = types
+    proof = tmp_path / "proof.json"
+    proof.write_text(json.dumps(entry))
+    code, _, err = run(capsys, "merkle", "verify", str(proof))
+    assert code == 2
+    assert err.strip() == (
+        f'batchkeccak: error: {proof}: a proof\'s "types" must be a non-empty list of ABI '
+        f"type names, got {got}"
+    )

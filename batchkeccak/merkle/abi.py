@@ -46,14 +46,18 @@ MAX_ARRAY_DEPTH = 32
 """Array dimensions a type may stack (``uint256[][]`` has 2): far past any contract's, and
 each one is a level of recursion when a value is checked and encoded."""
 
-_SHOWN_TYPE_CHARS = 60
+_SHOWN_CHARS = 60
+_SHOWN_INT_BITS = 256
 
 
-def _shown(text: str) -> str:
-    """``text`` for an error message: quoted, and cut short when it is long."""
-    if len(text) <= _SHOWN_TYPE_CHARS:
-        return repr(text)
-    return f"{text[:_SHOWN_TYPE_CHARS]!r}... ({len(text)} characters)"
+def _shown(value: object) -> str:
+    """``value`` for an error message: its repr, cut short when it is long (a type name or a
+    value may be 100 KB; an int past 4,300 digits has no repr at all)."""
+    if isinstance(value, int) and value.bit_length() > _SHOWN_INT_BITS:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, (str, bytes)) and len(value) > _SHOWN_CHARS:
+        return f"{value[:_SHOWN_CHARS]!r}... ({len(value)} characters)"
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -98,20 +102,42 @@ class AbiType:
         return self.kind in ("address", "bool", "uint", "int", "bytesN")
 
 
-@lru_cache(maxsize=256)
 def parse_type(text: str) -> AbiType:
     """Parse an ABI type name such as ``"uint256"``, ``"bytes32"`` or ``"address[]"``.
 
     Raises
     ------
+    TypeError
+        For anything but a str.
     ValueError
-        For tuples and anything that is not a supported ABI type.
+        For tuples and anything that is not a supported ABI type, spelled as Solidity and
+        eth-abi spell it (no spaces, no leading zeros).
     """
     if not isinstance(text, str):
         raise TypeError(f"an ABI type must be a str, got {type(text).__name__}")
-    match = _BASE.match(text.strip())
+    return _parse_type(text)
+
+
+def _number(digits: str, text: str, what: str, most_digits: int) -> int:
+    """The number a type name spells, refused when it has a leading zero or too many
+    digits (``int()`` of 4,300 digits and more fails on its own terms)."""
+    if len(digits) > 1 and digits[0] == "0":
+        raise ValueError(f"unsupported ABI type {_shown(text)}: {what} has a leading zero")
+    if len(digits) > most_digits:
+        raise ValueError(f"unsupported ABI type {_shown(text)}: {what} of {len(digits)} digits")
+    return int(digits)
+
+
+@lru_cache(maxsize=256)
+def _parse_type(text: str) -> AbiType:
+    match = _BASE.fullmatch(text)
     if match is None:
-        hint = " (tuple types are not supported)" if text.strip().startswith("(") else ""
+        if text.strip() != text and _BASE.match(text.strip()):
+            hint = " (no spaces around a type name)"
+        elif text.strip().startswith("("):
+            hint = " (tuple types are not supported)"
+        else:
+            hint = ""
         raise ValueError(
             f"unsupported ABI type {_shown(text)}{hint}; expected address, bool, string, bytes, "
             "bytes1..bytes32, uint8..uint256, int8..int256 or an array of these"
@@ -124,12 +150,12 @@ def parse_type(text: str) -> AbiType:
         )
     base, bytes_size, int_kind, int_bits = match.group(1, 2, 3, 4)
     if bytes_size is not None:
-        size = int(bytes_size)
+        size = _number(bytes_size, text, "the byte count", 2)
         if not 1 <= size <= 32:
             raise ValueError(f"unsupported ABI type {_shown(text)}: bytesN needs 1 <= N <= 32")
         t = AbiType("bytesN", f"bytes{size}", size=size)
     elif int_kind is not None:
-        bits = int(int_bits) if int_bits else 256
+        bits = _number(int_bits, text, "the width", 3) if int_bits else 256
         if not (8 <= bits <= 256 and bits % 8 == 0):
             raise ValueError(
                 f"unsupported ABI type {_shown(text)}: integer widths are 8..256 in steps of 8"
@@ -138,7 +164,7 @@ def parse_type(text: str) -> AbiType:
     else:
         t = AbiType(base, base)
     for length_text in dimensions:
-        length = int(length_text) if length_text else None
+        length = _number(length_text, text, "the array length", 18) if length_text else None
         if length == 0:
             raise ValueError(f"unsupported ABI type {_shown(text)}: fixed arrays need length >= 1")
         t = AbiType("array", f"{t.name}[{length_text}]", item=t, length=length)
@@ -154,7 +180,13 @@ def parse_types(types: object) -> tuple[AbiType, ...]:
         )
     if len(types) == 0:
         raise ValueError("types must name at least one ABI type")
-    return tuple(parse_type(t) for t in types)
+    parsed = []
+    for position, text in enumerate(types):
+        try:
+            parsed.append(parse_type(text))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"types[{position}]: {error}") from None
+    return tuple(parsed)
 
 
 # ----------------------------------------------------------------------------------------
@@ -175,13 +207,13 @@ def _int_value(t: AbiType, value: object, where: str) -> int:
         try:
             if digits[:2] in ("0x", "0X"):
                 number = int(digits, 16)
-            elif digits.isdigit():
+            elif digits.isascii() and digits.isdigit():
                 number = int(digits, 10)
             else:
                 raise ValueError
         except ValueError:
             raise ValueError(
-                f"{where} = {value!r} is not an integer (decimal or 0x hex) for {t.name}"
+                f"{where} = {_shown(value)} is not an integer (decimal or 0x hex) for {t.name}"
             ) from None
         number = -number if negative else number
     else:
@@ -193,7 +225,7 @@ def _int_value(t: AbiType, value: object, where: str) -> int:
     else:
         low, high = -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
     if not low <= number <= high:
-        raise ValueError(f"{where} = {number} is out of range for {t.name} [{low}, {high}]")
+        raise ValueError(f"{where} = {_shown(number)} is out of range for {t.name} [{low}, {high}]")
     return number
 
 
@@ -219,7 +251,9 @@ def _bool_value(value: object, where: str) -> bool:
         return bool(value)
     if value == "true" or value == "false":
         return value == "true"
-    raise TypeError(f"{where} is {value!r}; bool takes True/False or the strings 'true'/'false'")
+    raise TypeError(
+        f"{where} is {_shown(value)}; bool takes True/False or the strings 'true'/'false'"
+    )
 
 
 def _python_value(t: AbiType, value: object, where: str) -> object:

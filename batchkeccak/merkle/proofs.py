@@ -607,11 +607,24 @@ def _openzeppelin_groups(entries: list, root: object) -> tuple[dict, list]:
             and "proof" in entry
             and "multiproof" not in entry
         ):
-            types = tuple(entry["types"]) if "types" in entry else None
+            types = _proof_types(entry["types"]) if "types" in entry else None
             groups.setdefault((_trusted_root(entry, root), types), []).append(entry)
         else:
             rest.append(entry)
     return groups, rest
+
+
+def _proof_types(types: object) -> tuple[str, ...]:
+    """An inclusion proof's ``"types"``: a non-empty list of ABI type names."""
+    if not isinstance(types, list) or not types or not all(isinstance(t, str) for t in types):
+        if not isinstance(types, list):
+            shown = type(types).__name__
+        else:
+            shown = "an empty list" if not types else "a list holding something else"
+        raise ValueError(
+            f'a proof\'s "types" must be a non-empty list of ABI type names, got {shown}'
+        )
+    return tuple(types)
 
 
 class Verified(NamedTuple):
