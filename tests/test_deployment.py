@@ -75,17 +75,22 @@ def two_files(tmp_path):
     return paths
 
 
-def run_script(site, files, env, cwd) -> str:
-    """SCRIPT run from the install at ``site`` over ``files``: its output, once it exited 0."""
-    result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(site), *map(str, files)],
+def run_python(args: list[str], env, cwd, timeout: float = 600) -> subprocess.CompletedProcess:
+    """This interpreter with ``args`` in ``env`` and ``cwd``, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *args],
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         cwd=cwd,
         check=False,
     )
+
+
+def run_script(site, files, env, cwd) -> str:
+    """SCRIPT run from the install at ``site`` over ``files``: its output, once it exited 0."""
+    result = run_python(["-c", SCRIPT, str(site), *map(str, files)], env, cwd)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -185,15 +190,7 @@ def test_warmup_refuses_at_once_where_it_could_keep_nothing(tmp_path):
             f"batchkeccak: NUMBA_CACHE_DIR ({blocker}) is not a folder numba can write",
         ),
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "batchkeccak", "warmup"],
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-            check=False,
-        )
+        done = run_python(["-m", "batchkeccak", "warmup"], environment, tmp_path, timeout=120)
         assert done.returncode == 1, done.stderr
         assert done.stdout == ""
         lines = done.stderr.splitlines()
