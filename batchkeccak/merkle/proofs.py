@@ -616,15 +616,15 @@ def _openzeppelin_groups(entries: list, root: object) -> tuple[dict, list]:
 
 def _proof_types(types: object) -> tuple[str, ...]:
     """An inclusion proof's ``"types"``: a non-empty list of ABI type names."""
-    if not isinstance(types, list) or not types or not all(isinstance(t, str) for t in types):
-        if not isinstance(types, list):
-            shown = type(types).__name__
-        else:
-            shown = "an empty list" if not types else "a list holding something else"
-        raise ValueError(
-            f'a proof\'s "types" must be a non-empty list of ABI type names, got {shown}'
-        )
-    return tuple(types)
+    if not isinstance(types, list):
+        shown = type(types).__name__
+    elif not types:
+        shown = "an empty list"
+    elif not all(isinstance(t, str) for t in types):
+        shown = "a list holding something else"
+    else:
+        return tuple(types)
+    raise ValueError(f'a proof\'s "types" must be a non-empty list of ABI type names, got {shown}')
 
 
 class Verified(NamedTuple):
