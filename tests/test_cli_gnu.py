@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_forks import CommandForks
 
 TIMEOUT = 120
 
@@ -100,6 +101,12 @@ def run_both(
     ):
         if listing is not None:
             (folder / "LIST").write_bytes(convert(listing))
+        if command[0] != "sha256sum" and not closing:
+            # A process of its own, forked from one that has imported the command
+            # (tests/cli_forks.py): what closed streams change is left to plain children.
+            arguments = [os.fsencode(arg) for arg in ["hash", *argv]]
+            results.append(FORKS[0].run(arguments, folder, input=convert(stdin)))
+            continue
         done = subprocess.run(
             closed + command + argv,
             input=None if stdin is None else convert(stdin),
@@ -130,11 +137,19 @@ def line(name: str, tag: bool = False) -> bytes:
 
 
 FOLDER: list = [None]
+FORKS: list = [None]
 
 
 @pytest.fixture(autouse=True)
 def _remember(folder):
     FOLDER[0] = folder
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forks():
+    FORKS[0] = CommandForks(USER_ENVIRONMENT, TIMEOUT, preload=("batchkeccak.cli.hash",))
+    yield
+    FORKS[0].close()
 
 
 HASHING = [
