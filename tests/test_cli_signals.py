@@ -393,3 +393,51 @@ def test_a_signal_inside_a_finalizer_stops_the_command_quietly():
     assert done.stderr == b"batchkeccak: terminated\n"
     assert done.returncode == 128 + signal.SIGTERM
     assert b"ran to its end" not in done.stdout
+
+
+# --- a signal while a compiled function loads ---------------------------------------------
+# numba hands LLVM a Python callback (its object cache's hooks, through ctypes) when it
+# compiles a function or loads one from its cache. A KeyboardInterrupt raised inside the
+# callback was swallowed by ctypes ("Exception ignored") and LLVM went on with a buffer it
+# never got: `batchkeccak parquet` stopped by SIGTERM as a kernel loaded died of heap
+# corruption instead of exiting 143. The package's njit holds the signal until the function is
+# ready.
+
+
+def _lone_function():
+    from batchkeccak.native.jit import njit
+
+    @njit(cache=False)
+    def add_one(x):
+        return x + 1
+
+    return add_one
+
+
+def test_a_signal_during_a_compile_comes_once_the_function_is_ready():
+    import numba.core.codegen
+
+    function = _lone_function()
+    hooks = []
+    swallowed = []
+
+    def interrupt_in_the_hook(frame, event, arg):
+        # The moment LLVM calls back into Python for its object cache: the signal lands here.
+        if event == "call" and frame.f_code.co_name == "_object_getbuffer_hook":
+            hooks.append(frame.f_code.co_filename)
+            if len(hooks) == 1:
+                signal.raise_signal(signal.SIGINT)
+
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: swallowed.append(unraisable.exc_type)
+    sys.settrace(interrupt_in_the_hook)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            function(41)
+    finally:
+        sys.settrace(None)
+        sys.unraisablehook = previous_hook
+    assert hooks and hooks[0] == numba.core.codegen.__file__  # the signal came in the hook
+    assert swallowed == []  # and was not lost in it
+    assert len(function.overloads) == 1  # it was delivered once the function was ready
+    assert function(41) == 42

@@ -29,7 +29,7 @@ LAYERS = [
                              "batchkeccak.core.dispatch", "batchkeccak.core.parallel",
                              "batchkeccak.support.checks", "batchkeccak.support.atomic",
                              "batchkeccak.support.output",
-                             "batchkeccak.support.hextext", "batchkeccak.support.signals",
+                             "batchkeccak.support.hextext",
                              "batchkeccak.support.progress", "batchkeccak.support.extras"]),
     ("input boundary", ["batchkeccak.inputs"]),
     ("reading", ["batchkeccak.io"]),  # files and streams read; nothing here hashes

@@ -11,8 +11,8 @@ import threading
 from typing import Any
 
 from batchkeccak.errors import BatchKeccakError, WriteError
+from batchkeccak.native.signals import STOP_SIGNALS, deferring
 from batchkeccak.support.output import GuardedStream
-from batchkeccak.support.signals import STOP_SIGNALS, deferring
 
 SUBCOMMANDS = ("demo", "hash", "parquet", "merkle", "digest", "diff", "bench", "warmup")
 """Modules under ``batchkeccak.cli`` that each add one subcommand."""
@@ -89,7 +89,7 @@ class _Stop:
     raises KeyboardInterrupt (Ctrl-C) or :class:`Terminated` where the program is, so that
     every cleanup runs, unless a stop is already under way (a cleanup is not cut short by a
     second signal) or the command has finished. Made to wait inside
-    ``batchkeccak.support.signals.held`` blocks (a fork, a temporary file's removal)."""
+    ``batchkeccak.native.signals.held`` blocks (a fork, a temporary file's removal)."""
 
     def __init__(self) -> None:
         self.received: list[int] = []

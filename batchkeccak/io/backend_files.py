@@ -17,7 +17,7 @@ from collections.abc import Callable
 from batchkeccak.core.oneshot import oneshot_factory
 from batchkeccak.core.parameters import Algorithm
 from batchkeccak.io.reads import OPEN_FLAGS, named_error, read_any
-from batchkeccak.support.signals import held, reset_in_child
+from batchkeccak.native.signals import held, reset_in_child
 
 ONESHOT_THREAD_BYTES = 64 << 10
 """Files of this many bytes on average (and more) are read and hashed by hashlib on several

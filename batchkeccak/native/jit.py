@@ -19,6 +19,7 @@ compiled source changed since its last run (``tests/conftest.py``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 import threading
@@ -27,11 +28,14 @@ from pathlib import Path
 
 import numba
 
+from batchkeccak.native.signals import held
+
 __all__ = [
     "UncachedKernelsWarning",
     "cache_available",
     "clear_cache",
     "compiled_sources_digest",
+    "compiled_with_signals_held",
     "njit",
 ]
 
@@ -124,22 +128,46 @@ if _run_as_the_program():  # the command says so once; a library call stays quie
 
 def njit(*args, **options):
     """``numba.njit`` with the same arguments; ``cache=True`` falls back to an in-memory
-    compilation (and one warning) where numba has nowhere to write its cache."""
+    compilation (and one warning) where numba has nowhere to write its cache. Each
+    function compiles, or loads from the cache, with the stop signals held
+    (:func:`compiled_with_signals_held`)."""
     if args:  # used bare: @njit
         return njit(**options)(args[0])
-    if not options.get("cache"):
-        return numba.njit(**options)
 
     def decorate(function):
+        if not options.get("cache"):
+            return compiled_with_signals_held(numba.njit(**options)(function))
         try:
-            return numba.njit(**options)(function)
+            return compiled_with_signals_held(numba.njit(**options)(function))
         except RuntimeError as exc:
             if "no locator available" not in str(exc):
                 raise
         _warn_uncached(function.__qualname__)
-        return numba.njit(**{**options, "cache": False})(function)
+        return compiled_with_signals_held(numba.njit(**{**options, "cache": False})(function))
 
     return decorate
+
+
+def compiled_with_signals_held(dispatcher):
+    """``dispatcher`` made to compile each signature, or load it from numba's cache, inside
+    :func:`batchkeccak.native.signals.held`: a stop signal (Ctrl-C, SIGTERM) that comes
+    meanwhile is delivered once the function is ready.
+
+    Loading and compiling, LLVM calls back into Python (numba's object-cache hooks, through
+    ctypes) and hands modules to its engine. A KeyboardInterrupt raised inside such a
+    callback is swallowed by ctypes, and LLVM goes on with a buffer that was never filled:
+    ``batchkeccak parquet`` stopped by SIGTERM while a kernel loaded died of heap corruption
+    ("double free or corruption") instead of exiting 143. The wait is one function's compile
+    at most (seconds on a cold cache, milliseconds from the cache)."""
+    compile_signature = dispatcher.compile
+
+    @functools.wraps(compile_signature)
+    def compile_held(signature):
+        with held():
+            return compile_signature(signature)
+
+    dispatcher.compile = compile_held
+    return dispatcher
 
 
 def compiled_sources() -> list[Path]:

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from batchkeccak.support.signals import held
+from batchkeccak.native.signals import held
 
 TEMPORARY_PATTERN = ".*.batchkeccak-*.tmp"
 """Glob of the temporary files this module creates (beside their destination)."""

@@ -1,10 +1,13 @@
-"""Signals held back while a few steps must not be cut in two: forking a child and recording
-it, stopping children, creating or removing a temporary output file.
+"""Signals held back while a few steps must not be cut in two: a compiled function
+compiling or loading from numba's cache (:func:`batchkeccak.native.jit.njit`), forking a
+child and recording it, stopping children, creating or removing a temporary output file.
 
 Python runs a signal handler on the main thread between two bytecodes, wherever they are. An
 exception the handler raises inside an after-fork hook (``os.register_at_fork``), a
 ``__del__`` or a weakref callback is printed as "Exception ignored" and lost: the program
-goes on as if the signal had never come. One raised between a ``fork`` and the line that
+goes on as if the signal had never come; one raised inside a ctypes callback that LLVM makes
+while it loads compiled code is swallowed too, and LLVM goes on with memory it never got
+(heap corruption). One raised between a ``fork`` and the line that
 records the child leaves a child its parent does not know of. Inside :func:`held`, the
 signals that stop a program (SIGINT, SIGTERM, SIGHUP) wait:
 
