@@ -29,6 +29,7 @@ from batchkeccak.core.parameters import Algorithm
 from batchkeccak.inputs import exports_arrow
 from batchkeccak.inputs.arrow_buffers import check_hashable_type
 from batchkeccak.inputs.arrow_producers import arrow_table, releases_on_error
+from batchkeccak.permutation.constants import TILE_WIDTH
 from batchkeccak.support.checks import check_int
 from batchkeccak.support.output import arrow_sink, check_output_path, open_output
 from batchkeccak.support.progress import progress_bar
@@ -366,13 +367,28 @@ def _hashed_size(dataset: ds.Dataset | pa.RecordBatchReader, columns: list[str])
     return total
 
 
-def _warm_sample(value_type: pa.DataType) -> pa.Array:
-    """A few values of ``value_type`` (a null among them) to load its kernels with."""
-    sample = pa.array([b"x" * 200, b"", None, b"abc"] * 2, pa.binary())
-    try:
-        return sample.cast(value_type)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return sample  # a fixed size of another width: the kernels are the same
+def _warm_sample(value_type: pa.DataType) -> pa.ChunkedArray:
+    """Values of ``value_type`` to load its kernels with: a chunk of equal short values, no
+    null among them, more than a tile's worth (such batches, a fixed-size column's included,
+    have a kernel of their own), and one of mixed lengths with a null."""
+    if pa.types.is_fixed_size_binary(value_type):
+        width = value_type.byte_width
+        return pa.chunked_array(
+            [
+                pa.array([b"x" * width] * (2 * TILE_WIDTH), value_type),
+                pa.array([b"y" * width, None] * 4, value_type),
+            ]
+        )
+    chunks = []
+    for sample in (
+        pa.array([b"y" * 32] * (2 * TILE_WIDTH), pa.binary()),
+        pa.array([b"x" * 200, b"", None, b"abc"] * 2, pa.binary()),
+    ):
+        try:
+            chunks.append(sample.cast(value_type))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            chunks.append(sample)  # a type binary does not cast to: hashed as binary
+    return pa.chunked_array([chunk for chunk in chunks if chunk.type == chunks[0].type])
 
 
 def _load_kernels(

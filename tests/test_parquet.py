@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import subprocess
+import sys
 import threading
 
 import pyarrow as pa
@@ -476,9 +478,80 @@ def test_a_source_small_enough_for_hashlib_loads_nothing(tmp_path, monkeypatch):
     pq.write_table(sample_table(3), src)
     report = hash_file(src, tmp_path / "k.parquet", "email")
     if dispatch._forced == "kernels":  # the policy that gives every call to the kernels
-        assert calls == [8, 3]
+        assert len(calls) == 2 and calls[1] == 3  # the kernels' samples, then the column
     else:
         assert calls == [3] and report.load_seconds == 0.0
+
+
+_NOTHING_LOADS_LATE = """
+import sys
+import numba.core.dispatcher
+from batchkeccak import parquet
+from batchkeccak.cli import main
+
+compile_signature = numba.core.dispatcher.Dispatcher.compile
+load_kernels = parquet._load_kernels
+late = []
+
+
+def compile_recorded(dispatcher, signature):
+    if getattr(load_kernels, "done", False):
+        late.append(dispatcher.py_func.__qualname__)
+    return compile_signature(dispatcher, signature)
+
+
+def load_then_mark(*args):
+    seconds = load_kernels(*args)
+    load_kernels.done = True
+    return seconds
+
+
+numba.core.dispatcher.Dispatcher.compile = compile_recorded
+parquet._load_kernels = load_then_mark
+status = main(sys.argv[1:])
+print(status, ",".join(late))
+"""
+
+
+@pytest.mark.slow  # a child process of its own
+@pytest.mark.kernels_only  # the command's process is given the kernels itself
+def test_no_kernel_loads_after_the_clock_starts(tmp_path):
+    # In a fresh process (kernels loaded from the cache or compiled, nothing in memory yet):
+    # every compile or cache load happens in the load phase, none as a batch is hashed.
+    # Columns of equal single-block values take a kernel of their own.
+    src = tmp_path / "in.parquet"
+    values = [bytes([i % 256]) * 48 for i in range(3000)]
+    table = pa.table(
+        {
+            "fixed": pa.array(values, pa.binary(48)),
+            "binary": pa.array(values, pa.binary()),
+            "text": pa.array([v.hex()[:48] for v in values], pa.string()),
+        }
+    )
+    pq.write_table(table, src)
+    columns = [arg for name in table.column_names for arg in ("-c", name)]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _NOTHING_LOADS_LATE,
+            "parquet",
+            str(src),
+            str(tmp_path / "o.parquet"),
+        ]
+        + [*columns, "--threads", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env={
+            **os.environ,
+            "BATCHKECCAK_BACKEND": "kernels",
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 ", done.stdout
 
 
 def test_cli_summary_names_the_kernel_load_apart(source, tmp_path, capsys, monkeypatch):
