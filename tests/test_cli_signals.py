@@ -441,3 +441,20 @@ def test_a_signal_during_a_compile_comes_once_the_function_is_ready():
     assert swallowed == []  # and was not lost in it
     assert len(function.overloads) == 1  # it was delivered once the function was ready
     assert function(41) == 42
+
+
+def test_a_signal_turned_into_an_import_error_is_said_as_the_signal(monkeypatch, capsys):
+    # A KeyboardInterrupt that lands while a C extension imports comes out as that module's
+    # ImportError (numpy's, 26 lines): the run ends as the signal's, not an internal error.
+    from batchkeccak.cli import hash as hash_command
+    from batchkeccak.cli import main
+
+    def interrupted_import(args):
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt:
+            raise ImportError("Importing the numpy C-extensions failed.") from None
+
+    monkeypatch.setattr(hash_command, "run", interrupted_import)
+    assert main(["hash", "x"]) == 128 + signal.SIGTERM
+    assert capsys.readouterr().err == "batchkeccak: terminated\n"

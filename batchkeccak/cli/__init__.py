@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 try:
                     _catch_stop_signals(stop, previous)
-                    status = _run(sys.argv[1:] if argv is None else argv)
+                    status = _run(sys.argv[1:] if argv is None else argv, stop)
                 finally:
                     stop.finishing = True
             except KeyboardInterrupt:
@@ -234,7 +234,7 @@ def discard_stdout() -> None:
         pass
 
 
-def _run(argv: list[str]) -> int:
+def _run(argv: list[str], stop: _Stop | None = None) -> int:
     """The command, its errors reported; KeyboardInterrupt (a stop signal) goes on.
 
     Standard output is the one output writer's (:class:`GuardedStream`) while the command
@@ -247,7 +247,7 @@ def _run(argv: list[str]) -> int:
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        return _run_command(argv, guarded)
+        return _run_command(argv, guarded, stop)
     finally:
         warnings.showwarning = shown
         sys.stdout = original
@@ -269,9 +269,11 @@ def _trouble_status(argv: list[str], parser, args) -> int:
     return USAGE_STATUS if status is None else int(status)
 
 
-def _run_command(argv: list[str], stdout: GuardedStream) -> int:
+def _run_command(argv: list[str], stdout: GuardedStream, stop: _Stop | None = None) -> int:
     """The one error map: each failure the subcommand lets out, as one line on stderr and
-    its exit status."""
+    its exit status. A failure after a stop signal came (``stop.received``) is the signal's
+    doing, said by :func:`main` as such: a KeyboardInterrupt that landed inside an import
+    comes out as that module's ImportError, numpy's a 26-line one."""
     args = parser = None
     try:
         try:
@@ -327,6 +329,8 @@ def _run_command(argv: list[str], stdout: GuardedStream) -> int:
         _say("batchkeccak: error: input nested too deeply to read (a few thousand levels or more)")
         return _trouble_status(argv, parser, args)
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line that can be reported
+        if stop is not None and stop.received:
+            return 1  # main says which signal ended the run, and returns its status
         if is_user_error(exc):
             _say(f"batchkeccak: error: {user_message(exc, argv, args)}")
             return _trouble_status(argv, parser, args)
