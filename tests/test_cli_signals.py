@@ -371,7 +371,7 @@ class Finalized:
         for _ in range(100000):
             pass
 
-def run(argv):
+def run(argv, stop=None):
     Finalized()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -458,3 +458,50 @@ def test_a_signal_turned_into_an_import_error_is_said_as_the_signal(monkeypatch,
     monkeypatch.setattr(hash_command, "run", interrupted_import)
     assert main(["hash", "x"]) == 128 + signal.SIGTERM
     assert capsys.readouterr().err == "batchkeccak: terminated\n"
+
+
+def _bytes_waiting(descriptor: int) -> int:
+    """How many bytes a pipe holds that its reader has not read."""
+    import fcntl
+    import termios
+
+    count = bytearray(4)
+    fcntl.ioctl(descriptor, termios.FIONREAD, count)
+    return int.from_bytes(count, sys.byteorder)
+
+
+@pytest.mark.slow  # a child process of its own
+def test_sigterm_ends_a_parquet_write_into_a_fifo_nobody_reads(tmp_path):
+    # The reader stalls, the pipe fills, the command waits in a write: SIGTERM must still end
+    # it, though the Parquet writer's cleanup would write its footer into the same pipe.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 200_000  # 10 MB out: far more than a pipe holds
+    src, fifo = tmp_path / "in.parquet", tmp_path / "out.fifo"
+    pq.write_table(pa.table({"email": [f"user{i}@example.com" for i in range(rows)]}), src)
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # open, and never read
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "batchkeccak", "parquet", str(src), str(fifo), "-c", "email"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        deadline = time.monotonic() + 120
+        while _bytes_waiting(reader) < 32_768:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the pipe never filled"
+            time.sleep(0.01)
+        time.sleep(0.5)  # in the write that waits for the reader
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(reader)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr == b"batchkeccak: terminated\n"
+    assert fifo.exists()  # a FIFO is written through, never removed

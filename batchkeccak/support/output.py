@@ -18,6 +18,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -52,8 +53,14 @@ class GuardedStream:
         if self._stream is None:
             self.failed = self.failed or WriteError(errno.EBADF, os.strerror(errno.EBADF))
             raise self.failed
+        if self._filename is not None and isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            self._abandon()  # a writer's cleanup while a stop signal ends the run
         try:
             return action(*args)
+        except KeyboardInterrupt:
+            if self._filename is not None:
+                self._abandon()  # the signal came while the write waited
+            raise
         except BrokenPipeError:
             raise
         except (OSError, ValueError) as exc:
@@ -65,6 +72,21 @@ class GuardedStream:
         if self._stream is None and not data:
             return 0
         return self._guarded(lambda: self._stream.write(data))
+
+    def _abandon(self) -> None:
+        """Send what is still to come to the null device: an output file's writes once a stop
+        signal ends the run. A writer's cleanup (a Parquet footer) is not wanted then, and into
+        a FIFO or pipe whose reader no longer reads, it would block the stop for good. A
+        temporary file is removed anyway; a device or FIFO keeps what it got."""
+        try:
+            descriptor = self._stream.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+        except (AttributeError, OSError, ValueError):
+            return
+        try:
+            os.dup2(devnull, descriptor)
+        finally:
+            os.close(devnull)
 
     def writelines(self, lines) -> None:
         for line in lines:
