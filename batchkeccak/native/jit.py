@@ -135,15 +135,14 @@ def njit(*args, **options):
         return njit(**options)(args[0])
 
     def decorate(function):
-        if not options.get("cache"):
-            return compiled_with_signals_held(numba.njit(**options)(function))
         try:
-            return compiled_with_signals_held(numba.njit(**options)(function))
+            dispatcher = numba.njit(**options)(function)
         except RuntimeError as exc:
-            if "no locator available" not in str(exc):
+            if not options.get("cache") or "no locator available" not in str(exc):
                 raise
-        _warn_uncached(function.__qualname__)
-        return compiled_with_signals_held(numba.njit(**{**options, "cache": False})(function))
+            _warn_uncached(function.__qualname__)
+            dispatcher = numba.njit(**{**options, "cache": False})(function)
+        return compiled_with_signals_held(dispatcher)
 
     return decorate
 

@@ -47,6 +47,7 @@ class GuardedStream:
     def __init__(self, stream: Any, filename: str | None = None) -> None:
         self._stream = stream
         self._filename = filename
+        self._abandoned = False
         self.failed: WriteError | None = None
 
     def _guarded(self, action, *args):
@@ -78,6 +79,9 @@ class GuardedStream:
         signal ends the run. A writer's cleanup (a Parquet footer) is not wanted then, and into
         a FIFO or pipe whose reader no longer reads, it would block the stop for good. A
         temporary file is removed anyway; a device or FIFO keeps what it got."""
+        if self._abandoned:
+            return
+        self._abandoned = True
         try:
             descriptor = self._stream.fileno()
             devnull = os.open(os.devnull, os.O_WRONLY)
