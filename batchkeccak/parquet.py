@@ -11,6 +11,7 @@ through as a stream (:mod:`batchkeccak.support.output`).
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -106,7 +107,9 @@ def open_dataset(src: object, argument: str = "src") -> tuple[ds.Dataset, Path |
         )
     path = Path(src)
     if not path.exists():
-        raise FileNotFoundError(f"{argument}: no such file or directory: {str(path)!r}")
+        # errno and the path as OSError's own fields: the command line reports it as every
+        # missing file, "PATH: No such file or directory".
+        raise FileNotFoundError(errno.ENOENT, f"{argument}: no such file or directory", str(path))
     kind = _special_file_kind(path)
     if kind is not None:
         raise ValueError(

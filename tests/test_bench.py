@@ -365,8 +365,9 @@ def test_command_line_probe_structure(monkeypatch):
         (["--repeats", "0"], "--repeats must be >= 1", 1),
         (["--workload", "nope"], "unknown --workload nope", 1),
         (["--workload", "small", "--plot", "x.png"], "--plot draws the sweep workload", 1),
-        # An algorithm it does not know: bad input, as parquet, digest and merkle say it.
-        (["--algorithm", "md5"], "unknown --algorithm 'md5'", 2),
+        # An algorithm it does not know, or a mode: as in every subcommand's -a.
+        (["--algorithm", "md5"], "MD5 is not a Keccak hash", 1),
+        (["--algorithm", "kmac_256"], "kmac_256 is a mode", 1),
     ],
 )
 def test_cli_rejects_bad_arguments(argv, message, status, capsys):

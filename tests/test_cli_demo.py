@@ -39,6 +39,14 @@ def test_without_pycryptodome_the_plain_sponge_checks_and_nothing_is_timed(capsy
 
 
 def test_an_unknown_algorithm_gets_the_hint(capsys):
-    assert cli.main(["demo", "--algorithm", "sha256"]) != 0
+    assert (
+        cli.main(["demo", "--algorithm", "sha256"]) == 1
+    )  # as every -a: tests/test_unknown_names.py
     err = capsys.readouterr().err
     assert "did you mean 'sha3_256'" in err and "Traceback" not in err
+
+
+def test_an_extendable_output_says_its_length(capsys):
+    out = _demo(capsys, "shake_128")
+    assert "shake_128 is extendable-output: 32 bytes per digest" in out
+    assert "against hashlib.shake_128: all equal" in out

@@ -6,6 +6,8 @@ subcommand added later is covered without editing this file."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from batchkeccak.cli import USAGE_STATUS, build_parser, main
@@ -105,3 +107,23 @@ def test_gnu_words_for_getopts_errors(capsys):
         assert main(argv) == 1
         prog = "batchkeccak " + " ".join(argv[:2] if argv[0] == "merkle" else argv[:1])
         assert capsys.readouterr().err == usage_lines(prog, message)
+
+
+def test_hash_help_names_every_algorithm_hash_takes(capsys):
+    # README points to `batchkeccak hash --help` for the names: every name of the tables that
+    # `hash -a` takes is there, by its table spelling.
+    import batchkeccak as bk
+    from batchkeccak.cli.sums import resolve_algorithm
+
+    with pytest.raises(SystemExit):
+        main(["hash", "--help"])
+    words = set(re.findall(r"[\w]+", capsys.readouterr().out))
+    taken = []
+    for name in dict.fromkeys([*bk.algorithms, *bk.modes]):
+        try:
+            resolve_algorithm(name)
+        except ValueError:
+            continue  # TupleHash frames each string: it hashes lines in Python, not files
+        taken.append(name)
+    assert len(taken) >= 20 and "tuplehash_128" not in taken
+    assert [name for name in taken if name not in words] == []

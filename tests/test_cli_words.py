@@ -57,12 +57,23 @@ def test_parquet_errors_name_the_options(folder, tmp_path, capsys, argv, expecte
     assert message.startswith(expected), message
 
 
-def test_a_missing_source_is_named_without_the_argument(folder, tmp_path, capsys):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["parquet", "{missing}", "{out}", "-c", "email"],
+        ["digest", "{missing}"],
+        ["diff", "{a}", "{missing}", "-k", "id"],
+        ["merkle", "root", "{missing}", "-s", "rfc9162", "-f", "hex"],
+        ["merkle", "root", "{missing}", "-s", "rfc9162", "-f", "parquet", "-c", "email"],
+    ],
+    ids=lambda argv: " ".join(argv[:4]),
+)
+def test_a_missing_input_is_said_as_every_missing_file(folder, tmp_path, capsys, argv):
+    # GNU's words, FILE: REASON, as `hash` says it (tests/test_cli_hash.py), in every command.
     missing = str(folder / "missing.parquet")
-    message = _error(capsys, ["parquet", missing, str(tmp_path / "o"), "-c", "email"])
-    assert message == f"no such file or directory: {missing!r}"
-    message = _error(capsys, ["digest", missing])
-    assert message == f"no such file or directory: {missing!r}"
+    names = {"missing": missing, "out": str(tmp_path / "o"), "a": str(folder / "a.parquet")}
+    message = _error(capsys, [a.format(**names) for a in argv])
+    assert message == f"{missing}: No such file or directory"
 
 
 @pytest.mark.parametrize(

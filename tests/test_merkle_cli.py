@@ -225,7 +225,7 @@ def test_rfc9162_proofs(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["root", "{missing}", "-s", "openzeppelin"], "does not exist"),
+        (["root", "{missing}", "-s", "openzeppelin"], "No such file or directory"),
         (["root", "{short}", "-s", "openzeppelin"], "leaves[0] is 3 bytes"),
         (["proof", "{hex}", "-s", "openzeppelin", "-i", "13"], "index 13 is out of range"),
         (["proof", "{hex}", "-s", "openzeppelin", "--consistency", "3"], "rfc9162 trees"),
@@ -486,8 +486,14 @@ def bad_paths(tmp_path, hex_file):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["root", "{folder}", "-s", "openzeppelin"], "INPUT {folder} is a directory"),
-        (["proof", "{folder}", "-s", "rfc9162", "--all"], "INPUT {folder} is a directory"),
+        (
+            ["root", "{folder}", "-s", "openzeppelin"],
+            "{folder}: Is a directory; give a file of leaves",
+        ),
+        (
+            ["proof", "{folder}", "-s", "rfc9162", "--all"],
+            "{folder}: Is a directory; give a file of leaves",
+        ),
         (["proof", "--load", "{folder}", "-i", "0"], "cannot read {folder}: Is a directory"),
         (["verify", "{folder}"], "cannot read {folder}: Is a directory"),
         (

@@ -270,7 +270,7 @@ def test_cli_success_is_silent_on_stderr_when_not_a_terminal(source, tmp_path, c
 @pytest.mark.parametrize(
     "arguments,message",
     [
-        (["{missing}", "{dst}", "--column", "email"], "no such file or directory"),
+        (["{missing}", "{dst}", "--column", "email"], "missing.parquet: No such file or directory"),
         (["{src}", "{dst}", "--column", "nope"], "no column named 'nope'"),
         (["{src}", "{dst}", "--column", "id"], "column 'id' has type int64"),
     ],

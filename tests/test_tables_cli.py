@@ -83,7 +83,10 @@ def test_diff_quiet_and_output_file(capsys, files, tmp_path):
 @pytest.mark.parametrize(
     ("make_args", "message"),
     [
-        (lambda a, b, t: ["diff", a, t / "missing.parquet", "-k", "id"], "no such file"),
+        (
+            lambda a, b, t: ["diff", a, t / "missing.parquet", "-k", "id"],
+            "missing.parquet: No such file or directory",
+        ),
         (lambda a, b, t: ["diff", a, b, "-k", "nope"], "--key: a has no column named 'nope'"),
         (
             lambda a, b, t: ["diff", a, t / "dup.parquet", "-k", "id"],

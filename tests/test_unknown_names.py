@@ -60,14 +60,41 @@ def test_sha2_suggests_the_sha3_of_the_same_size():
     assert "did you mean" not in str(error.value)
 
 
-def test_the_cli_answers_the_same(capsys):
-    assert cli.main(["hash", "-a", "sha256", "-"]) == 1  # a usage error, as GNU sha256sum
+ALGORITHM_OPTIONS = {
+    "hash": ["hash", "-a", "{name}", "-"],
+    "parquet": ["parquet", "in.parquet", "out.parquet", "-c", "x", "--algorithm", "{name}"],
+    "digest": ["digest", "in.parquet", "-a", "{name}"],
+    "merkle root": ["merkle", "root", "in.txt", "-s", "rfc9162", "-a", "{name}"],
+    "demo": ["demo", "--algorithm", "{name}"],
+    "bench": ["bench", "--algorithm", "{name}"],
+}
+"""Each subcommand's ``-a``/``--algorithm``, with inputs that are never read: the name is
+checked first. ``diff``'s (exit 2, as GNU diff's misuse) is in tests/test_tables_cli.py."""
+
+
+@pytest.mark.parametrize("command", sorted(ALGORITHM_OPTIONS))
+def test_the_cli_answers_the_same(command, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing there to read, and nothing written
+    argv = ALGORITHM_OPTIONS[command]
+    # A usage error, as GNU sha256sum's: the did-you-mean, then the pointer to --help.
+    assert cli.main([a.format(name="sha256") for a in argv]) == 1
     err = capsys.readouterr().err
     assert "SHA-256 is SHA-2" in err and "did you mean 'sha3_256'" in err, err
-    assert "batchkeccak hash --help" in err and "Traceback" not in err
-    assert len(err.splitlines()) <= 3, err
-    assert cli.main(["hash", "-a", "blake3", "-"]) == 1
+    assert err.startswith("batchkeccak: unknown") and "error:" not in err, err
+    assert f"Try 'batchkeccak {command} --help'" in err and "Traceback" not in err
+    assert len(err.splitlines()) == 2, err
+    assert cli.main([a.format(name="blake3") for a in argv]) == 1
     assert "BLAKE3 is not a Keccak hash" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["demo", "bench"])
+def test_a_mode_where_only_algorithms_run_is_said_to_be_one(command, capsys, tmp_path):
+    argv = [a.format(name="kmac_256") for a in ALGORITHM_OPTIONS[command]]
+    assert cli.main(argv) == 1
+    first, second = capsys.readouterr().err.splitlines()
+    assert first.startswith("batchkeccak: --algorithm kmac_256 is a mode"), first
+    assert "unknown" not in first and second.startswith(f"Try 'batchkeccak {command} --help'")
 
 
 def test_the_accessors_answer_the_same():

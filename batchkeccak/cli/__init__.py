@@ -343,11 +343,13 @@ def user_message(exc: BaseException, argv: list[str], args: Any = None) -> str:
     (:mod:`batchkeccak.cli.words`): the options of the subcommand ``argv`` names where the
     library named its arguments (``args``, the parsed command line, for the words that
     depend on it: ``diff``'s tables by their paths); an operating system's error as
-    ``FILE: REASON``."""
+    ``FILE: REASON``, REASON in the system's words for its errno (as GNU's tools say it, whichever
+    part of the package or of Python raised it)."""
     from batchkeccak.cli.words import in_cli_words, words_for
 
     if isinstance(exc, OSError) and exc.strerror and len(exc.args) >= 2:
-        message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        reason = os.strerror(exc.errno) if isinstance(exc.errno, int) else exc.strerror
+        message = f"{exc.filename}: {reason}" if exc.filename else exc.strerror
     else:
         message = str(exc)
     name = argv[0] if argv else None

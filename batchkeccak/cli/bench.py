@@ -116,15 +116,11 @@ def _write_json(report, path: str) -> None:
 def run(args) -> int:
     import importlib.util
 
-    import batchkeccak
     from batchkeccak import benchmark
     from batchkeccak.cli import CommandError, UsageError
-    from batchkeccak.core.parameters import canonical_name, unknown_algorithm
+    from batchkeccak.cli.options import plain_algorithm_name
 
-    algorithm = canonical_name(args.algorithm, batchkeccak.algorithms)
-    if algorithm is None:
-        error = unknown_algorithm(args.algorithm, batchkeccak.algorithms, "--algorithm")
-        raise CommandError(str(error))
+    algorithm = plain_algorithm_name(args.algorithm, "the benchmark")
     if args.repeats is not None and args.repeats < 1:
         raise UsageError(f"--repeats must be >= 1, got {args.repeats}")
     if args.workload:

@@ -56,10 +56,10 @@ def register(subparsers) -> None:
         "-a",
         "--algorithm",
         default=None,
-        help="default sha3_256; also sha3sum's 224, 256, 384, 512, keccak256, shake128, the "
-        "keyed modes (kmac256, hmac-sha3-256: key from --key-file or --key-env), cshake128, "
-        "parallelhash128 and the tree modes kt128 and kt256 (one big file on every core); "
-        "with --check and no -a, each tagged line names its own",
+        help=f"default sha3_256; one of {', '.join(TAGS)} (or sha3sum's 224, 256, 384, 512, "
+        "keccak256, shake128...; the keyed kmac and hmac modes take their key from --key-file "
+        "or --key-env; kt128 and kt256 hash one big file on every core); with --check and no "
+        "-a, each tagged line names its own",
     )
     add_length_option(
         parser,

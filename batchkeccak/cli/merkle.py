@@ -23,6 +23,7 @@ from batchkeccak.cli.options import (
     add_length_option,
     add_output_option,
     add_threads_option,
+    check_algorithm_name,
 )
 from batchkeccak.support.hextext import hex_0x
 
@@ -248,9 +249,9 @@ def _input_bytes(name: str) -> bytes:
         return _standard_input().buffer.read()
     path = Path(name)
     if not path.exists():
-        raise CommandError(f"INPUT {name} does not exist")
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
     if path.is_dir():
-        raise CommandError(f"INPUT {name} is a directory; give a file of leaves")
+        raise CommandError(f"{name}: {os.strerror(errno.EISDIR)}; give a file of leaves")
     try:
         return path.read_bytes()
     except OSError as exc:
@@ -339,11 +340,12 @@ def _read_parquet(name: str, columns: list[str], types: list[str] | None) -> obj
     wanted = len(types) if types is not None else 1
     if len(columns) != wanted:
         raise CommandError(
-            f"parquet input needs {'one --column per type' if types else 'one --column'}"
-            f" ({wanted}), got {len(columns)}"
+            f"parquet input needs one --column per --types entry ({wanted}), got {len(columns)}"
+            if types is not None
+            else f"parquet input needs one --column, got {len(columns)}"
         )
     if name != "-" and not Path(name).exists():
-        raise CommandError(f"INPUT {name} does not exist")
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
     try:
         # The schema first, so that a missing column is named before anything is read.
         if name != "-" and Path(name).is_dir():
@@ -469,6 +471,8 @@ def _tree_from_args(args):
         raise UsageError("give INPUT (a file of leaves) or --load DUMP")
     if args.scheme is None:
         raise UsageError("--scheme is required: openzeppelin or rfc9162")
+    if args.algorithm is not None:
+        check_algorithm_name(args.algorithm)  # an unknown name: a did-you-mean, as in hash
     types = _parse_types(args.types)
     options = {}
     if args.scheme == "openzeppelin":

@@ -32,6 +32,25 @@ def check_algorithm_name(name: str) -> None:
         )
 
 
+def plain_algorithm_name(name: str, command: str) -> str:
+    """``--algorithm`` of a subcommand that runs the algorithms of ``batchkeccak.algorithms``
+    alone (``demo``, ``bench``), as that table spells it. An unknown name is the usage error
+    of :func:`check_algorithm_name`; a mode (a key, a customization, a tree) is one too, said
+    as such rather than as unknown."""
+    from batchkeccak import algorithms
+    from batchkeccak.cli import UsageError
+    from batchkeccak.core.parameters import canonical_name
+
+    check_algorithm_name(name)
+    canonical = canonical_name(name, algorithms)
+    if canonical is None:
+        raise UsageError(
+            f"--algorithm {name} is a mode (keyed, customized or a tree); {command} runs the "
+            "algorithms of batchkeccak.algorithms"
+        )
+    return canonical
+
+
 def add_length_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--length``: output bytes of the extendable-output algorithms. Any integer is taken
     here: the subcommand and the library say which lengths an algorithm accepts."""
