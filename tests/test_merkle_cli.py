@@ -890,3 +890,20 @@ def test_a_proof_whose_types_are_not_a_list_of_names_is_refused(capsys, tmp_path
         f'batchkeccak: error: {proof}: a proof\'s "types" must be a non-empty list of ABI '
         f"type names, got {got}"
     )
+
+
+def test_a_loaded_tree_checks_the_algorithm_given(capsys, tmp_path):
+    leaves = tmp_path / "leaves.hex"
+    leaves.write_text("".join(f"{i:064x}\n" for i in range(1, 4)))
+    dump = tmp_path / "tree.json"
+    assert (
+        run(capsys, "merkle", "root", str(leaves), "-s", "openzeppelin", "--dump", str(dump))[0]
+        == 0
+    )
+    code, _, err = run(capsys, "merkle", "proof", "--load", str(dump), "--all", "-a", "sha3_265")
+    assert code == 1 and "did you mean 'sha3_256'" in err and "Try 'batchkeccak merkle proof" in err
+    code, _, err = run(capsys, "merkle", "proof", "--load", str(dump), "--all", "-a", "sha3_512")
+    assert code == 2 and err == (
+        "batchkeccak: error: --algorithm sha3_512 but the dump's tree is of keccak_256\n"
+    )
+    assert run(capsys, "merkle", "proof", "--load", str(dump), "--all", "-a", "keccak256")[0] == 0

@@ -416,3 +416,23 @@ def test_column_lists_are_in_schema_order_in_one_wording(capsys, tmp_path, argv,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.rstrip("\n").endswith(tail) and err.count("\n") == 1
+
+
+def test_memory_exhausted_is_trouble_not_a_difference(capsys, files, monkeypatch):
+    # diff's 1 says "the tables differ": a run that ran out of memory is trouble (2), as any.
+    import batchkeccak.tables
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(batchkeccak.tables, "diff", exhausted)
+    (a, _), _, _, _ = files
+    code, out, err = run(capsys, "diff", a, a, "-k", "id")
+    assert (code, out, err) == (2, "", "batchkeccak: memory exhausted\n")
+
+
+def test_a_file_name_with_a_line_break_stays_on_one_line(capsys, tmp_path):
+    missing = tmp_path / "miss\ning.parquet"
+    code, _, err = run(capsys, "digest", missing)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.endswith("ing.parquet': No such file or directory\n") and "$'\\n'" in err, err

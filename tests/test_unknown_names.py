@@ -130,3 +130,11 @@ def main_usage_first_line(argv):
     with contextlib.redirect_stderr(err):
         assert cli.main(argv) == 1
     return err.getvalue().splitlines()[0]
+
+
+def test_an_empty_algorithm_is_no_name(capsys, tmp_path):
+    # hash took -a '' for its default; every other -a refuses it.
+    (tmp_path / "f").write_bytes(b"x")
+    assert cli.main(["hash", "-a", "", str(tmp_path / "f")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("batchkeccak: unknown algorithm ''") and "Try 'batchkeccak hash" in err

@@ -300,7 +300,7 @@ def _run_command(argv: list[str], stdout: GuardedStream, stop: _Stop | None = No
         say_usage(prog, str(exc))
         return USAGE_STATUS if usage is None else int(usage)
     except CommandError as exc:
-        _say(f"batchkeccak: error: {exc}")
+        _say(f"batchkeccak: error: {one_line(str(exc))}")
         return _trouble_status(argv, parser, args)
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as other Unix tools do, and keep
@@ -321,9 +321,10 @@ def _run_command(argv: list[str], stdout: GuardedStream, stop: _Stop | None = No
         return _trouble_status(argv, parser, args)
     except MemoryError:
         # What GNU tools say when an allocation fails; the options that size a run are
-        # checked before it starts, so this is the machine's limit, not a typo.
+        # checked before it starts, so this is the machine's limit, not a typo. Trouble, with
+        # the subcommand's status: diff's 1 would say that the tables differ.
         _say("batchkeccak: memory exhausted")
-        return 1
+        return _trouble_status(argv, parser, args)
     except RecursionError:
         # Bad input, as a JSON document nested thousands deep is: the subcommand's status.
         _say("batchkeccak: error: input nested too deeply to read (a few thousand levels or more)")
@@ -332,9 +333,12 @@ def _run_command(argv: list[str], stdout: GuardedStream, stop: _Stop | None = No
         if stop is not None and stop.received:
             return 1  # main says which signal ended the run, and returns its status
         if is_user_error(exc):
-            _say(f"batchkeccak: error: {user_message(exc, argv, args)}")
+            _say(f"batchkeccak: error: {one_line(user_message(exc, argv, args))}")
             return _trouble_status(argv, parser, args)
-        _say(f"batchkeccak: internal error, please report it: {type(exc).__name__}: {exc}")
+        _say(
+            "batchkeccak: internal error, please report it: "
+            f"{type(exc).__name__}: {one_line(str(exc))}"
+        )
         return 1
 
 
@@ -348,13 +352,21 @@ def user_message(exc: BaseException, argv: list[str], args: Any = None) -> str:
     from batchkeccak.cli.words import in_cli_words, words_for
 
     if isinstance(exc, OSError) and exc.strerror and len(exc.args) >= 2:
+        from batchkeccak.cli.quoting import quotef
+
         reason = os.strerror(exc.errno) if isinstance(exc.errno, int) else exc.strerror
-        message = f"{exc.filename}: {reason}" if exc.filename else exc.strerror
+        message = f"{quotef(exc.filename)}: {reason}" if exc.filename else exc.strerror
     else:
         message = str(exc)
     name = argv[0] if argv else None
     module = sys.modules.get(f"batchkeccak.cli.{name}") if name in SUBCOMMANDS else None
     return in_cli_words(message, words_for(name, module, args))
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line, as every error is: a line break that came in with a name
+    (a file name may hold one) is written as a backslash and ``n``."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _close_stdout(stdout: GuardedStream) -> None:

@@ -178,7 +178,7 @@ def _resolve(args) -> Choice:
     from batchkeccak.cli.mode_options import mode_params, read_params
     from batchkeccak.files import plain_row
 
-    name = args.algorithm or "sha3_256"
+    name = "sha3_256" if args.algorithm is None else args.algorithm  # -a '' is no name
     try:
         choice = resolve_algorithm(name)
     except ValueError as exc:

@@ -455,8 +455,11 @@ def _parse_types(text: str | None) -> list[str] | None:
 
 def _tree_from_args(args):
     from batchkeccak import merkle
+    from batchkeccak.derived.table import canonical_algorithm
     from batchkeccak.merkle import proofs
 
+    if args.algorithm is not None:
+        check_algorithm_name(args.algorithm)  # an unknown name: a did-you-mean, as in hash
     if getattr(args, "load", None):
         if args.input:
             raise UsageError("give INPUT or --load, not both")
@@ -466,13 +469,15 @@ def _tree_from_args(args):
             raise CommandError(f"cannot read {args.load}: {exc.strerror or exc}") from None
         if args.scheme and args.scheme != tree.scheme:
             raise CommandError(f"--scheme {args.scheme} but the dump holds a {tree.scheme} tree")
+        if args.algorithm is not None and canonical_algorithm(args.algorithm) != tree.algorithm:
+            raise CommandError(
+                f"--algorithm {args.algorithm} but the dump's tree is of {tree.algorithm}"
+            )
         return tree, None
     if not args.input:
         raise UsageError("give INPUT (a file of leaves) or --load DUMP")
     if args.scheme is None:
         raise UsageError("--scheme is required: openzeppelin or rfc9162")
-    if args.algorithm is not None:
-        check_algorithm_name(args.algorithm)  # an unknown name: a did-you-mean, as in hash
     types = _parse_types(args.types)
     options = {}
     if args.scheme == "openzeppelin":
