@@ -187,57 +187,44 @@ SLOW_SECONDS = 3.0
 _unmarked_slow: list[tuple[str, float]] = []
 
 
-class _KernelClock:
-    """numba's compiles and cache loads in this process, timed (a listener of numba's
-    ``numba:compile`` event; nested compiles are part of the outer one). The first test to
-    use a kernel pays for it on a cold cache, 10 s and more on 2 cores: that is the cache's
-    state, not the test's own time, and the slow report leaves it out."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.seconds = 0.0
-        self._local = threading.local()
-
-    def on_start(self, event) -> None:
-        import time
-
-        depth = getattr(self._local, "depth", 0)
-        if depth == 0:
-            self._local.started = time.perf_counter()
-        self._local.depth = depth + 1
-
-    def on_end(self, event) -> None:
-        import time
-
-        self._local.depth -= 1
-        if self._local.depth == 0:
-            self.seconds += time.perf_counter() - self._local.started
-
-
-_KERNEL_CLOCK = _KernelClock()
+_KERNEL_SECONDS = [0.0]
+"""numba's compiles and cache loads in this process, timed (its ``numba:compile`` event;
+nested compiles are part of the outer one). The first test to use a kernel pays for it on a
+cold cache, 10 s and more on 2 cores: that is the cache's state, not the test's own time,
+and the slow report leaves it out."""
 
 
 def pytest_configure(config):
+    import threading
+    import time
+
     from numba.core import event
 
-    class Listener(event.Listener):
-        def on_start(self, started):
-            _KERNEL_CLOCK.on_start(started)
+    class KernelClock(event.Listener):
+        def __init__(self) -> None:
+            self.local = threading.local()  # compiles nest, on whichever thread asked
 
-        def on_end(self, ended):
-            _KERNEL_CLOCK.on_end(ended)
+        def on_start(self, started) -> None:
+            depth = getattr(self.local, "depth", 0)
+            if depth == 0:
+                self.local.since = time.perf_counter()
+            self.local.depth = depth + 1
 
-    event.register("numba:compile", Listener())
+        def on_end(self, ended) -> None:
+            self.local.depth -= 1
+            if self.local.depth == 0:
+                _KERNEL_SECONDS[0] += time.perf_counter() - self.local.since
+
+    event.register("numba:compile", KernelClock())
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    before = _KERNEL_CLOCK.seconds
+    before = _KERNEL_SECONDS[0]
     try:
         return (yield)
     finally:
-        item.user_properties.append(("kernel_load_seconds", _KERNEL_CLOCK.seconds - before))
+        item.user_properties.append(("kernel_load_seconds", _KERNEL_SECONDS[0] - before))
 
 
 def pytest_runtest_logreport(report):

@@ -25,6 +25,9 @@ plain-Python sponge below (about a millisecond per row: a few seconds)."""
 PLAIN_CHECKS = 3_000
 
 
+XOF_LENGTH = 32
+"""Output bytes of an extendable-output algorithm (SHAKE, TurboSHAKE) in the demo."""
+
 TROUBLE_STATUS = 2
 """Exit status on trouble (the sample or its hashed copy cannot be written); a misused
 command line (an unknown algorithm, a mode) exits 1 with a pointer to ``--help``."""
@@ -163,9 +166,6 @@ def run(args) -> int:
     )
     return 0
 
-
-XOF_LENGTH = 32
-"""Output bytes of an extendable-output algorithm (SHAKE, TurboSHAKE) in the demo."""
 
 PLAIN_REFERENCE = "the plain-Python sponge of batchkeccak.cli.demo"
 """The reference of last resort: too slow for a throughput comparison."""
